@@ -1,0 +1,23 @@
+import type { BilateralAgent } from '../../core/bilateral/tournament';
+import type { Rng } from '../../core/rng';
+import type { Role } from '../../core/scenario';
+
+export interface ParamInfo {
+  default: number;
+  min: number;
+  max: number;
+  doc: string;
+}
+
+/** A scripted strategy: holds no prices, reads its reservation value from each observation. */
+export interface StrategyDef {
+  name: string;
+  summary: string;
+  params: Readonly<Record<string, ParamInfo>>;
+  /** Same observations give the same moves (every strategy but `random`). */
+  deterministic: boolean;
+  /** Never accepts or offers beyond its reservation value (every strategy but `random`). */
+  rational: boolean;
+  /** `params` holds every parameter, defaults filled in and ranges checked. */
+  create(params: Readonly<Record<string, number>>, ctx: { role: Role; rng: Rng }): BilateralAgent;
+}

@@ -1,0 +1,187 @@
+import type { Tier } from '../catalog';
+import { createRng, deriveSeed } from '../rng';
+import type { Role } from '../scenario';
+import { bootstrapRatios, type Interval } from '../stats';
+import type { NegotiationMetrics } from './metrics';
+
+/** The per-agent statistics of DESIGN.md, in the order they are stored. */
+export const RATE_NAMES = [
+  'dealRate',
+  'walkAwayRateNoGft',
+  'surplusShare',
+  'expectedSurplusShare',
+  'irViolationRate',
+  'invalidMoveRate',
+] as const;
+export type RateName = (typeof RATE_NAMES)[number];
+
+export type LeaderboardRow = {
+  agent: string;
+  role: Role;
+  n: number;
+  ci: Record<RateName, Interval | null>;
+} & Record<RateName, number | null>;
+
+export type TierRow = LeaderboardRow & { tier: Tier };
+
+export interface PairRow {
+  buyer: string;
+  seller: string;
+  n: number;
+  dealRate: number | null;
+  buyerShare: number | null;
+  sellerShare: number | null;
+}
+
+export interface Standings {
+  leaderboard: LeaderboardRow[];
+  byTier: TierRow[];
+  pairs: PairRow[];
+}
+
+/** Numerator and denominator of each rate for one side of one negotiation. */
+function unitRates(m: NegotiationMetrics, role: Role, out: Float64Array): void {
+  const side = m[role];
+  const share = side.share ?? 0;
+  const attempts = side.moves + side.invalidMoves;
+  // [num, den] pairs in RATE_NAMES order
+  out[0] = m.gft && m.deal ? 1 : 0;
+  out[1] = m.gft ? 1 : 0;
+  out[2] = !m.gft && !m.deal ? 1 : 0;
+  out[3] = m.gft ? 0 : 1;
+  out[4] = m.gft && m.deal ? share : 0;
+  out[5] = m.gft && m.deal ? 1 : 0;
+  out[6] = m.gft ? share : 0;
+  out[7] = m.gft ? 1 : 0;
+  out[8] = m.deal && side.irViolation ? 1 : 0;
+  out[9] = m.deal ? 1 : 0;
+  out[10] = side.invalidMoves;
+  out[11] = attempts;
+}
+
+const K = RATE_NAMES.length;
+
+/** Growable columns of numerators and denominators for one group (agent, role, tier). */
+class Group {
+  n = 0;
+  num: Float64Array[] = RATE_NAMES.map(() => new Float64Array(64));
+  den: Float64Array[] = RATE_NAMES.map(() => new Float64Array(64));
+
+  push(unit: Float64Array): void {
+    if (this.n === (this.num[0] as Float64Array).length) {
+      const grow = (a: Float64Array) => {
+        const b = new Float64Array(a.length * 2);
+        b.set(a);
+        return b;
+      };
+      this.num = this.num.map(grow);
+      this.den = this.den.map(grow);
+    }
+    for (let s = 0; s < K; s++) {
+      (this.num[s] as Float64Array)[this.n] = unit[2 * s] as number;
+      (this.den[s] as Float64Array)[this.n] = unit[2 * s + 1] as number;
+    }
+    this.n++;
+  }
+}
+
+interface PairAcc {
+  n: number;
+  gft: number;
+  deals: number;
+  buyerShare: number;
+  sellerShare: number;
+}
+
+export interface StandingsOptions {
+  /** Bootstrap resamples for the 95% intervals (default 1000; 0 leaves intervals out). */
+  samples?: number;
+  seed?: number;
+}
+
+/**
+ * Accumulates finished negotiations (metrics only, never events) and computes the
+ * leaderboard, the per-tier rows and the pair table on demand.
+ */
+export class Aggregator {
+  private groups = new Map<string, { agent: string; role: Role; tier: Tier | null; group: Group }>();
+  private pairMap = new Map<string, PairAcc & { buyer: string; seller: string }>();
+  private unit = new Float64Array(2 * K);
+  count = 0;
+
+  add(buyer: string, seller: string, tier: Tier, m: NegotiationMetrics): void {
+    if (m.outcome === 'cancelled') return;
+    this.count++;
+    for (const [agent, role] of [
+      [buyer, 'buyer'],
+      [seller, 'seller'],
+    ] as const) {
+      unitRates(m, role, this.unit);
+      this.group(agent, role, null).push(this.unit);
+      this.group(agent, role, tier).push(this.unit);
+    }
+    const key = `${buyer}\u0000${seller}`;
+    let p = this.pairMap.get(key);
+    if (!p) {
+      p = { buyer, seller, n: 0, gft: 0, deals: 0, buyerShare: 0, sellerShare: 0 };
+      this.pairMap.set(key, p);
+    }
+    p.n++;
+    if (m.gft) {
+      p.gft++;
+      if (m.deal) {
+        p.deals++;
+        p.buyerShare += m.buyer.share ?? 0;
+        p.sellerShare += m.seller.share ?? 0;
+      }
+    }
+  }
+
+  private group(agent: string, role: Role, tier: Tier | null): Group {
+    const key = `${agent}\u0000${role}\u0000${tier ?? 0}`;
+    let g = this.groups.get(key);
+    if (!g) {
+      g = { agent, role, tier, group: new Group() };
+      this.groups.set(key, g);
+    }
+    return g.group;
+  }
+
+  standings(opts: StandingsOptions = {}): Standings {
+    const samples = opts.samples ?? 1000;
+    const seed = opts.seed ?? 1;
+    const leaderboard: LeaderboardRow[] = [];
+    const byTier: TierRow[] = [];
+    const entries = [...this.groups.values()].sort(
+      (a, b) =>
+        cmp(a.agent, b.agent) || cmp(a.role, b.role) || (a.tier ?? 0) - (b.tier ?? 0),
+    );
+    for (const { agent, role, tier, group } of entries) {
+      const rng = createRng(deriveSeed(seed, 'bootstrap', agent, role, tier ?? 0));
+      const stats = bootstrapRatios(group.num, group.den, group.n, rng, samples);
+      const row = { agent, role, n: group.n } as LeaderboardRow;
+      const ci = {} as Record<RateName, Interval | null>;
+      RATE_NAMES.forEach((name, s) => {
+        row[name] = (stats[s] as { value: number | null }).value;
+        ci[name] = (stats[s] as { ci: Interval | null }).ci;
+      });
+      row.ci = ci;
+      if (tier === null) leaderboard.push(row);
+      else byTier.push({ ...row, tier });
+    }
+    const pairs: PairRow[] = [...this.pairMap.values()]
+      .sort((a, b) => cmp(a.buyer, b.buyer) || cmp(a.seller, b.seller))
+      .map((p) => ({
+        buyer: p.buyer,
+        seller: p.seller,
+        n: p.n,
+        dealRate: p.gft ? p.deals / p.gft : null,
+        buyerShare: p.deals ? p.buyerShare / p.deals : null,
+        sellerShare: p.deals ? p.sellerShare / p.deals : null,
+      }));
+    return { leaderboard, byTier, pairs };
+  }
+}
+
+const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+

@@ -1,0 +1,160 @@
+import type { Protocol, ProtocolError } from '../protocol';
+import { err, ok, type Result } from '../result';
+import { opponentOf, roundCents, type Role, type Scenario } from '../scenario';
+import { MAX_MESSAGE_LENGTH, type Action, type Move } from './moves';
+
+/** What both sides can see of one past turn. */
+export type TranscriptEntry =
+  | { turn: number; actor: Role; message?: string; action?: Action }
+  | { turn: number; actor: Role; forfeited: true };
+
+export type BilateralOutcome =
+  | { kind: 'deal'; price: number; turn: number; acceptedBy: Role }
+  | { kind: 'walk_away'; by: Role; turn: number }
+  | { kind: 'turn_limit'; turn: number };
+
+export interface BilateralState {
+  readonly scenario: Scenario;
+  /** Turns taken so far (valid moves and forfeits). */
+  readonly turn: number;
+  /** The one standing offer on the table, if any: the other side may accept it. */
+  readonly pending: { readonly by: Role; readonly price: number } | null;
+  readonly buyerOffers: readonly number[];
+  readonly sellerOffers: readonly number[];
+  readonly transcript: readonly TranscriptEntry[];
+  readonly outcome: BilateralOutcome | null;
+}
+
+export interface BilateralObservation {
+  readonly role: Role;
+  readonly item: Scenario['item'];
+  /** Own private value: the buyer's value v or the seller's cost c. Never the opponent's. */
+  readonly reservation: number;
+  readonly turn: number;
+  readonly turnLimit: number;
+  readonly firstMover: Role;
+  /** Own turns already taken, and own turns in the whole negotiation. */
+  readonly ownTurn: number;
+  readonly ownTurns: number;
+  /** The opponent's standing offer, which this side may accept. */
+  readonly pending: number | null;
+  /** This side's own standing offer, if it is still on the table. */
+  readonly ownStanding: number | null;
+  readonly ownOffers: readonly number[];
+  readonly opponentOffers: readonly number[];
+  readonly transcript: readonly TranscriptEntry[];
+}
+
+/** How many turns `role` gets in a negotiation of `turnLimit` turns that `firstMover` opens. */
+export const turnsFor = (role: Role, firstMover: Role, turnLimit: number): number =>
+  role === firstMover ? Math.ceil(turnLimit / 2) : Math.floor(turnLimit / 2);
+
+const invalid = (reason: string): Result<BilateralState, ProtocolError> => err({ kind: 'invalid-move', reason });
+
+function advance(state: BilateralState, patch: Partial<BilateralState>, entry: TranscriptEntry): BilateralState {
+  const turn = state.turn + 1;
+  const next: BilateralState = { ...state, ...patch, turn, transcript: [...state.transcript, entry] };
+  if (next.outcome === null && turn >= state.scenario.turnLimit) return { ...next, outcome: { kind: 'turn_limit', turn } };
+  return next;
+}
+
+export const bilateral: Protocol<Scenario, BilateralState, Role, BilateralObservation, Move, BilateralOutcome> = {
+  name: 'bilateral',
+
+  initialState: (scenario) => ({
+    scenario,
+    turn: 0,
+    pending: null,
+    buyerOffers: [],
+    sellerOffers: [],
+    transcript: [],
+    outcome: null,
+  }),
+
+  currentActor: (state) =>
+    state.turn % 2 === 0 ? state.scenario.firstMover : opponentOf(state.scenario.firstMover),
+
+  turn: (state) => state.turn,
+
+  observe: (state, role) => {
+    const s = state.scenario;
+    const ownOffers = role === 'buyer' ? state.buyerOffers : state.sellerOffers;
+    const opponentOffers = role === 'buyer' ? state.sellerOffers : state.buyerOffers;
+    const ownTurn = role === s.firstMover ? Math.ceil(state.turn / 2) : Math.floor(state.turn / 2);
+    return {
+      role,
+      item: s.item,
+      reservation: role === 'buyer' ? s.buyerValue : s.sellerCost,
+      turn: state.turn,
+      turnLimit: s.turnLimit,
+      firstMover: s.firstMover,
+      ownTurn,
+      ownTurns: turnsFor(role, s.firstMover, s.turnLimit),
+      pending: state.pending !== null && state.pending.by !== role ? state.pending.price : null,
+      ownStanding: state.pending !== null && state.pending.by === role ? state.pending.price : null,
+      ownOffers,
+      opponentOffers,
+      transcript: state.transcript,
+    };
+  },
+
+  apply: (state, actor, move) => {
+    if (state.outcome !== null) return invalid('the negotiation is over');
+    if (typeof move !== 'object' || move === null) return invalid('a move must be an object');
+    const { message, action } = move;
+    if (message !== undefined) {
+      if (typeof message !== 'string') return invalid('message must be text');
+      if (message.length > MAX_MESSAGE_LENGTH)
+        return invalid(`message is ${message.length} characters; the limit is ${MAX_MESSAGE_LENGTH}`);
+    }
+    if (action === undefined) {
+      if (message === undefined) return invalid('a move needs a message or an action');
+      return ok(advance(state, {}, { turn: state.turn, actor, message }));
+    }
+    const pendingFromOpponent = state.pending !== null && state.pending.by !== actor ? state.pending : null;
+    const entry = (a: Action): TranscriptEntry =>
+      message === undefined ? { turn: state.turn, actor, action: a } : { turn: state.turn, actor, message, action: a };
+    switch (action?.type) {
+      case 'offer': {
+        const raw = action.price;
+        if (typeof raw !== 'number' || !Number.isFinite(raw)) return invalid('offer price must be a finite number');
+        const price = roundCents(raw);
+        if (price <= 0) return invalid(`offer price must be positive (got ${raw})`);
+        const clean: Action = { type: 'offer', price };
+        const offers =
+          actor === 'buyer' ? { buyerOffers: [...state.buyerOffers, price] } : { sellerOffers: [...state.sellerOffers, price] };
+        return ok(advance(state, { ...offers, pending: { by: actor, price } }, entry(clean)));
+      }
+      case 'accept':
+        if (pendingFromOpponent === null) return invalid('there is no offer from the other side to accept');
+        return ok(
+          advance(
+            state,
+            {
+              pending: null,
+              outcome: { kind: 'deal', price: pendingFromOpponent.price, turn: state.turn + 1, acceptedBy: actor },
+            },
+            entry(action),
+          ),
+        );
+      case 'reject':
+        if (pendingFromOpponent === null) return invalid('there is no offer from the other side to reject');
+        return ok(advance(state, { pending: null }, entry(action)));
+      case 'walk_away':
+        return ok(
+          advance(state, { outcome: { kind: 'walk_away', by: actor, turn: state.turn + 1 } }, entry(action)),
+        );
+      default:
+        return invalid(`unknown action ${JSON.stringify((action as { type?: unknown })?.type ?? action)}`);
+    }
+  },
+
+  forfeit: (state, actor) => advance(state, {}, { turn: state.turn, actor, forfeited: true }),
+
+  isTerminal: (state) => state.outcome !== null,
+
+  outcome: (state) => {
+    if (state.outcome === null) throw new Error('outcome of an unfinished negotiation');
+    return state.outcome;
+  },
+};

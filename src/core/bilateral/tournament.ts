@@ -1,0 +1,162 @@
+import { createRng, deriveSeed, type Rng } from '../rng';
+import { generateScenarios, type Preset, type Role, type Scenario } from '../scenario';
+import { runSession, type Agent, type RunOptions } from '../session';
+import type { Clock } from '../clock';
+import type { Move } from './moves';
+import { bilateral, type BilateralObservation } from './protocol';
+import type { BilateralEvent, BilateralResult } from './events';
+import { computeMetrics, type NegotiationMetrics } from './metrics';
+
+export type BilateralAgent = Agent<BilateralObservation, Move>;
+
+/** Builds a fresh agent for one seat of one negotiation; the rng is that seat's own stream. */
+export type AgentFactory = (spec: string, role: Role, ctx: { rng: Rng; negotiationId: string }) => BilateralAgent;
+
+export interface TournamentConfig {
+  /** Agent specs, e.g. `boulware:beta=0.2`; each is also the agent's name in the results. */
+  agents: string[];
+  scenariosPerPair: number;
+  preset: Preset;
+  seed: number;
+  selfPlay: boolean;
+  turnLimit?: number;
+  firstMover?: Role;
+}
+
+export interface NegotiationJob {
+  id: string;
+  index: number;
+  scenarioIndex: number;
+  buyer: string;
+  seller: string;
+  scenario: Scenario;
+}
+
+export interface NegotiationResult extends NegotiationJob {
+  events: BilateralEvent[];
+  outcome: BilateralResult;
+  metrics: NegotiationMetrics;
+}
+
+export interface PlayOptions {
+  signal?: AbortSignal;
+  clock?: Clock;
+  moveTimeoutMs?: number;
+  maxRetries?: number;
+  onEvent?: RunOptions<Role, Move, BilateralResult>['onEvent'];
+}
+
+/** One negotiation: run it and score it. */
+export async function playNegotiation(
+  scenario: Scenario,
+  agents: Record<Role, BilateralAgent>,
+  opts: PlayOptions = {},
+): Promise<{ events: BilateralEvent[]; outcome: BilateralResult; metrics: NegotiationMetrics }> {
+  const { events, outcome } = await runSession(bilateral, scenario, agents, opts);
+  return { events, outcome, metrics: computeMetrics(scenario, events) };
+}
+
+/**
+ * Every ordered (buyer, seller) pair meets the same scenarios (common random numbers).
+ * Jobs are ordered scenario-major so that partial results cover every pair evenly.
+ */
+export function planTournament(config: TournamentConfig): NegotiationJob[] {
+  const scenarios = generateScenarios({
+    preset: config.preset,
+    seed: config.seed,
+    count: config.scenariosPerPair,
+    turnLimit: config.turnLimit,
+    firstMover: config.firstMover,
+  });
+  const pairs: [number, number][] = [];
+  config.agents.forEach((_, b) =>
+    config.agents.forEach((_, s) => {
+      if (b !== s || config.selfPlay) pairs.push([b, s]);
+    }),
+  );
+  const jobs: NegotiationJob[] = [];
+  scenarios.forEach((scenario, k) => {
+    for (const [b, s] of pairs) {
+      jobs.push({
+        id: `${b}-${s}-${k}`,
+        index: jobs.length,
+        scenarioIndex: k,
+        buyer: config.agents[b] as string,
+        seller: config.agents[s] as string,
+        scenario,
+      });
+    }
+  });
+  return jobs;
+}
+
+export interface TournamentOptions extends Omit<PlayOptions, 'onEvent'> {
+  /** Ids of negotiations already finished (resume): they are not played again. */
+  skip?: ReadonlySet<string>;
+  /** Negotiations in flight at once (for remote models); results still arrive in plan order. */
+  concurrency?: number;
+  /** Awaited before the next result is delivered, so a slow store holds the tournament back. */
+  onResult?: (result: NegotiationResult) => void | Promise<void>;
+}
+
+export interface TournamentSummary {
+  planned: number;
+  played: number;
+  skipped: number;
+  cancelled: boolean;
+}
+
+/** Plays a round-robin, streaming each result in plan order; cancellable and resumable. */
+export async function runTournament(
+  config: TournamentConfig,
+  makeAgent: AgentFactory,
+  opts: TournamentOptions = {},
+): Promise<TournamentSummary> {
+  const jobs = planTournament(config);
+  const todo = opts.skip ? jobs.filter((j) => !opts.skip?.has(j.id)) : jobs;
+  const signal = opts.signal;
+  const concurrency = Math.max(1, Math.floor(opts.concurrency ?? 1));
+  const play = async (job: NegotiationJob): Promise<NegotiationResult> => {
+    const seat = (role: Role, spec: string) =>
+      makeAgent(spec, role, { rng: createRng(deriveSeed(config.seed, job.id, role)), negotiationId: job.id });
+    const agents = { buyer: seat('buyer', job.buyer), seller: seat('seller', job.seller) };
+    return { ...job, ...(await playNegotiation(job.scenario, agents, opts)) };
+  };
+
+  let played = 0;
+  let cancelled = false;
+  if (concurrency === 1) {
+    for (const job of todo) {
+      if (signal?.aborted) break;
+      const result = await play(job);
+      if (result.outcome.kind === 'cancelled') break;
+      await opts.onResult?.(result);
+      played++;
+    }
+    cancelled = signal?.aborted ?? false;
+  } else {
+    // A window of in-flight negotiations; results are handed on strictly in plan order.
+    const inFlight = new Map<number, Promise<NegotiationResult>>();
+    let next = 0;
+    const launch = () => {
+      while (inFlight.size < concurrency && next < todo.length && !signal?.aborted) {
+        inFlight.set(next, play(todo[next] as NegotiationJob));
+        next++;
+      }
+    };
+    launch();
+    for (let i = 0; i < todo.length; i++) {
+      const pending = inFlight.get(i);
+      if (!pending) break;
+      const result = await pending;
+      inFlight.delete(i);
+      if (result.outcome.kind === 'cancelled') break;
+      await opts.onResult?.(result);
+      played++;
+      launch();
+    }
+    cancelled = signal?.aborted ?? false;
+    await Promise.allSettled(inFlight.values());
+  }
+  return { planned: jobs.length, played, skipped: jobs.length - todo.length, cancelled };
+}

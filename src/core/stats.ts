@@ -1,0 +1,69 @@
+import type { Rng } from './rng';
+
+export type Interval = [low: number, high: number];
+
+/** Value at quantile q of an ascending list (linear interpolation between order statistics). */
+export function quantile(sorted: ArrayLike<number>, q: number): number {
+  if (sorted.length === 0) return NaN;
+  const pos = (sorted.length - 1) * q;
+  const lo = Math.floor(pos);
+  const hi = Math.ceil(pos);
+  const a = sorted[lo] as number;
+  const b = sorted[hi] as number;
+  return a + (b - a) * (pos - lo);
+}
+
+/**
+ * Several ratio-of-sums statistics over the same units, with percentile bootstrap intervals.
+ * Unit i contributes num[k][i] / den[k][i] to statistic k; a unit with den 0 does not count
+ * towards statistic k. One resampling of units serves every statistic, so they stay paired.
+ */
+export function bootstrapRatios(
+  num: readonly Float64Array[],
+  den: readonly Float64Array[],
+  n: number,
+  rng: Rng,
+  samples: number,
+  level = 0.95,
+): { value: number | null; ci: Interval | null }[] {
+  const k = num.length;
+  const point = num.map((nk, s) => {
+    let a = 0;
+    let b = 0;
+    const dk = den[s] as Float64Array;
+    for (let i = 0; i < n; i++) {
+      a += nk[i] as number;
+      b += dk[i] as number;
+    }
+    return b > 0 ? a / b : null;
+  });
+  if (n === 0 || samples <= 0) return point.map((value) => ({ value, ci: null }));
+  const draws = num.map(() => new Float64Array(samples));
+  const filled = new Int32Array(k);
+  const sn = new Float64Array(k);
+  const sd = new Float64Array(k);
+  for (let b = 0; b < samples; b++) {
+    sn.fill(0);
+    sd.fill(0);
+    for (let i = 0; i < n; i++) {
+      const j = Math.floor(rng.next() * n);
+      for (let s = 0; s < k; s++) {
+        sn[s] = (sn[s] as number) + ((num[s] as Float64Array)[j] as number);
+        sd[s] = (sd[s] as number) + ((den[s] as Float64Array)[j] as number);
+      }
+    }
+    for (let s = 0; s < k; s++) {
+      const d = sd[s] as number;
+      if (d > 0) {
+        (draws[s] as Float64Array)[filled[s] as number] = (sn[s] as number) / d;
+        filled[s] = (filled[s] as number) + 1;
+      }
+    }
+  }
+  const alpha = (1 - level) / 2;
+  return point.map((value, s) => {
+    if (value === null || (filled[s] as number) === 0) return { value, ci: null };
+    const sorted = (draws[s] as Float64Array).subarray(0, filled[s]).sort();
+    return { value, ci: [quantile(sorted, alpha), quantile(sorted, 1 - alpha)] as Interval };
+  });
+}
