@@ -31,36 +31,50 @@ export function deriveSeed(base: number, ...labels: (string | number)[]): number
 }
 
 /** sfc32: small, fast and statistically sound; state seeded through splitmix32. */
-export function createRng(seed: number): Rng {
-  let s = seed >>> 0;
-  const splitmix = (): number => {
-    s = (s + 0x9e3779b9) >>> 0;
-    let z = s;
-    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
-    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
-    return (z ^ (z >>> 16)) >>> 0;
-  };
-  let a = splitmix();
-  let b = splitmix();
-  let c = splitmix();
-  let d = splitmix();
-  const next = (): number => {
-    const t = (((a + b) >>> 0) + d) >>> 0;
-    d = (d + 1) >>> 0;
-    a = b ^ (b >>> 9);
-    b = (c + (c << 3)) >>> 0;
-    c = (c << 21) | (c >>> 11);
-    c = (c + t) >>> 0;
+class Sfc32 implements Rng {
+  private a: number;
+  private b: number;
+  private c: number;
+  private d: number;
+
+  constructor(seed: number) {
+    let s = seed >>> 0;
+    const words: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      s = (s + 0x9e3779b9) >>> 0;
+      let z = s;
+      z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
+      z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
+      words.push((z ^ (z >>> 16)) >>> 0);
+    }
+    [this.a, this.b, this.c, this.d] = words as [number, number, number, number];
+    for (let i = 0; i < 12; i++) this.next();
+  }
+
+  next(): number {
+    const t = (((this.a + this.b) >>> 0) + this.d) >>> 0;
+    this.d = (this.d + 1) >>> 0;
+    this.a = this.b ^ (this.b >>> 9);
+    this.b = (this.c + (this.c << 3)) >>> 0;
+    this.c = (this.c << 21) | (this.c >>> 11);
+    this.c = (this.c + t) >>> 0;
     return t / 4294967296;
-  };
-  for (let i = 0; i < 12; i++) next();
-  return {
-    next,
-    uniform: (lo, hi) => lo + (hi - lo) * next(),
-    int: (n) => Math.floor(next() * n),
-    pick: (items) => {
-      if (items.length === 0) throw new Error('pick from an empty list');
-      return items[Math.floor(next() * items.length)] as (typeof items)[number];
-    },
-  };
+  }
+
+  uniform(lo: number, hi: number): number {
+    return lo + (hi - lo) * this.next();
+  }
+
+  int(n: number): number {
+    return Math.floor(this.next() * n);
+  }
+
+  pick<T>(items: readonly T[]): T {
+    if (items.length === 0) throw new Error('pick from an empty list');
+    return items[Math.floor(this.next() * items.length)] as T;
+  }
+}
+
+export function createRng(seed: number): Rng {
+  return new Sfc32(seed);
 }

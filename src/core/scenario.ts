@@ -98,10 +98,12 @@ export function generateScenarios(opts: ScenarioOptions): Scenario[] {
     const item = rng.pick(CATALOG);
     const { value, cost } = drawValues(preset, rng);
     let buyerValue = roundCents(value * item.listPrice);
-    const sellerCost = roundCents(cost * item.listPrice);
+    let sellerCost = roundCents(cost * item.listPrice);
     // Rounding to cents must not erase the sign of v − c that the preset drew.
-    if (buyerValue === sellerCost) buyerValue = roundCents(buyerValue + (value >= cost ? 0.01 : -0.01));
-    if (buyerValue < 0) buyerValue = 0;
+    if (buyerValue === sellerCost) {
+      if (value >= cost) buyerValue = roundCents(buyerValue + 0.01);
+      else sellerCost = roundCents(sellerCost + 0.01);
+    }
     out.push(
       makeScenario(`${preset}-${seed}-${i}`, item, buyerValue, sellerCost, {
         turnLimit: opts.turnLimit,

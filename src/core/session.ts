@@ -70,14 +70,14 @@ function isThenable<T>(x: T | Promise<T>): x is Promise<T> {
 /** Awaits an agent's answer, bounded by the timeout and the cancel signal. */
 async function settle<T>(
   pending: Promise<T>,
-  controller: AbortController,
+  controller: AbortController | null,
   outer: AbortSignal,
   clock: Clock | undefined,
   timeoutMs: number | undefined,
 ): Promise<T> {
   const stop = new AbortController();
   const races: Promise<T>[] = [pending];
-  const onAbort = () => controller.abort(outer.reason);
+  const onAbort = () => controller?.abort(outer.reason);
   outer.addEventListener('abort', onAbort, { once: true });
   races.push(
     new Promise<T>((_, reject) => {
@@ -88,7 +88,7 @@ async function settle<T>(
   if (clock && timeoutMs !== undefined && Number.isFinite(timeoutMs)) {
     races.push(
       clock.sleep(timeoutMs, stop.signal).then(() => {
-        controller.abort(new Timeout(`no answer within ${timeoutMs} ms`));
+        controller?.abort(new Timeout(`no answer within ${timeoutMs} ms`));
         throw new Timeout(`no answer within ${timeoutMs} ms`);
       }),
     );
@@ -124,6 +124,7 @@ export async function runSession<Scn, State, Actor extends string, Obs, Mv, Out>
     return { events, outcome };
   };
 
+  const timed = opts.clock !== undefined && opts.moveTimeoutMs !== undefined && Number.isFinite(opts.moveTimeoutMs);
   let state = protocol.initialState(scenario);
   while (!protocol.isTerminal(state)) {
     const actor = protocol.currentActor(state);
@@ -134,32 +135,37 @@ export async function runSession<Scn, State, Actor extends string, Obs, Mv, Out>
     for (let attempt = 0; attempt <= maxRetries && !moved; attempt++) {
       if (signal.aborted) return finish({ kind: 'cancelled', turn }, turn);
       let reply: AgentReply<Mv>;
+      // With a timeout, the agent gets its own signal so that a late answer is also cancelled.
+      const controller = timed ? new AbortController() : null;
       try {
-        const answer = agent.act(protocol.observe(state, actor), signal, retry);
-        if (isThenable(answer)) {
-          const controller = new AbortController();
-          reply = await settle(answer, controller, signal, opts.clock, opts.moveTimeoutMs);
-        } else {
-          reply = answer;
-        }
+        const answer = agent.act(protocol.observe(state, actor), controller ? controller.signal : signal, retry);
+        reply = isThenable(answer) ? await settle(answer, controller, signal, opts.clock, opts.moveTimeoutMs) : answer;
       } catch (e) {
         if (signal.aborted) return finish({ kind: 'cancelled', turn }, turn);
         const message = e instanceof Error ? e.message : String(e);
         return finish({ kind: 'error', actor, message: message || 'agent failed', turn }, turn);
       }
+      if (reply === null || typeof reply !== 'object' || (reply.kind !== 'move' && reply.kind !== 'invalid')) {
+        const message = `agent answered ${safeStringify(reply)} instead of a move`;
+        return finish({ kind: 'error', actor, message, turn }, turn);
+      }
       if (reply.kind === 'invalid') {
-        emit({ type: 'invalid', turn, actor, attempt, reason: reply.reason, raw: reply.raw, ...withCall(reply.call) });
+        emit(invalidEvent(turn, actor, attempt, reply.reason, reply.raw, reply.call));
         retry = { attempt: attempt + 1, reason: reply.reason };
         continue;
       }
       const applied = protocol.apply(state, actor, reply.move);
       if (applied.ok) {
         state = applied.value;
-        emit({ type: 'move', turn, actor, move: reply.move, ...withCall(reply.call) });
+        emit(
+          reply.call === undefined
+            ? { type: 'move', turn, actor, move: reply.move }
+            : { type: 'move', turn, actor, move: reply.move, call: reply.call },
+        );
         moved = true;
       } else {
         const raw = safeStringify(reply.move);
-        emit({ type: 'invalid', turn, actor, attempt, reason: applied.error.reason, raw, ...withCall(reply.call) });
+        emit(invalidEvent(turn, actor, attempt, applied.error.reason, raw, reply.call));
         retry = { attempt: attempt + 1, reason: applied.error.reason };
       }
     }
@@ -171,7 +177,18 @@ export async function runSession<Scn, State, Actor extends string, Obs, Mv, Out>
   return finish(protocol.outcome(state), protocol.turn(state));
 }
 
-const withCall = (call: CallRecord | undefined): { call?: CallRecord } => (call === undefined ? {} : { call });
+function invalidEvent<Actor extends string>(
+  turn: number,
+  actor: Actor,
+  attempt: number,
+  reason: string,
+  raw: string,
+  call: CallRecord | undefined,
+): { type: 'invalid'; turn: number; actor: Actor; attempt: number; reason: string; raw: string; call?: CallRecord } {
+  return call === undefined
+    ? { type: 'invalid', turn, actor, attempt, reason, raw }
+    : { type: 'invalid', turn, actor, attempt, reason, raw, call };
+}
 
 function safeStringify(x: unknown): string {
   try {

@@ -38,24 +38,40 @@ export function bootstrapRatios(
     return b > 0 ? a / b : null;
   });
   if (n === 0 || samples <= 0) return point.map((value) => ({ value, ci: null }));
+  // Interleave numerators and denominators so one resampled unit is one contiguous read.
+  const width = 2 * k;
+  const data = new Float64Array(n * width);
+  for (let i = 0; i < n; i++)
+    for (let s = 0; s < k; s++) {
+      data[i * width + 2 * s] = (num[s] as Float64Array)[i] as number;
+      data[i * width + 2 * s + 1] = (den[s] as Float64Array)[i] as number;
+    }
   const draws = num.map(() => new Float64Array(samples));
   const filled = new Int32Array(k);
-  const sn = new Float64Array(k);
-  const sd = new Float64Array(k);
+  const sums = new Float64Array(width);
+  const counts = new Int32Array(n);
+  const scale = n / 4294967296;
+  // n × samples draws: an inlined xorshift32 stream seeded from rng, counting how often each unit is drawn.
+  let x = Math.floor(rng.next() * 4294967295) | 1;
   for (let b = 0; b < samples; b++) {
-    sn.fill(0);
-    sd.fill(0);
+    counts.fill(0);
     for (let i = 0; i < n; i++) {
-      const j = Math.floor(rng.next() * n);
-      for (let s = 0; s < k; s++) {
-        sn[s] = (sn[s] as number) + ((num[s] as Float64Array)[j] as number);
-        sd[s] = (sd[s] as number) + ((den[s] as Float64Array)[j] as number);
-      }
+      x ^= x << 13;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      const j = ((x >>> 0) * scale) | 0;
+      counts[j] = (counts[j] as number) + 1;
+    }
+    sums.fill(0);
+    for (let i = 0, base = 0; i < n; i++, base += width) {
+      const c = counts[i] as number;
+      if (c === 0) continue;
+      for (let w = 0; w < width; w++) sums[w] = (sums[w] as number) + c * (data[base + w] as number);
     }
     for (let s = 0; s < k; s++) {
-      const d = sd[s] as number;
+      const d = sums[2 * s + 1] as number;
       if (d > 0) {
-        (draws[s] as Float64Array)[filled[s] as number] = (sn[s] as number) / d;
+        (draws[s] as Float64Array)[filled[s] as number] = (sums[2 * s] as number) / d;
         filled[s] = (filled[s] as number) + 1;
       }
     }

@@ -1,6 +1,6 @@
-import type { Tier } from '../catalog';
+import { TIERS, type Tier } from '../catalog';
 import { createRng, deriveSeed } from '../rng';
-import type { Role } from '../scenario';
+import { ROLES, type Role } from '../scenario';
 import { bootstrapRatios, type Interval } from '../stats';
 import type { NegotiationMetrics } from './metrics';
 
@@ -104,27 +104,32 @@ export interface StandingsOptions {
  * leaderboard, the per-tier rows and the pair table on demand.
  */
 export class Aggregator {
-  private groups = new Map<string, { agent: string; role: Role; tier: Tier | null; group: Group }>();
-  private pairMap = new Map<string, PairAcc & { buyer: string; seller: string }>();
+  /** agent → role → groups indexed by tier (0 = all tiers). */
+  private groups = new Map<string, Record<Role, Group[]>>();
+  private pairMap = new Map<string, Map<string, PairAcc>>();
   private unit = new Float64Array(2 * K);
   count = 0;
 
   add(buyer: string, seller: string, tier: Tier, m: NegotiationMetrics): void {
     if (m.outcome === 'cancelled') return;
     this.count++;
-    for (const [agent, role] of [
-      [buyer, 'buyer'],
-      [seller, 'seller'],
-    ] as const) {
-      unitRates(m, role, this.unit);
-      this.group(agent, role, null).push(this.unit);
-      this.group(agent, role, tier).push(this.unit);
+    const asBuyer = this.agentGroups(buyer).buyer;
+    unitRates(m, 'buyer', this.unit);
+    (asBuyer[0] as Group).push(this.unit);
+    (asBuyer[tier] as Group).push(this.unit);
+    const asSeller = this.agentGroups(seller).seller;
+    unitRates(m, 'seller', this.unit);
+    (asSeller[0] as Group).push(this.unit);
+    (asSeller[tier] as Group).push(this.unit);
+    let sellers = this.pairMap.get(buyer);
+    if (!sellers) {
+      sellers = new Map();
+      this.pairMap.set(buyer, sellers);
     }
-    const key = `${buyer}\u0000${seller}`;
-    let p = this.pairMap.get(key);
+    let p = sellers.get(seller);
     if (!p) {
-      p = { buyer, seller, n: 0, gft: 0, deals: 0, buyerShare: 0, sellerShare: 0 };
-      this.pairMap.set(key, p);
+      p = { n: 0, gft: 0, deals: 0, buyerShare: 0, sellerShare: 0 };
+      sellers.set(seller, p);
     }
     p.n++;
     if (m.gft) {
@@ -137,14 +142,14 @@ export class Aggregator {
     }
   }
 
-  private group(agent: string, role: Role, tier: Tier | null): Group {
-    const key = `${agent}\u0000${role}\u0000${tier ?? 0}`;
-    let g = this.groups.get(key);
+  private agentGroups(agent: string): Record<Role, Group[]> {
+    let g = this.groups.get(agent);
     if (!g) {
-      g = { agent, role, tier, group: new Group() };
-      this.groups.set(key, g);
+      const tiers = () => Array.from({ length: TIERS.length + 1 }, () => new Group());
+      g = { buyer: tiers(), seller: tiers() };
+      this.groups.set(agent, g);
     }
-    return g.group;
+    return g;
   }
 
   standings(opts: StandingsOptions = {}): Standings {
@@ -152,10 +157,14 @@ export class Aggregator {
     const seed = opts.seed ?? 1;
     const leaderboard: LeaderboardRow[] = [];
     const byTier: TierRow[] = [];
-    const entries = [...this.groups.values()].sort(
-      (a, b) =>
-        cmp(a.agent, b.agent) || cmp(a.role, b.role) || (a.tier ?? 0) - (b.tier ?? 0),
-    );
+    const entries: { agent: string; role: Role; tier: Tier | null; group: Group }[] = [];
+    for (const agent of [...this.groups.keys()].sort(cmp)) {
+      const byRole = this.groups.get(agent) as Record<Role, Group[]>;
+      for (const role of ROLES)
+        byRole[role].forEach((group, t) => {
+          if (group.n > 0) entries.push({ agent, role, tier: t === 0 ? null : (t as Tier), group });
+        });
+    }
     for (const { agent, role, tier, group } of entries) {
       const rng = createRng(deriveSeed(seed, 'bootstrap', agent, role, tier ?? 0));
       const stats = bootstrapRatios(group.num, group.den, group.n, rng, samples);
@@ -169,7 +178,8 @@ export class Aggregator {
       if (tier === null) leaderboard.push(row);
       else byTier.push({ ...row, tier });
     }
-    const pairs: PairRow[] = [...this.pairMap.values()]
+    const pairs: PairRow[] = [...this.pairMap.entries()]
+      .flatMap(([buyer, sellers]) => [...sellers.entries()].map(([seller, p]) => ({ buyer, seller, ...p })))
       .sort((a, b) => cmp(a.buyer, b.buyer) || cmp(a.seller, b.seller))
       .map((p) => ({
         buyer: p.buyer,

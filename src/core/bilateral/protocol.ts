@@ -51,11 +51,29 @@ export const turnsFor = (role: Role, firstMover: Role, turnLimit: number): numbe
 
 const invalid = (reason: string): Result<BilateralState, ProtocolError> => err({ kind: 'invalid-move', reason });
 
-function advance(state: BilateralState, patch: Partial<BilateralState>, entry: TranscriptEntry): BilateralState {
+/** The next state after one turn. Every field is written out so states keep one shape (it is the hot path). */
+function advance(
+  state: BilateralState,
+  entry: TranscriptEntry,
+  pending: BilateralState['pending'],
+  buyerOffers: readonly number[],
+  sellerOffers: readonly number[],
+  outcome: BilateralOutcome | null,
+): BilateralState {
   const turn = state.turn + 1;
-  const next: BilateralState = { ...state, ...patch, turn, transcript: [...state.transcript, entry] };
-  if (next.outcome === null && turn >= state.scenario.turnLimit) return { ...next, outcome: { kind: 'turn_limit', turn } };
-  return next;
+  return {
+    scenario: state.scenario,
+    turn,
+    pending,
+    buyerOffers,
+    sellerOffers,
+    transcript: [...state.transcript, entry],
+    outcome: outcome === null && turn >= state.scenario.turnLimit ? { kind: 'turn_limit', turn } : outcome,
+  };
+}
+
+function entryOf(turn: number, actor: Role, message: string | undefined, action: Action): TranscriptEntry {
+  return message === undefined ? { turn, actor, action } : { turn, actor, message, action };
 }
 
 export const bilateral: Protocol<Scenario, BilateralState, Role, BilateralObservation, Move, BilateralOutcome> = {
@@ -109,47 +127,57 @@ export const bilateral: Protocol<Scenario, BilateralState, Role, BilateralObserv
     }
     if (action === undefined) {
       if (message === undefined) return invalid('a move needs a message or an action');
-      return ok(advance(state, {}, { turn: state.turn, actor, message }));
+      const said: TranscriptEntry = { turn: state.turn, actor, message };
+      return ok(advance(state, said, state.pending, state.buyerOffers, state.sellerOffers, null));
     }
     const pendingFromOpponent = state.pending !== null && state.pending.by !== actor ? state.pending : null;
-    const entry = (a: Action): TranscriptEntry =>
-      message === undefined ? { turn: state.turn, actor, action: a } : { turn: state.turn, actor, message, action: a };
     switch (action?.type) {
       case 'offer': {
         const raw = action.price;
         if (typeof raw !== 'number' || !Number.isFinite(raw)) return invalid('offer price must be a finite number');
         const price = roundCents(raw);
         if (price <= 0) return invalid(`offer price must be positive (got ${raw})`);
-        const clean: Action = { type: 'offer', price };
-        const offers =
-          actor === 'buyer' ? { buyerOffers: [...state.buyerOffers, price] } : { sellerOffers: [...state.sellerOffers, price] };
-        return ok(advance(state, { ...offers, pending: { by: actor, price } }, entry(clean)));
+        const entry = entryOf(state.turn, actor, message, { type: 'offer', price });
+        const isBuyer = actor === 'buyer';
+        return ok(
+          advance(
+            state,
+            entry,
+            { by: actor, price },
+            isBuyer ? [...state.buyerOffers, price] : state.buyerOffers,
+            isBuyer ? state.sellerOffers : [...state.sellerOffers, price],
+            null,
+          ),
+        );
       }
       case 'accept':
         if (pendingFromOpponent === null) return invalid('there is no offer from the other side to accept');
         return ok(
-          advance(
-            state,
-            {
-              pending: null,
-              outcome: { kind: 'deal', price: pendingFromOpponent.price, turn: state.turn + 1, acceptedBy: actor },
-            },
-            entry(action),
-          ),
+          advance(state, entryOf(state.turn, actor, message, action), null, state.buyerOffers, state.sellerOffers, {
+            kind: 'deal',
+            price: pendingFromOpponent.price,
+            turn: state.turn + 1,
+            acceptedBy: actor,
+          }),
         );
       case 'reject':
         if (pendingFromOpponent === null) return invalid('there is no offer from the other side to reject');
-        return ok(advance(state, { pending: null }, entry(action)));
+        return ok(advance(state, entryOf(state.turn, actor, message, action), null, state.buyerOffers, state.sellerOffers, null));
       case 'walk_away':
         return ok(
-          advance(state, { outcome: { kind: 'walk_away', by: actor, turn: state.turn + 1 } }, entry(action)),
+          advance(state, entryOf(state.turn, actor, message, action), state.pending, state.buyerOffers, state.sellerOffers, {
+            kind: 'walk_away',
+            by: actor,
+            turn: state.turn + 1,
+          }),
         );
       default:
         return invalid(`unknown action ${JSON.stringify((action as { type?: unknown })?.type ?? action)}`);
     }
   },
 
-  forfeit: (state, actor) => advance(state, {}, { turn: state.turn, actor, forfeited: true }),
+  forfeit: (state, actor) =>
+    advance(state, { turn: state.turn, actor, forfeited: true }, state.pending, state.buyerOffers, state.sellerOffers, null),
 
   isTerminal: (state) => state.outcome !== null,
 

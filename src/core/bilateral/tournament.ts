@@ -106,6 +106,12 @@ export interface TournamentSummary {
   cancelled: boolean;
 }
 
+/** Each seat of each negotiation draws from its own stream, so results never depend on play order. */
+const seatContext = (seed: number, negotiationId: string, role: Role) => ({
+  rng: createRng(deriveSeed(seed, negotiationId, role)),
+  negotiationId,
+});
+
 /** Plays a round-robin, streaming each result in plan order; cancellable and resumable. */
 export async function runTournament(
   config: TournamentConfig,
@@ -115,12 +121,24 @@ export async function runTournament(
   const jobs = planTournament(config);
   const todo = opts.skip ? jobs.filter((j) => !opts.skip?.has(j.id)) : jobs;
   const signal = opts.signal;
-  const concurrency = Math.max(1, Math.floor(opts.concurrency ?? 1));
+  const concurrency = Number.isFinite(opts.concurrency) ? Math.max(1, Math.floor(opts.concurrency as number)) : 1;
   const play = async (job: NegotiationJob): Promise<NegotiationResult> => {
-    const seat = (role: Role, spec: string) =>
-      makeAgent(spec, role, { rng: createRng(deriveSeed(config.seed, job.id, role)), negotiationId: job.id });
-    const agents = { buyer: seat('buyer', job.buyer), seller: seat('seller', job.seller) };
-    return { ...job, ...(await playNegotiation(job.scenario, agents, opts)) };
+    const agents = {
+      buyer: makeAgent(job.buyer, 'buyer', seatContext(config.seed, job.id, 'buyer')),
+      seller: makeAgent(job.seller, 'seller', seatContext(config.seed, job.id, 'seller')),
+    };
+    const { events, outcome, metrics } = await playNegotiation(job.scenario, agents, opts);
+    return {
+      id: job.id,
+      index: job.index,
+      scenarioIndex: job.scenarioIndex,
+      buyer: job.buyer,
+      seller: job.seller,
+      scenario: job.scenario,
+      events,
+      outcome,
+      metrics,
+    };
   };
 
   let played = 0;
