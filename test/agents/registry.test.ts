@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest';
+import { isDeterministic, makeAgent, parseAgentSpec, parseAgentSpecs, STRATEGY_NAMES } from '../../src/agents/registry';
+import { STRATEGIES } from '../../src/agents/scripted';
+import { createRng } from '../../src/core/rng';
+
+const NAMES = ['boulware', 'linear', 'conceder', 'tit-for-tat', 'hardliner', 'accommodator', 'random'];
+
+function errorOf(text: string): string {
+  const parsed = parseAgentSpec(text);
+  if (parsed.ok) throw new Error(`"${text}" should have been refused`);
+  expect(parsed.error).not.toContain('\n');
+  return parsed.error;
+}
+
+describe('the strategy list', () => {
+  it('lists every strategy once, in the documented order', () => {
+    expect(STRATEGY_NAMES).toEqual(NAMES);
+  });
+
+  it.each(STRATEGIES)('$name documents its parameters with defaults inside their ranges', (def) => {
+    expect(def.summary.length).toBeGreaterThan(10);
+    for (const info of Object.values(def.params)) {
+      expect(info.min).toBeLessThanOrEqual(info.default);
+      expect(info.default).toBeLessThanOrEqual(info.max);
+      expect(info.doc.length).toBeGreaterThan(10);
+    }
+    expect(def.rational).toBe(def.name !== 'random');
+    expect(def.deterministic).toBe(def.name !== 'random');
+  });
+});
+
+describe('parseAgentSpec', () => {
+  it('fills in every default and keeps a bare name as the label', () => {
+    const parsed = parseAgentSpec('boulware');
+    expect(parsed).toEqual({
+      ok: true,
+      value: {
+        name: 'boulware',
+        params: { beta: 0.2, kappa: 0, sellerAnchor: 1.3, buyerAnchor: 0.5 },
+        label: 'boulware',
+      },
+    });
+  });
+
+  it('writes the label canonically: definition order, numbers as numbers, spaces trimmed', () => {
+    const parsed = parseAgentSpec('  boulware:kappa=0.10:beta=2.50 ');
+    expect(parsed.ok && parsed.value.label).toBe('boulware:beta=2.5:kappa=0.1');
+    expect(parsed.ok && parsed.value.params).toEqual({ beta: 2.5, kappa: 0.1, sellerAnchor: 1.3, buyerAnchor: 0.5 });
+  });
+
+  it('gives each strategy its own defaults', () => {
+    const params = (text: string) => {
+      const parsed = parseAgentSpec(text);
+      return parsed.ok ? parsed.value.params : null;
+    };
+    expect(params('conceder')).toMatchObject({ beta: 5 });
+    expect(params('linear')).toEqual({ kappa: 0, sellerAnchor: 1.3, buyerAnchor: 0.5 });
+    expect(params('hardliner')).toEqual({ sellerAnchor: 1.05, buyerAnchor: 0.7 });
+    expect(params('accommodator')).toEqual({ beta: 5, kappa: 0.3, sellerAnchor: 1.1, buyerAnchor: 0.75 });
+    expect(params('tit-for-tat')).toEqual({ start: 0.05, sellerAnchor: 1.3, buyerAnchor: 0.5 });
+    expect(params('random')).toEqual({ walk: 0.03 });
+  });
+
+  it('accepts values at the ends of a range', () => {
+    expect(parseAgentSpec('boulware:beta=0.01').ok).toBe(true);
+    expect(parseAgentSpec('boulware:beta=100').ok).toBe(true);
+    expect(parseAgentSpec('random:walk=0').ok).toBe(true);
+  });
+
+  it('refuses an unknown strategy and names the valid ones', () => {
+    const error = errorOf('bouldware:beta=2');
+    expect(error).toContain('"bouldware"');
+    for (const name of NAMES) expect(error).toContain(name);
+    expect(errorOf('   ')).toContain('boulware');
+  });
+
+  it('refuses an unknown parameter and names the ones the strategy takes', () => {
+    const error = errorOf('linear:beta=2');
+    expect(error).toContain('"beta"');
+    expect(error).toContain('kappa, sellerAnchor, buyerAnchor');
+    expect(errorOf('hardliner:anchor=1.2')).toContain('sellerAnchor, buyerAnchor');
+  });
+
+  it('refuses an out-of-range value and gives the range', () => {
+    expect(errorOf('boulware:beta=0')).toContain('0.01 to 100');
+    expect(errorOf('boulware:kappa=1')).toContain('0 to 0.99');
+    expect(errorOf('random:walk=-0.1')).toContain('0 to 1');
+  });
+
+  it('refuses a value that is not a number', () => {
+    for (const text of ['boulware:beta=fast', 'boulware:beta=', 'boulware:beta=NaN', 'boulware:beta=Infinity']) {
+      expect(errorOf(text)).toMatch(/not a number \(range 0\.01 to 100\)/);
+    }
+  });
+
+  it('refuses a part without "=", and a parameter given twice', () => {
+    expect(errorOf('boulware:beta')).toContain('beta, kappa, sellerAnchor, buyerAnchor');
+    expect(errorOf('boulware:beta=1:beta=2')).toContain('twice');
+  });
+});
+
+describe('parseAgentSpecs', () => {
+  it('parses a list and refuses two specs with the same label', () => {
+    const parsed = parseAgentSpecs(['boulware', 'conceder:kappa=0.2']);
+    expect(parsed.ok && parsed.value.map((s) => s.label)).toEqual(['boulware', 'conceder:kappa=0.2']);
+    const twice = parseAgentSpecs(['boulware:beta=0.5', 'boulware:beta=0.50']);
+    expect(twice).toEqual({ ok: false, error: 'agent "boulware:beta=0.5" is listed twice' });
+    expect(parseAgentSpecs(['linear', 'nope']).ok).toBe(false);
+  });
+});
+
+describe('makeAgent', () => {
+  it('builds an agent for either seat and refuses a bad spec', () => {
+    const ctx = { rng: createRng(1), negotiationId: 'n' };
+    for (const name of NAMES) {
+      expect(typeof makeAgent(name, 'buyer', ctx).act).toBe('function');
+      expect(typeof makeAgent(name, 'seller', ctx).act).toBe('function');
+    }
+    expect(() => makeAgent('nope', 'buyer', ctx)).toThrow(/unknown strategy/);
+  });
+
+  it('knows which strategies are deterministic', () => {
+    const spec = (text: string) => {
+      const parsed = parseAgentSpec(text);
+      if (!parsed.ok) throw new Error(parsed.error);
+      return parsed.value;
+    };
+    expect(isDeterministic(spec('tit-for-tat'))).toBe(true);
+    expect(isDeterministic(spec('random'))).toBe(false);
+  });
+});
