@@ -1,0 +1,61 @@
+// `npm run bench`: a paper-scale round-robin of every deterministic strategy in one thread.
+import os from 'node:os';
+import { Aggregator } from '../core/bilateral/aggregate';
+import { runTournament, type TournamentConfig } from '../core/bilateral/tournament';
+import { makeAgent } from '../agents/registry';
+import { STRATEGIES } from '../agents/scripted';
+import { intFlag, parseFlags } from './args';
+
+const args = parseFlags(process.argv.slice(2), { scenarios: true, repeats: true, samples: true }, 'bench');
+const agents = STRATEGIES.filter((s) => s.deterministic).map((s) => s.name);
+const pairs = agents.length * (agents.length - 1);
+// 15,000 negotiations by default: the size of a published frontier-model tournament.
+const scenariosPerPair = intFlag(args, 'scenarios', Math.ceil(15_000 / pairs), 1, 1_000_000);
+const repeats = intFlag(args, 'repeats', 5, 1, 100);
+const samples = intFlag(args, 'samples', 1000, 0, 100_000);
+const config: TournamentConfig = { agents, scenariosPerPair, preset: 'standard', seed: 7, selfPlay: false };
+
+const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+console.log(`machine: ${cpu}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`);
+console.log(`round-robin: ${agents.length} strategies (${agents.join(', ')}), ${pairs} ordered pairs x ${scenariosPerPair} scenarios`);
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] as number;
+};
+
+const playRates: number[] = [];
+const eventRates: number[] = [];
+const statsTimes: number[] = [];
+let negotiations = 0;
+const collectGarbage = (globalThis as { gc?: () => void }).gc;
+for (let r = 0; r <= repeats; r++) {
+  // Start each timed run with an empty heap when node runs with --expose-gc (npm run bench does).
+  collectGarbage?.();
+  const aggregator = new Aggregator();
+  let events = 0;
+  const t0 = performance.now();
+  const summary = await runTournament(config, makeAgent, {
+    onResult: (res) => {
+      events += res.events.length;
+      aggregator.add(res.buyer, res.seller, res.scenario.tier, res.metrics);
+    },
+  });
+  const t1 = performance.now();
+  aggregator.standings({ samples, seed: 7 });
+  const t2 = performance.now();
+  negotiations = summary.played;
+  if (r === 0) continue; // warm-up
+  const seconds = (t1 - t0) / 1000;
+  playRates.push(summary.played / seconds);
+  eventRates.push(events / seconds);
+  statsTimes.push(t2 - t1);
+  console.log(
+    `run ${r}: ${summary.played} negotiations, ${events} events in ${(t1 - t0).toFixed(0)} ms; intervals ${(t2 - t1).toFixed(0)} ms`,
+  );
+}
+console.log(
+  `median of ${repeats}: ${Math.round(median(playRates)).toLocaleString('en-US')} negotiations/s, ` +
+    `${Math.round(median(eventRates)).toLocaleString('en-US')} events/s (played, scored and aggregated), ` +
+    `bootstrap intervals (${samples} resamples) ${median(statsTimes).toFixed(0)} ms for ${negotiations} negotiations`,
+);

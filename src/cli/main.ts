@@ -1,0 +1,178 @@
+import { Aggregator } from '../core/bilateral/aggregate';
+import { playNegotiation, runTournament, planTournament, type TournamentConfig } from '../core/bilateral/tournament';
+import { createRng, deriveSeed } from '../core/rng';
+import { generateScenarios, PRESETS, ROLES, DEFAULT_TURN_LIMIT, type Role } from '../core/scenario';
+import { makeAgent, parseAgentSpec, parseAgentSpecs } from '../agents/registry';
+import { STRATEGIES } from '../agents/scripted';
+import { choiceFlag, intFlag, parseFlags, requiredFlag, UsageError } from './args';
+import { formatLeaderboard, formatPairs, formatTranscript, standingsCsv } from './format';
+
+const USAGE = `usage: npm run parley -- <command> [flags]
+
+commands:
+  run         --buyer SPEC --seller SPEC [--preset P] [--seed N] [--turns N] [--first buyer|seller] [--json]
+  tournament  --agents SPEC,SPEC,... --scenarios N [--preset P] [--seed N] [--turns N] [--first buyer|seller]
+              [--self-play] [--samples N] [--json|--csv]
+  strategies  list the scripted strategies and their parameters
+
+SPEC is a strategy name with optional parameters, e.g. boulware or boulware:beta=0.2:kappa=0.1
+presets: ${PRESETS.join(', ')}
+`;
+
+export interface Io {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  /** Wall-clock milliseconds, for progress lines only (never in results). */
+  now: () => number;
+}
+
+function sharedScenarioFlags(args: ReturnType<typeof parseFlags>) {
+  return {
+    preset: choiceFlag(args, 'preset', PRESETS, 'standard'),
+    seed: intFlag(args, 'seed', 1, 0, 2 ** 32 - 1),
+    turnLimit: intFlag(args, 'turns', DEFAULT_TURN_LIMIT, 1, 1000),
+    firstMover: choiceFlag<Role>(args, 'first', ROLES, 'seller'),
+  };
+}
+
+async function runCommand(argv: string[], io: Io): Promise<void> {
+  const args = parseFlags(
+    argv,
+    { buyer: true, seller: true, preset: true, seed: true, turns: true, first: true, json: false },
+    'run',
+  );
+  const hint = `a strategy such as ${STRATEGIES.map((s) => s.name).join(', ')}`;
+  const buyer = parseAgentSpec(requiredFlag(args, 'buyer', hint));
+  if (!buyer.ok) throw new UsageError(`--buyer: ${buyer.error}`);
+  const seller = parseAgentSpec(requiredFlag(args, 'seller', hint));
+  if (!seller.ok) throw new UsageError(`--seller: ${seller.error}`);
+  const { preset, seed, turnLimit, firstMover } = sharedScenarioFlags(args);
+  const [scenario] = generateScenarios({ preset, seed, count: 1, turnLimit, firstMover });
+  if (!scenario) throw new Error('no scenario generated');
+  const negotiationId = `run-${seed}`;
+  const seat = (role: Role, label: string) =>
+    makeAgent(label, role, { rng: createRng(deriveSeed(seed, negotiationId, role)), negotiationId });
+  const result = await playNegotiation(scenario, {
+    buyer: seat('buyer', buyer.value.label),
+    seller: seat('seller', seller.value.label),
+  });
+  if (args.switches.has('json')) {
+    io.out(JSON.stringify({ scenario, agents: { buyer: buyer.value.label, seller: seller.value.label }, ...result }, null, 2) + '\n');
+  } else {
+    io.out(formatTranscript(scenario, { buyer: buyer.value.label, seller: seller.value.label }, result.events, result.metrics));
+  }
+}
+
+async function tournamentCommand(argv: string[], io: Io): Promise<void> {
+  const args = parseFlags(
+    argv,
+    {
+      agents: true,
+      scenarios: true,
+      preset: true,
+      seed: true,
+      turns: true,
+      first: true,
+      samples: true,
+      'self-play': false,
+      json: false,
+      csv: false,
+    },
+    'tournament',
+  );
+  if (args.switches.has('json') && args.switches.has('csv')) throw new UsageError('choose one of --json and --csv');
+  const list = requiredFlag(args, 'agents', 'a comma-separated list of strategy specs').split(',');
+  const specs = parseAgentSpecs(list);
+  if (!specs.ok) throw new UsageError(`--agents: ${specs.error}`);
+  const selfPlay = args.switches.has('self-play');
+  if (specs.value.length < 2 && !selfPlay)
+    throw new UsageError('--agents needs at least two agents (or one with --self-play)');
+  if (!args.values.has('scenarios')) throw new UsageError('--scenarios is required (scenarios per ordered pair, at least 1)');
+  const scenariosPerPair = intFlag(args, 'scenarios', 1, 1, 1_000_000);
+  const samples = intFlag(args, 'samples', 1000, 0, 100_000);
+  const { preset, seed, turnLimit, firstMover } = sharedScenarioFlags(args);
+  const config: TournamentConfig = {
+    agents: specs.value.map((s) => s.label),
+    scenariosPerPair,
+    preset,
+    seed,
+    selfPlay,
+    turnLimit,
+    firstMover,
+  };
+  const planned = planTournament(config).length;
+  const aggregator = new Aggregator();
+  const started = io.now();
+  let lastReport = started;
+  let done = 0;
+  await runTournament(config, makeAgent, {
+    onResult: (r) => {
+      aggregator.add(r.buyer, r.seller, r.scenario.tier, r.metrics);
+      done++;
+      if ((done & 255) === 0) {
+        const now = io.now();
+        if (now - lastReport >= 1000) {
+          lastReport = now;
+          const rate = done / ((now - started) / 1000);
+          io.err(`parley: ${done}/${planned} negotiations, ${Math.round(rate)}/s, ${Math.ceil((planned - done) / rate)} s left\n`);
+        }
+      }
+    },
+  });
+  if (io.now() - started >= 1000) io.err(`parley: ${planned}/${planned} negotiations; computing intervals\n`);
+  const standings = aggregator.standings({ samples, seed });
+  if (args.switches.has('json')) {
+    io.out(JSON.stringify({ config: { ...config, samples }, negotiations: aggregator.count, ...standings }, null, 2) + '\n');
+  } else if (args.switches.has('csv')) {
+    io.out(standingsCsv(standings));
+  } else {
+    io.out(
+      `${aggregator.count} negotiations: ${config.agents.length} agents, ${scenariosPerPair} ${preset} scenarios per ordered pair, seed ${seed}\n` +
+        `rates with 95% bootstrap intervals (${samples} resamples)\n\n` +
+        formatLeaderboard(standings.leaderboard) +
+        '\n' +
+        formatPairs(standings.pairs),
+    );
+  }
+}
+
+function strategiesCommand(io: Io): void {
+  for (const s of STRATEGIES) {
+    io.out(`${s.name}: ${s.summary}\n`);
+    for (const [key, p] of Object.entries(s.params))
+      io.out(`  ${key}=${p.default}  (${p.min} to ${p.max}) ${p.doc}\n`);
+  }
+}
+
+/** Returns the exit status: 0 on success, 2 on a usage error, 1 on a bug. */
+export async function main(argv: string[], io: Io): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'run':
+        await runCommand(rest, io);
+        return 0;
+      case 'tournament':
+        await tournamentCommand(rest, io);
+        return 0;
+      case 'strategies':
+        strategiesCommand(io);
+        return 0;
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
+        io.out(USAGE);
+        return 0;
+      default:
+        throw new UsageError(`unknown command "${command}"; choose one of: run, tournament, strategies, help`);
+    }
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.err(`parley: error: ${e.message}\n`);
+      return 2;
+    }
+    io.err(`parley: internal error: ${e instanceof Error ? e.message : String(e)}\n`);
+    return 1;
+  }
+}
