@@ -14,7 +14,7 @@ export const ACTION_TYPES: readonly ActionType[] = ActionSchema.options.map((o) 
 
 /** One turn: an optional message and at most one binding action. */
 export const MoveSchema = z.object({
-  message: z.string().optional(),
+  message: z.string().max(MAX_MESSAGE_LENGTH).optional(),
   action: ActionSchema.optional(),
 });
 export type Move = z.infer<typeof MoveSchema>;
