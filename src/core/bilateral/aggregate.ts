@@ -33,10 +33,23 @@ export interface PairRow {
   sellerShare: number | null;
 }
 
+/**
+ * Where gft deals landed in the zone of agreement: (p − c)/(v − c), which is the seller's share.
+ * `bins` splits [0, 1] evenly; `below` and `above` count deals outside the zone (IR violations).
+ */
+export interface DealPositions {
+  bins: number[];
+  below: number;
+  above: number;
+}
+
+export const DEAL_POSITION_BINS = 10;
+
 export interface Standings {
   leaderboard: LeaderboardRow[];
   byTier: TierRow[];
   pairs: PairRow[];
+  dealPositions: DealPositions;
 }
 
 /** Numerator and denominator of each rate for one side of one negotiation. */
@@ -108,6 +121,7 @@ export class Aggregator {
   private groups = new Map<string, Record<Role, Group[]>>();
   private pairMap = new Map<string, Map<string, PairAcc>>();
   private unit = new Float64Array(2 * K);
+  private positions: DealPositions = { bins: new Array<number>(DEAL_POSITION_BINS).fill(0), below: 0, above: 0 };
   count = 0;
 
   add(buyer: string, seller: string, tier: Tier, m: NegotiationMetrics): void {
@@ -132,6 +146,7 @@ export class Aggregator {
       sellers.set(seller, p);
     }
     p.n++;
+    if (m.gft && m.deal) this.addPosition(m.seller.share ?? 0);
     if (m.gft) {
       p.gft++;
       if (m.deal) {
@@ -139,6 +154,16 @@ export class Aggregator {
         p.buyerShare += m.buyer.share ?? 0;
         p.sellerShare += m.seller.share ?? 0;
       }
+    }
+  }
+
+  private addPosition(position: number): void {
+    const eps = 1e-9;
+    if (position < -eps) this.positions.below++;
+    else if (position > 1 + eps) this.positions.above++;
+    else {
+      const bin = Math.min(DEAL_POSITION_BINS - 1, Math.max(0, Math.floor(position * DEAL_POSITION_BINS)));
+      this.positions.bins[bin] = (this.positions.bins[bin] as number) + 1;
     }
   }
 
@@ -189,7 +214,8 @@ export class Aggregator {
         buyerShare: p.deals ? p.buyerShare / p.deals : null,
         sellerShare: p.deals ? p.sellerShare / p.deals : null,
       }));
-    return { leaderboard, byTier, pairs };
+    const dealPositions = { ...this.positions, bins: [...this.positions.bins] };
+    return { leaderboard, byTier, pairs, dealPositions };
   }
 }
 

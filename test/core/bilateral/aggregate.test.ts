@@ -304,3 +304,18 @@ describe('Aggregator over real sessions', () => {
     expect(pairs).toEqual([{ buyer: 'buyerBot', seller: 'sellerBot', n: 3, dealRate: 0.5, buyerShare: 0.5, sellerShare: 0.5 }]);
   });
 });
+
+describe('Aggregator: where deals land in the zone of agreement', () => {
+  it('bins the seller share of gft deals and counts deals outside the zone apart', () => {
+    const agg = new Aggregator();
+    for (const buyerShare of [0.95, 0.75, 0.75, 0.05, 1.2, -0.3])
+      agg.add('A', 'B', 1, nm({ gft: true, outcome: 'deal', buyerShare }));
+    agg.add('A', 'B', 1, nm({ gft: false, outcome: 'deal' }));
+    agg.add('A', 'B', 1, nm({ gft: true, outcome: 'walk_away' }));
+    const { dealPositions } = agg.standings({ samples: 0 });
+    // seller shares 0.05, 0.25, 0.25, 0.95, −0.2 (below), 1.3 (above); the no-gft deal has no zone
+    expect(dealPositions.bins).toEqual([1, 0, 2, 0, 0, 0, 0, 0, 0, 1]);
+    expect(dealPositions.below).toBe(1);
+    expect(dealPositions.above).toBe(1);
+  });
+});
