@@ -1,0 +1,54 @@
+export { ParleyDb, openDb, DEFAULT_DB_NAME, SCHEMA_V1, type SettingRow } from './db';
+export {
+  TournamentConfigSchema,
+  RunConfigSchema,
+  RunStatusSchema,
+  RunRecordSchema,
+  NegotiationRowSchema,
+  ExportedNegotiationSchema,
+  OutcomeKindSchema,
+  RUN_STATUSES,
+  negotiationId,
+  fullTournamentConfig,
+  type StoredTournamentConfig,
+  type RunConfig,
+  type RunKind,
+  type RunStatus,
+  type RunRecord,
+  type RunRow,
+  type NegotiationRow,
+  type ExportedNegotiation,
+} from './schema';
+export {
+  createRun,
+  getRun,
+  listRuns,
+  updateRun,
+  deleteRun,
+  markInterrupted,
+  runLockName,
+  liveRunIds,
+  storedJobIds,
+  loadNegotiations,
+  loadNegotiation,
+  forEachNegotiation,
+  scanRun,
+  type NegotiationFilter,
+} from './runs';
+export { NegotiationWriter, type WriterOptions } from './writer';
+export { StorageFullError, isQuotaError } from './errors';
+export {
+  exportRunJson,
+  exportRunJsonl,
+  importRun,
+  EXPORT_FORMAT,
+  EXPORT_FORMAT_JSONL,
+  EXPORT_VERSION,
+  MAX_IMPORT_BYTES,
+  IMPORT_ERROR_KINDS,
+  type ImportError,
+  type ImportErrorKind,
+  type ImportOptions,
+} from './transfer';
+export { readRunFile, type CheckedRun } from './run-file';
+export { storageUsage, formatBytes } from './usage';

@@ -1,0 +1,211 @@
+import type { z } from 'zod';
+import { err, ok, type Result } from '../core/result';
+import { ExportedNegotiationSchema, RunRecordSchema, type ExportedNegotiation, type RunRecord } from './schema';
+
+export const EXPORT_FORMAT = 'parley-run';
+export const EXPORT_FORMAT_JSONL = 'parley-run-jsonl';
+export const EXPORT_VERSION = 1;
+/** Larger files are refused before they are parsed. */
+export const MAX_IMPORT_BYTES = 512 * 1024 * 1024;
+export const IMPORT_ERROR_KINDS = ['invalid-file', 'wrong-format', 'wrong-version', 'too-large', 'truncated'] as const;
+export type ImportErrorKind = (typeof IMPORT_ERROR_KINDS)[number];
+export interface ImportError {
+  kind: ImportErrorKind;
+  /** One or two lines naming what is wrong and where, ready to show. */
+  message: string;
+}
+
+/**
+ * Reads an export file, JSON or JSONL, and checks all of it: the envelope, every part against its
+ * schema, then what schemas cannot say (unique ids, logs that end as their outcome says, counts).
+ * Rows come back in plan order.
+ */
+export function readRunFile(text: string, size: number = text.length): Result<CheckedRun, ImportError> {
+  if (size > MAX_IMPORT_BYTES) {
+    const limit = formatMb(MAX_IMPORT_BYTES);
+    return fail('too-large', `the file is ${formatMb(size)}; Parley imports runs of up to ${limit}`);
+  }
+  const parsed = parseFile(text);
+  return parsed.ok ? checkRun(parsed.value) : parsed;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parsing: the file's envelope, then each part through its schema.
+
+export interface CheckedRun {
+  run: RunRecord;
+  rows: ExportedNegotiation[];
+}
+
+interface ParsedFile {
+  run: RunRecord;
+  rows: { row: ExportedNegotiation; where: string }[];
+  /** JSONL: a file cut at a line boundary is short of rows; JSON cannot be cut and still parse. */
+  jsonl: boolean;
+}
+
+type Step<T> = Result<T, ImportError>;
+
+const fail = (kind: ImportErrorKind, message: string): { ok: false; error: ImportError } => err({ kind, message });
+
+function parseFile(text: string): Step<ParsedFile> {
+  if (text.trim() === '') return fail('invalid-file', 'the file is empty');
+  const newline = text.indexOf('\n');
+  const head = newline < 0 ? text : text.slice(0, newline);
+  const first = parseJson(head);
+  if (first.ok && isRecord(first.value) && first.value.format === EXPORT_FORMAT_JSONL)
+    return parseJsonl(text, first.value);
+  // A one-line JSON export has already been parsed whole.
+  const whole = first.ok && (newline < 0 || text.slice(newline).trim() === '') ? first : parseJson(text);
+  if (!whole.ok) {
+    if (endsInsideValue(text))
+      return fail('truncated', `the file ends in the middle of its JSON (${whole.error}); it looks cut off`);
+    return fail('invalid-file', `not valid JSON: ${whole.error}`);
+  }
+  const envelope = checkEnvelope(whole.value, EXPORT_FORMAT, '');
+  if (!envelope.ok) return envelope;
+  const run = parseWith(RunRecordSchema, envelope.value.run, '', 'run');
+  if (!run.ok) return run;
+  const list = envelope.value.negotiations;
+  if (!Array.isArray(list)) return fail('invalid-file', 'negotiations: expected an array');
+  const rows: ParsedFile['rows'] = [];
+  for (let i = 0; i < list.length; i++) {
+    const where = `negotiations[${i}]`;
+    const row = parseWith(ExportedNegotiationSchema, list[i], '', where);
+    if (!row.ok) return row;
+    rows.push({ row: row.value, where });
+  }
+  return ok({ run: run.value, rows, jsonl: false });
+}
+
+function parseJsonl(text: string, header: Record<string, unknown>): Step<ParsedFile> {
+  const envelope = checkEnvelope(header, EXPORT_FORMAT_JSONL, 'line 1: ');
+  if (!envelope.ok) return envelope;
+  const run = parseWith(RunRecordSchema, envelope.value.run, 'line 1: ', 'run');
+  if (!run.ok) return run;
+  const lines = text.split('\n');
+  const rows: ParsedFile['rows'] = [];
+  for (let i = 1; i < lines.length; i++) {
+    const line = (lines[i] as string).replace(/\r$/, '');
+    if (line.trim() === '') continue;
+    const where = `line ${i + 1}`;
+    const value = parseJson(line);
+    if (!value.ok) {
+      if (i === lines.length - 1)
+        return fail('truncated', `${where}: the file ends in the middle of this line (${value.error}); it is cut off`);
+      return fail('invalid-file', `${where}: not valid JSON: ${value.error}`);
+    }
+    const row = parseWith(ExportedNegotiationSchema, value.value, `${where}: `, '');
+    if (!row.ok) return row;
+    rows.push({ row: row.value, where });
+  }
+  return ok({ run: run.value, rows, jsonl: true });
+}
+
+function checkEnvelope(value: unknown, format: string, at: string): Step<Record<string, unknown>> {
+  if (!isRecord(value) || !('format' in value))
+    return fail('wrong-format', `${at}this is not a Parley run export: it has no "format" field`);
+  if (value.format !== format) {
+    const shown = typeof value.format === 'string' ? `"${value.format.slice(0, 100)}"` : typeof value.format;
+    const known = `"${EXPORT_FORMAT}" (JSON) and "${EXPORT_FORMAT_JSONL}" (JSONL) files`;
+    return fail('wrong-format', `${at}the file's format is ${shown}; Parley imports ${known}`);
+  }
+  const version = value.version;
+  if (typeof version !== 'number' || !Number.isInteger(version) || version < 1)
+    return fail('invalid-file', `${at}version: expected a positive whole number`);
+  if (version > EXPORT_VERSION)
+    return fail(
+      'wrong-version',
+      `${at}the file is format version ${version}, written by a newer Parley; ` +
+        `this one reads version ${EXPORT_VERSION}. Update Parley to import it.`,
+    );
+  return ok(value);
+}
+
+// ---------------------------------------------------------------------------------------------
+// What the schemas cannot say: the rows against each other and against the run.
+
+function checkRun(file: ParsedFile): Step<CheckedRun> {
+  const { run, rows, jsonl } = file;
+  const at = jsonl ? 'line 1: ' : '';
+  const jobs = new Map<string, string>();
+  const indexes = new Map<number, string>();
+  for (const { row, where } of rows) {
+    const otherJob = jobs.get(row.jobId);
+    if (otherJob) return fail('invalid-file', `${where}: jobId "${row.jobId}" is already used at ${otherJob}`);
+    jobs.set(row.jobId, where);
+    const otherIndex = indexes.get(row.index);
+    if (otherIndex) return fail('invalid-file', `${where}: index ${row.index} is already used at ${otherIndex}`);
+    indexes.set(row.index, where);
+    const last = row.events.length - 1;
+    const end = row.events.findIndex((e) => e.type === 'end');
+    if (end !== last)
+      return fail(
+        'invalid-file',
+        end < 0
+          ? `${where}: events: the log has no "end" event`
+          : `${where}: events[${end}]: an "end" event before the last event`,
+      );
+    const ending = row.events[last];
+    if (ending?.type === 'end' && ending.outcome.kind !== row.outcome) {
+      const ended = `the event log ends in "${ending.outcome.kind}" (events[${last}].outcome.kind)`;
+      return fail('invalid-file', `${where}: outcome is "${row.outcome}" but ${ended}`);
+    }
+    if (row.tier !== row.scenario.tier)
+      return fail('invalid-file', `${where}: tier is ${row.tier} but scenario.tier is ${row.scenario.tier}`);
+  }
+  if (rows.length < run.done) {
+    const message = `run.done says ${run.done} negotiations but the file holds ${rows.length}`;
+    return jsonl ? fail('truncated', `${message}; it looks cut off`) : fail('invalid-file', `${at}${message}`);
+  }
+  if (rows.length > run.done)
+    return fail('invalid-file', `${at}run.done says ${run.done} negotiations but the file holds ${rows.length}`);
+  if (run.planned < run.done)
+    return fail('invalid-file', `${at}run.planned (${run.planned}) is less than run.done (${run.done})`);
+  return ok({ run, rows: rows.map((r) => r.row).sort((a, b) => a.index - b.index) });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+function parseJson(text: string): Result<unknown, string> {
+  try {
+    return ok(JSON.parse(text) as unknown);
+  } catch (e) {
+    return err(String((e as Error).message ?? e).slice(0, 200));
+  }
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Whether the text stops inside a string or an open object or array: cut off, not misspelt. */
+function endsInsideValue(text: string): boolean {
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (c === 0x5c) escaped = true;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) depth++;
+    else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return inString || depth > 0;
+}
+
+/** `prefix` names the line (JSONL), `root` the value's place in the file. */
+function parseWith<S extends z.ZodType>(schema: S, value: unknown, prefix: string, root: string): Step<z.infer<S>> {
+  const result = schema.safeParse(value);
+  if (result.success) return ok(result.data);
+  const [issue, ...more] = result.error.issues;
+  const keys = (issue?.path ?? []).map((k) => (typeof k === 'number' ? `[${k}]` : `.${String(k)}`));
+  const path = (root + keys.join('')).replace(/^\./, '');
+  const message = (issue?.message ?? 'invalid').replace(/^Invalid input: /, '');
+  const others = more.length ? ` (and ${more.length} more problem${more.length > 1 ? 's' : ''} there)` : '';
+  return fail('invalid-file', `${prefix}${path ? `${path}: ` : ''}${message}${others}`);
+}
+
+const formatMb = (bytes: number): string => `${Math.round(bytes / (1024 * 1024))} MB`;

@@ -1,0 +1,100 @@
+import { z } from 'zod';
+import { DEFAULT_TURN_LIMIT, PresetSchema, RoleSchema, ScenarioSchema } from '../core/scenario';
+import { BilateralEventSchema, OUTCOME_KINDS, type OutcomeKind } from '../core/bilateral/events';
+import type { TournamentConfig } from '../core/bilateral/tournament';
+import type { Standings } from '../core/bilateral/aggregate';
+
+/** Run ids and job ids; a negotiation's id is `${runId}:${jobId}`. */
+const id = z.string().min(1).max(200);
+/** An agent as it is named in results: its spec text. */
+const agentName = z.string().min(1).max(200);
+const timestamp = z.number().finite().nonnegative();
+const count = z.int().nonnegative();
+const tier = z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(4), z.literal(5)]);
+
+export const TournamentConfigSchema = z.object({
+  agents: z.array(agentName).min(1).max(64),
+  scenariosPerPair: z.int().min(1).max(1_000_000),
+  preset: PresetSchema,
+  seed: z.int().min(0).max(2 ** 32 - 1),
+  selfPlay: z.boolean(),
+  turnLimit: z.int().min(1).max(1000),
+  firstMover: RoleSchema,
+});
+
+export type StoredTournamentConfig = z.infer<typeof TournamentConfigSchema>;
+
+/** A core config with its defaults written out, as a run stores it (so a replay never depends on defaults). */
+export const fullTournamentConfig = (config: TournamentConfig): StoredTournamentConfig => ({
+  agents: config.agents,
+  scenariosPerPair: config.scenariosPerPair,
+  preset: config.preset,
+  seed: config.seed,
+  selfPlay: config.selfPlay,
+  turnLimit: config.turnLimit ?? DEFAULT_TURN_LIMIT,
+  firstMover: config.firstMover ?? 'seller',
+});
+
+export const RunConfigSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('tournament'), tournament: TournamentConfigSchema }),
+  z.object({ kind: z.literal('arena'), buyer: agentName, seller: agentName, scenario: ScenarioSchema }),
+]);
+export type RunConfig = z.infer<typeof RunConfigSchema>;
+export type RunKind = RunConfig['kind'];
+
+export const RUN_STATUSES = ['running', 'paused', 'interrupted', 'done', 'cancelled', 'failed'] as const;
+export const RunStatusSchema = z.enum(RUN_STATUSES);
+export type RunStatus = z.infer<typeof RunStatusSchema>;
+
+/** A run as it is exported and imported: everything but the standings, which are recomputed. */
+export const RunRecordSchema = z.object({
+  id,
+  name: z.string().max(200),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+  status: RunStatusSchema,
+  config: RunConfigSchema,
+  planned: count,
+  done: count,
+  message: z.string().max(2000).nullable(),
+});
+export type RunRecord = z.infer<typeof RunRecordSchema>;
+
+/** A stored run. Standings are derived data (an import recomputes them), so they have no schema here. */
+export interface RunRow extends RunRecord {
+  standings: Standings | null;
+}
+
+export const OutcomeKindSchema = z.enum(OUTCOME_KINDS as [OutcomeKind, ...OutcomeKind[]]);
+
+/** Turn limit ≤ 1000, each turn at most a few invalid answers, a forfeit and a move, plus the end. */
+const MAX_EVENTS = 10_000;
+
+/** One finished negotiation. Metrics are not stored: they are a fold over `events`. */
+export const NegotiationRowSchema = z.object({
+  id: z.string().min(3).max(401),
+  runId: id,
+  jobId: id,
+  index: count,
+  buyer: agentName,
+  seller: agentName,
+  tier,
+  outcome: OutcomeKindSchema,
+  scenario: ScenarioSchema,
+  events: z.array(BilateralEventSchema).min(1).max(MAX_EVENTS),
+});
+export type NegotiationRow = z.infer<typeof NegotiationRowSchema>;
+
+/** A negotiation inside an export file: its run gives it its ids. */
+export const ExportedNegotiationSchema = NegotiationRowSchema.omit({ id: true, runId: true });
+export type ExportedNegotiation = z.infer<typeof ExportedNegotiationSchema>;
+
+export const negotiationId = (runId: string, jobId: string): string => `${runId}:${jobId}`;
+
+// A stored tournament config must be usable wherever core takes one.
+type Assignable<From, To> = [From] extends [To] ? true : false;
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const configFitsCore: Assignable<z.infer<typeof TournamentConfigSchema>, TournamentConfig> = true;
+const outcomeKinds: Same<z.infer<typeof OutcomeKindSchema>, OutcomeKind> = true;
+void configFitsCore;
+void outcomeKinds;

@@ -1,0 +1,146 @@
+import { Aggregator } from '../core/bilateral/aggregate';
+import { computeMetrics } from '../core/bilateral/metrics';
+import { ok, type Result } from '../core/result';
+import type { ParleyDb } from './db';
+import { asStorageError } from './errors';
+import { EXPORT_FORMAT, EXPORT_FORMAT_JSONL, EXPORT_VERSION, readRunFile, type ImportError } from './run-file';
+import { runNegotiations, scanRun } from './runs';
+import { negotiationId, type ExportedNegotiation, type NegotiationRow, type RunRecord, type RunRow } from './schema';
+
+export {
+  EXPORT_FORMAT,
+  EXPORT_FORMAT_JSONL,
+  EXPORT_VERSION,
+  IMPORT_ERROR_KINDS,
+  MAX_IMPORT_BYTES,
+  type ImportError,
+  type ImportErrorKind,
+} from './run-file';
+
+export interface ImportOptions {
+  /** Becomes the imported run's `updatedAt`. */
+  now: number;
+  /** Id for the copy made when the run's id is already taken (default crypto.randomUUID()). */
+  newId?: () => string;
+  /** The file's size in bytes, when known; checked before anything else. */
+  size?: number;
+}
+
+const runRecord = (run: RunRow, done: number): RunRecord => ({
+  id: run.id,
+  name: run.name,
+  createdAt: run.createdAt,
+  updatedAt: run.updatedAt,
+  status: run.status,
+  config: run.config,
+  planned: run.planned,
+  done,
+  message: run.message,
+});
+
+const exported = (row: NegotiationRow): ExportedNegotiation => ({
+  jobId: row.jobId,
+  index: row.index,
+  buyer: row.buyer,
+  seller: row.seller,
+  tier: row.tier,
+  outcome: row.outcome,
+  scenario: row.scenario,
+  events: row.events,
+});
+
+/** The run and its negotiations as one consistent snapshot, each negotiation already serialised. */
+async function snapshot(db: ParleyDb, runId: string): Promise<{ run: RunRecord; lines: string[] }> {
+  return db.transaction('r', db.runs, db.negotiations, async () => {
+    const run = await db.runs.get(runId);
+    if (!run) throw new Error(`no run with id ${runId}`);
+    const lines: string[] = [];
+    await scanRun(db, runId, (rows) => {
+      for (const row of rows) lines.push(JSON.stringify(exported(row)));
+    });
+    // `done` is what the file holds, so the file always passes its own import check.
+    return { run: runRecord(run, lines.length), lines };
+  });
+}
+
+/** `{"format":"parley-run","version":1,"run":{…},"negotiations":[…]}`; standings are left out. */
+export async function exportRunJson(db: ParleyDb, runId: string): Promise<string> {
+  const { run, lines } = await snapshot(db, runId);
+  const head = JSON.stringify({ format: EXPORT_FORMAT, version: EXPORT_VERSION, run });
+  return `${head.slice(0, -1)},"negotiations":[${lines.join(',')}]}`;
+}
+
+/** A header line `{"format":"parley-run-jsonl","version":1,"run":{…}}`, then one negotiation a line. */
+export async function exportRunJsonl(db: ParleyDb, runId: string): Promise<string> {
+  const { run, lines } = await snapshot(db, runId);
+  const head = JSON.stringify({ format: EXPORT_FORMAT_JSONL, version: EXPORT_VERSION, run });
+  return [head, ...lines].map((line) => line + '\n').join('');
+}
+
+/**
+ * Reads a JSON or JSONL export and stores it as a new run. Everything is validated before anything
+ * is written, and everything is written in one transaction: on any error the database is untouched.
+ * A run whose id is taken is imported as a copy under a new id. Standings are recomputed.
+ * Throws StorageFullError when the browser refuses the space.
+ */
+export async function importRun(db: ParleyDb, text: string, opts: ImportOptions): Promise<Result<RunRow, ImportError>> {
+  const file = readRunFile(text, opts.size);
+  if (!file.ok) return file;
+  const { run, rows } = file.value;
+  const standings = recomputeStandings(run, rows);
+  try {
+    return ok(await store(db, run, rows, standings, opts));
+  } catch (e) {
+    throw asStorageError(e);
+  }
+}
+
+/** Bootstrap resamples for the standings an import recomputes (the CLI's default). */
+export const IMPORT_BOOTSTRAP_SAMPLES = 1000;
+
+function recomputeStandings(run: RunRecord, rows: ExportedNegotiation[]): RunRow['standings'] {
+  if (rows.length === 0) return null;
+  const aggregator = new Aggregator();
+  for (const row of rows) aggregator.add(row.buyer, row.seller, row.tier, computeMetrics(row.scenario, row.events));
+  const seed = run.config.kind === 'tournament' ? run.config.tournament.seed : 0;
+  return aggregator.standings({ samples: IMPORT_BOOTSTRAP_SAMPLES, seed });
+}
+
+const IMPORTED_SUFFIX = ' (imported)';
+const MAX_ID_TRIES = 10;
+
+async function store(
+  db: ParleyDb,
+  run: RunRecord,
+  rows: ExportedNegotiation[],
+  standings: RunRow['standings'],
+  opts: ImportOptions,
+): Promise<RunRow> {
+  const newId = opts.newId ?? (() => crypto.randomUUID());
+  return db.transaction('rw', db.runs, db.negotiations, async () => {
+    const taken = async (id: string) =>
+      (await db.runs.where('id').equals(id).count()) > 0 || (await runNegotiations(db, id).count()) > 0;
+    let id = run.id;
+    let name = run.name;
+    if (await taken(id)) {
+      name = run.name.slice(0, 200 - IMPORTED_SUFFIX.length) + IMPORTED_SUFFIX;
+      for (let tries = 0; ; tries++) {
+        if (tries === MAX_ID_TRIES) throw new Error('importRun: newId() keeps returning ids that are taken');
+        id = newId();
+        if (!(await taken(id))) break;
+      }
+    }
+    const stored: RunRow = {
+      ...run,
+      id,
+      name,
+      updatedAt: opts.now,
+      status: run.done === run.planned ? 'done' : 'interrupted',
+      standings,
+    };
+    await db.runs.add(stored);
+    await db.negotiations.bulkAdd(rows.map((row) => ({ id: negotiationId(id, row.jobId), runId: id, ...row })));
+    return stored;
+  });
+}
+

@@ -1,0 +1,148 @@
+import { onTestFinished } from 'vitest';
+import { makeAgent } from '../../src/agents/registry';
+import { runTournament, type NegotiationResult } from '../../src/core/bilateral/tournament';
+import { Aggregator } from '../../src/core/bilateral/aggregate';
+import { computeMetrics } from '../../src/core/bilateral/metrics';
+import { openDb, type ParleyDb } from '../../src/storage/db';
+import { createRun } from '../../src/storage/runs';
+import { negotiationId, type NegotiationRow, type RunConfig, type RunRow } from '../../src/storage/schema';
+
+/** A database of its own for one test, deleted when the test ends. */
+export function freshDb(): ParleyDb {
+  const db = openDb(`parley-test-${crypto.randomUUID()}`);
+  onTestFinished(async () => {
+    // Let the last auto-committing transaction finish, or the delete waits on it ("blocked").
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    await db.delete();
+  });
+  return db;
+}
+
+export const TOURNAMENT: Extract<RunConfig, { kind: 'tournament' }>['tournament'] = {
+  agents: ['boulware', 'conceder', 'hardliner', 'random'],
+  scenariosPerPair: 3,
+  preset: 'standard',
+  seed: 7,
+  selfPlay: false,
+  turnLimit: 20,
+  firstMover: 'seller',
+};
+export const TOURNAMENT_CONFIG: RunConfig = { kind: 'tournament', tournament: TOURNAMENT };
+
+let played: Promise<NegotiationResult[]> | null = null;
+
+/** The 36 negotiations of TOURNAMENT, played once by the real core and scripted agents. */
+export function tournamentResults(): Promise<NegotiationResult[]> {
+  played ??= (async () => {
+    const out: NegotiationResult[] = [];
+    await runTournament(TOURNAMENT, makeAgent, { onResult: (r) => void out.push(r) });
+    return out;
+  })();
+  return played;
+}
+
+export const toRow = (runId: string, r: NegotiationResult): NegotiationRow => ({
+  id: negotiationId(runId, r.id),
+  runId,
+  jobId: r.id,
+  index: r.index,
+  buyer: r.buyer,
+  seller: r.seller,
+  tier: r.scenario.tier,
+  outcome: r.outcome.kind,
+  scenario: r.scenario,
+  events: r.events,
+});
+
+export async function tournamentRows(runId: string): Promise<NegotiationRow[]> {
+  return (await tournamentResults()).map((r) => toRow(runId, r));
+}
+
+/** Standings as importRun computes them, for comparing after a round trip. */
+export function standingsOf(rows: NegotiationRow[], seed: number): RunRow['standings'] {
+  const aggregator = new Aggregator();
+  for (const row of [...rows].sort((a, b) => a.index - b.index))
+    aggregator.add(row.buyer, row.seller, row.tier, computeMetrics(row.scenario, row.events));
+  return aggregator.standings({ samples: 1000, seed });
+}
+
+/** A finished tournament run with all its negotiations stored directly. */
+export async function storedTournament(
+  db: ParleyDb,
+  init: { id?: string; name?: string; createdAt?: number; rows?: number } = {},
+): Promise<{ run: RunRow; rows: NegotiationRow[] }> {
+  const run = await createRun(db, {
+    id: init.id,
+    name: init.name ?? 'four scripted agents',
+    config: TOURNAMENT_CONFIG,
+    planned: 36,
+    createdAt: init.createdAt ?? 1_000,
+  });
+  const rows = (await tournamentRows(run.id)).slice(0, init.rows ?? 36);
+  const done = rows.length;
+  const finished: RunRow = {
+    ...run,
+    status: done === run.planned ? 'done' : 'interrupted',
+    done,
+    updatedAt: 2_000,
+    standings: done ? standingsOf(rows, TOURNAMENT.seed) : null,
+  };
+  await db.transaction('rw', db.runs, db.negotiations, async () => {
+    await db.negotiations.bulkPut(rows);
+    await db.runs.put(finished);
+  });
+  return { run: finished, rows };
+}
+
+/** Every row of every table, in key order: equal dumps mean an unchanged database. */
+export async function dump(db: ParleyDb): Promise<unknown> {
+  return {
+    runs: await db.runs.toArray(),
+    negotiations: await db.negotiations.toArray(),
+    settings: await db.settings.toArray(),
+  };
+}
+
+interface StorageBucket {
+  indexedDB: IDBFactory;
+}
+interface StorageBucketManager {
+  open(name: string, options: { quota: number }): Promise<StorageBucket>;
+  delete(name: string): Promise<void>;
+}
+
+/** A ParleyDb in a storage bucket of its own, whose quota Chromium enforces for real. */
+export async function dbWithQuota(quota: number): Promise<ParleyDb> {
+  const buckets = (navigator as Navigator & { storageBuckets: StorageBucketManager }).storageBuckets;
+  const name = `parley-test-${crypto.randomUUID()}`;
+  const bucket = await buckets.open(name, { quota });
+  const db = openDb('parley', { indexedDB: bucket.indexedDB, IDBKeyRange });
+  onTestFinished(async () => {
+    db.close();
+    await buckets.delete(name);
+  });
+  return db;
+}
+
+/** Incompressible text: IndexedDB compresses values, so repeated characters would take no room. */
+function noise(chars: number): string {
+  const bytes = new Uint8Array(Math.ceil((chars * 3) / 4));
+  for (let i = 0; i < bytes.length; i += 65536) crypto.getRandomValues(bytes.subarray(i, i + 65536));
+  let binary = '';
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return btoa(binary).slice(0, chars);
+}
+
+/** A real negotiation carrying a large raw model answer (150 kB), as an LLM agent's invalid reply would. */
+export function bulky(row: NegotiationRow): NegotiationRow {
+  const end = row.events[row.events.length - 1]!;
+  const padding = {
+    type: 'invalid' as const,
+    turn: end.turn,
+    actor: 'buyer' as const,
+    attempt: 0,
+    reason: 'not JSON',
+    raw: noise(150_000),
+  };
+  return { ...row, events: [...row.events.slice(0, -1), padding, end] };
+}
