@@ -1,0 +1,180 @@
+/**
+ * Chart.js, loaded on demand so that it stays out of the first page's bundle, with the colours
+ * of theme.css and a Svelte action that creates, updates in place and destroys a chart.
+ */
+import type { Action } from 'svelte/action';
+import type { Chart, ChartConfiguration, ChartDataset, ChartOptions, ChartType, ScaleOptions } from 'chart.js';
+
+export type ChartClass = typeof Chart;
+
+let loading: Promise<ChartClass> | null = null;
+
+/** Imports Chart.js once and registers only the pieces Parley draws with. */
+export async function loadChart(): Promise<ChartClass> {
+  loading ??= import('chart.js').then((m) => {
+    m.Chart.register(
+      m.LineController,
+      m.BarController,
+      m.LineElement,
+      m.PointElement,
+      m.BarElement,
+      m.LinearScale,
+      m.CategoryScale,
+      m.Filler,
+      m.Legend,
+      m.Tooltip,
+    );
+    return m.Chart;
+  });
+  try {
+    return await loading;
+  } catch (e) {
+    loading = null; // a failed download may succeed on the next try
+    throw e;
+  }
+}
+
+export interface ChartTheme {
+  buyer: string;
+  seller: string;
+  valueLine: string;
+  costLine: string;
+  zone: string;
+  deal: string;
+  danger: string;
+  accent: string;
+  grid: string;
+  text: string;
+  textMuted: string;
+  surface: string;
+  series: string[];
+  reducedMotion: boolean;
+}
+
+const FALLBACK: Omit<ChartTheme, 'series' | 'reducedMotion'> = {
+  buyer: '#1f63c6',
+  seller: '#b3541e',
+  valueLine: '#1f63c6',
+  costLine: '#b3541e',
+  zone: 'rgba(46, 139, 87, 0.16)',
+  deal: '#1d7a46',
+  danger: '#b3261e',
+  accent: '#2456a6',
+  grid: 'rgba(127, 127, 127, 0.2)',
+  text: '#1b1d21',
+  textMuted: '#5b616b',
+  surface: '#ffffff',
+};
+const FALLBACK_SERIES = ['#1f63c6', '#b3541e', '#1d7a46', '#8a3ab9', '#c0397a', '#5f6b00', '#00798c', '#6b4f2a'];
+
+const cssName = (key: string) => `--${key.replace(/[A-Z]/g, (ch) => `-${ch.toLowerCase()}`)}`;
+
+/** The chart colours as theme.css currently defines them (its dark values under a dark preference). */
+export function readTheme(el: Element = document.documentElement): ChartTheme {
+  const style = getComputedStyle(el);
+  const read = (name: string, fallback: string) => style.getPropertyValue(name).trim() || fallback;
+  const colours = Object.fromEntries(
+    Object.entries(FALLBACK).map(([key, fallback]) => [key, read(cssName(key), fallback)]),
+  ) as typeof FALLBACK;
+  return {
+    ...colours,
+    series: FALLBACK_SERIES.map((c, i) => read(`--series-${i + 1}`, c)),
+    reducedMotion: matchMedia('(prefers-reduced-motion: reduce)').matches,
+  };
+}
+
+/** Calls `onChange` whenever the colour scheme or the motion preference changes; returns the unsubscribe. */
+export function watchTheme(onChange: () => void): () => void {
+  const queries = ['(prefers-color-scheme: dark)', '(prefers-reduced-motion: reduce)'].map((q) => matchMedia(q));
+  for (const q of queries) q.addEventListener('change', onChange);
+  return () => {
+    for (const q of queries) q.removeEventListener('change', onChange);
+  };
+}
+
+/** Options every Parley chart shares: sized by its container, themed, calm under reduced motion. */
+export function baseOptions(theme: ChartTheme): ChartOptions {
+  return {
+    responsive: true,
+    maintainAspectRatio: false,
+    animation: theme.reducedMotion ? false : { duration: 250 },
+    color: theme.text,
+    plugins: {
+      legend: { labels: { color: theme.text, usePointStyle: true } },
+      tooltip: { mode: 'nearest', intersect: false },
+    },
+  };
+}
+
+/** A themed linear or category axis with a title. */
+export function axis<T extends 'linear' | 'category'>(
+  type: T,
+  theme: ChartTheme,
+  title: string,
+  extra: ScaleOptions<T> = {} as ScaleOptions<T>,
+): ScaleOptions<T> {
+  return {
+    type,
+    title: { display: true, text: title, color: theme.textMuted },
+    grid: { color: theme.grid },
+    border: { color: theme.grid },
+    ...extra,
+    ticks: { color: theme.textMuted, ...(extra.ticks ?? {}) },
+  } as ScaleOptions<T>;
+}
+
+// Charts of every type pass through one action; Chart.js checks each config against its own type.
+export type AnyChartConfig = ChartConfiguration<ChartType, any, any>;
+
+/**
+ * Replaces data and options while keeping each dataset object (matched by index), so Chart.js
+ * animates from the old values and keeps its state instead of rebuilding the chart.
+ */
+function applyConfig(chart: Chart, config: AnyChartConfig): void {
+  const data = chart.data;
+  data.labels = config.data.labels ?? [];
+  const next = config.data.datasets as ChartDataset[];
+  next.forEach((dataset, i) => {
+    const current = data.datasets[i] as Record<string, unknown> | undefined;
+    if (!current) {
+      data.datasets.push(dataset);
+      return;
+    }
+    for (const key of Object.keys(current)) if (!(key in dataset)) delete current[key];
+    Object.assign(current, dataset);
+  });
+  data.datasets.length = next.length;
+  chart.options = config.options ?? {};
+  chart.update();
+}
+
+/**
+ * `<canvas use:chart={config}>`: draws once Chart.js has loaded, redraws in place whenever
+ * `config` changes and destroys the chart with the canvas.
+ */
+export const chart: Action<HTMLCanvasElement, AnyChartConfig> = (canvas, initial) => {
+  let latest = initial;
+  let instance: Chart | null = null;
+  let destroyed = false;
+  loadChart().then(
+    (ChartJs) => {
+      if (destroyed) return;
+      instance = new ChartJs(canvas, latest);
+      canvas.dataset.chartReady = 'true';
+    },
+    (e: unknown) => {
+      canvas.dataset.chartError = e instanceof Error ? e.message : String(e);
+    },
+  );
+  return {
+    update(config) {
+      latest = config;
+      if (instance) applyConfig(instance, config);
+    },
+    destroy() {
+      destroyed = true;
+      instance?.destroy();
+      instance = null;
+    },
+  };
+};

@@ -1,0 +1,43 @@
+/** Text formatting shared by the components: money, percentages, roles and outcomes in words. */
+import type { BilateralResult } from '../../core/bilateral/events';
+import { assertNever } from '../../core/result';
+import type { Role } from '../../core/scenario';
+
+const dollars = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2 });
+
+/** `$1,234.50`; a negative amount reads `-$3.00`. */
+export const money = (amount: number): string => dollars.format(amount);
+
+/** A fraction as a percentage: `pct(0.4567)` is `46%`, `pct(0.4567, 1)` is `45.7%`. */
+export function pct(fraction: number, digits = 0): string {
+  const value = (fraction * 100).toFixed(digits);
+  return `${value === `-${(0).toFixed(digits)}` ? (0).toFixed(digits) : value}%`;
+}
+
+export const roleLabel = (role: Role): string => (role === 'buyer' ? 'Buyer' : 'Seller');
+
+/** The first `max` characters, with an ellipsis when anything was cut. */
+export const truncate = (text: string, max: number): string =>
+  text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;
+
+export type AgentNames = { buyer: string; seller: string };
+
+const who = (role: Role, agents: AgentNames) => `the ${role} (${agents[role]})`;
+
+/** One sentence saying how a negotiation ended. Turns in an outcome count the turns played. */
+export function describeOutcome(outcome: BilateralResult, agents: AgentNames): string {
+  switch (outcome.kind) {
+    case 'deal':
+      return `Deal at ${money(outcome.price)} on turn ${outcome.turn}, accepted by ${who(outcome.acceptedBy, agents)}.`;
+    case 'walk_away':
+      return `No deal: ${who(outcome.by, agents)} walked away on turn ${outcome.turn}.`;
+    case 'turn_limit':
+      return `No deal: the turn limit was reached after ${outcome.turn} turns.`;
+    case 'error':
+      return `Stopped by an error from ${who(outcome.actor, agents)} on turn ${outcome.turn + 1}: ${outcome.message}`;
+    case 'cancelled':
+      return `Cancelled after ${outcome.turn} turns.`;
+    default:
+      return assertNever(outcome);
+  }
+}

@@ -1,0 +1,181 @@
+import { afterEach, describe, expect, test } from 'vitest';
+import { flushSync } from 'svelte';
+import { userEvent } from 'vitest/browser';
+import AgentPicker from '../../src/ui/components/AgentPicker.svelte';
+import ProgressBar from '../../src/ui/components/ProgressBar.svelte';
+import ScenarioPicker from '../../src/ui/components/ScenarioPicker.svelte';
+import { STRATEGIES } from '../../src/agents/scripted';
+import { parseAgentSpec } from '../../src/agents/registry';
+import { CATALOG, type CatalogItem } from '../../src/core/catalog';
+import { generateScenarios, makeScenario, type Scenario } from '../../src/core/scenario';
+import { cleanup, must, reactive, render, text } from './helpers.svelte';
+
+afterEach(cleanup);
+
+/** The control labelled `name` (by its <label for> or an enclosing <label>). */
+function control<T extends HTMLElement>(target: HTMLElement, name: string): T {
+  for (const label of target.querySelectorAll('label')) {
+    const own = [...label.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent).join('');
+    if (own.trim() === name && label.control) return label.control as T;
+  }
+  throw new Error(`no control labelled ${name}`);
+}
+
+/** Props whose bindable field is recorded on every write, like a parent's bind:. */
+function bound<K extends string, V>(key: K, initial: V, rest: object = {}) {
+  const writes: V[] = [];
+  let value = initial;
+  const props = {
+    ...rest,
+    get [key]() {
+      return value;
+    },
+    set [key](next: V) {
+      value = next;
+      writes.push(next);
+    },
+  } as Record<K, V>;
+  return { props, writes, get: () => value };
+}
+
+describe('AgentPicker', () => {
+  test('lists the scripted strategies and writes only non-default parameters', async () => {
+    const { props, get } = bound('spec', 'boulware', { label: 'Buyer' });
+    const target = render(AgentPicker, props);
+    const select = control<HTMLSelectElement>(target, 'Agent');
+    expect(must(select.querySelector('optgroup')).label).toBe('Scripted');
+    expect([...select.options].map((o) => o.value)).toEqual(STRATEGIES.map((s) => s.name));
+    expect(select.value).toBe('boulware');
+
+    const beta = control<HTMLInputElement>(target, 'beta');
+    expect([beta.min, beta.max]).toEqual(['0.01', '100']);
+    expect(text(document.getElementById(beta.getAttribute('aria-describedby') ?? ''))).toContain('concession exponent');
+    await userEvent.fill(beta, '0.3');
+    expect(get()).toBe('boulware:beta=0.3');
+    expect(parseAgentSpec(get()).ok).toBe(true);
+    expect(text(target.querySelector('.spec code'))).toBe('boulware:beta=0.3');
+
+    await userEvent.fill(beta, '0.2');
+    expect(get()).toBe('boulware');
+  });
+
+  test('rejects out-of-range and empty input inline without touching the spec', async () => {
+    const { props, writes, get } = bound('spec', 'boulware:kappa=0.1', { label: 'Seller' });
+    const target = render(AgentPicker, props);
+    const beta = control<HTMLInputElement>(target, 'beta');
+    expect(control<HTMLInputElement>(target, 'kappa').value).toBe('0.1');
+    await userEvent.fill(beta, '500');
+    expect(beta.getAttribute('aria-invalid')).toBe('true');
+    const error = must(target.querySelector('.error'));
+    expect(text(error)).toBe('beta must be from 0.01 to 100; 500 is out of range.');
+    expect(beta.getAttribute('aria-describedby')).toContain(error.id);
+    await userEvent.fill(beta, '');
+    expect(text(target.querySelector('.error'))).toBe('Enter a number from 0.01 to 100.');
+    expect(writes).toEqual([]);
+    expect(get()).toBe('boulware:kappa=0.1');
+    await userEvent.fill(beta, '2');
+    expect(target.querySelector('.error')).toBeNull();
+    expect(get()).toBe('boulware:beta=2:kappa=0.1');
+  });
+
+  test('switching strategy resets its parameters; other agents plug in through groups', async () => {
+    const groups = [{ label: 'Local models', options: [{ value: 'webllm:qwen3-1.7b', label: 'Qwen3 1.7B' }] }];
+    const { props, get } = bound('spec', 'boulware:beta=0.5', { label: 'Buyer', groups });
+    const target = render(AgentPicker, props);
+    const select = control<HTMLSelectElement>(target, 'Agent');
+    await userEvent.selectOptions(select, 'hardliner');
+    expect(get()).toBe('hardliner');
+    expect(() => control(target, 'beta')).toThrow();
+    expect(control<HTMLInputElement>(target, 'sellerAnchor').value).toBe('1.05');
+    await userEvent.selectOptions(select, 'webllm:qwen3-1.7b');
+    expect(get()).toBe('webllm:qwen3-1.7b');
+    expect(target.querySelectorAll('input')).toHaveLength(0);
+  });
+
+  test('follows a spec set from outside', () => {
+    const props = reactive({ label: 'Buyer', spec: 'linear' });
+    const target = render(AgentPicker, props);
+    props.spec = 'tit-for-tat:start=0.2';
+    flushSync();
+    expect(control<HTMLSelectElement>(target, 'Agent').value).toBe('tit-for-tat');
+    expect(control<HTMLInputElement>(target, 'start').value).toBe('0.2');
+  });
+});
+
+describe('ScenarioPicker', () => {
+  const first = (seed: number) => generateScenarios({ preset: 'standard', seed, count: 1 })[0] as Scenario;
+
+  test('random mode: the next button draws the next seed', async () => {
+    const { props, get } = bound('scenario', first(1));
+    const target = render(ScenarioPicker, props);
+    expect(control<HTMLInputElement>(target, 'Seed').value).toBe('1');
+    await userEvent.click(must([...target.querySelectorAll('button')].find((b) => text(b) === 'Next')));
+    expect(get()).toEqual(first(2));
+    const s = get();
+    expect(text(target.querySelector('.summary'))).toContain(`tier ${s.tier} of 5`);
+    await userEvent.selectOptions(control(target, 'Preset'), 'narrow');
+    expect(get()).toEqual(generateScenarios({ preset: 'narrow', seed: 2, count: 1 })[0]);
+  });
+
+  test('your own: validates value and cost, and says whether there are gains from trade', async () => {
+    const { props, writes, get } = bound('scenario', first(1));
+    const target = render(ScenarioPicker, props);
+    await userEvent.click(control(target, 'Your own'));
+    await userEvent.selectOptions(control(target, "Item"), 'laptop');
+    await userEvent.fill(control(target, "Buyer's value ($)"), '900');
+    await userEvent.fill(control(target, "Seller's cost ($)"), '700');
+    expect(get()).toMatchObject({ item: { id: 'laptop' }, buyerValue: 900, sellerCost: 700 });
+    expect(text(target.querySelector('.summary'))).toContain('gains from trade of $200.00');
+
+    const count = writes.length;
+    const cost = control<HTMLInputElement>(target, "Seller's cost ($)");
+    await userEvent.fill(cost, '-5');
+    expect(text(target.querySelector('.error'))).toBe("The seller's cost must be 0 or more.");
+    expect(cost.getAttribute('aria-invalid')).toBe('true');
+    expect(writes).toHaveLength(count);
+    expect(get().sellerCost).toBe(700);
+
+    await userEvent.fill(cost, '1000');
+    expect(target.querySelector('.error')).toBeNull();
+    expect(text(target.querySelector('.summary'))).toContain('no gains from trade');
+
+    await userEvent.fill(control(target, 'Turn limit'), '0');
+    expect(text(target.querySelector('.error'))).toContain('turn limit');
+    await userEvent.fill(control(target, 'Turn limit'), '8');
+    await userEvent.selectOptions(control(target, 'First mover'), 'buyer');
+    expect(get()).toMatchObject({ turnLimit: 8, firstMover: 'buyer', sellerCost: 1000 });
+  });
+});
+
+test('ScenarioPicker works through a reactive binding and adopts a scenario set from outside', async () => {
+  const props = reactive({ scenario: generateScenarios({ preset: 'wide', seed: 4, count: 1 })[0] as Scenario });
+  const target = render(ScenarioPicker, props);
+  expect(control<HTMLSelectElement>(target, 'Preset').value).toBe('wide');
+  await userEvent.click(must([...target.querySelectorAll('button')].find((b) => text(b) === 'Next')));
+  expect(props.scenario.id).toBe('wide-5-0');
+  props.scenario = makeScenario('mine', CATALOG[3] as CatalogItem, 30, 20, { turnLimit: 6 });
+  flushSync();
+  expect(control<HTMLInputElement>(target, 'Your own').checked).toBe(true);
+  expect(control<HTMLInputElement>(target, "Buyer's value ($)").value).toBe('30');
+  expect(control<HTMLInputElement>(target, 'Turn limit').value).toBe('6');
+  expect(props.scenario.id).toBe('mine');
+});
+
+describe('ProgressBar', () => {
+  test('shows done / planned, the rate and the time left', () => {
+    const target = render(ProgressBar, { done: 30, planned: 120, ratePerS: 2.5, etaS: 36, label: 'Tournament' });
+    const bar = must(target.querySelector('progress'));
+    expect([bar.value, bar.max]).toEqual([30, 120]);
+    expect(text(bar.labels[0])).toBe('Tournament');
+    expect(text(target.querySelector('.numbers'))).toBe('30 / 120 2.5/s about 36 s left');
+  });
+
+  test('leaves out unknown rate and time, and reads long waits in minutes', () => {
+    const props = reactive({ done: 0, planned: 15000, ratePerS: null as number | null, etaS: null as number | null, label: 'Run' });
+    const target = render(ProgressBar, props);
+    expect(text(target.querySelector('.numbers'))).toBe('0 / 15,000');
+    Object.assign(props, { done: 1500, ratePerS: 40, etaS: 337.5 });
+    flushSync();
+    expect(text(target.querySelector('.numbers'))).toBe('1,500 / 15,000 40/s about 6 min left');
+  });
+});

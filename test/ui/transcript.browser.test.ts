@@ -1,0 +1,93 @@
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import { flushSync } from 'svelte';
+import Transcript from '../../src/ui/components/Transcript.svelte';
+import type { BilateralEvent } from '../../src/core/bilateral/events';
+import { ACCEPT, offer } from '../../src/core/bilateral/moves';
+import { playNegotiation } from '../../src/core/bilateral/tournament';
+import { replay, scenario } from '../core/helpers';
+import { agent, cleanup, must, reactive, render, text } from './helpers.svelte';
+
+const HOSTILE = '<img src=x onerror=alert(1)><b>bold</b>';
+const RAW = `<i>not json</i> ${'x'.repeat(1000)}`;
+const agents = { buyer: 'scripted-buyer', seller: 'boulware' };
+
+/** Seller boulware opens; the buyer fumbles once, offers $80 with a hostile message, then accepts. */
+async function negotiation() {
+  const s = scenario({ turnLimit: 6 }); // v = 150, c = 90, list price 200, seller first
+  const buyer = replay([{ kind: 'invalid', reason: 'no JSON object in the answer', raw: RAW }, offer(80, HOSTILE), ACCEPT]);
+  const { events, outcome } = await playNegotiation(s, { buyer, seller: agent('boulware', 'seller') });
+  return { s, events, outcome };
+}
+
+afterEach(cleanup);
+
+describe('Transcript', () => {
+  test('renders messages as text, never as HTML', async () => {
+    const { s, events } = await negotiation();
+    const target = render(Transcript, { scenario: s, events, agents });
+    const message = must(target.querySelector('.message'), 'message');
+    expect(message.textContent).toBe(HOSTILE);
+    expect(target.querySelector('img')).toBeNull();
+    expect(target.querySelector('b')).toBeNull();
+    expect(target.querySelector('i')).toBeNull();
+  });
+
+  test('one bubble per move, sides and labels, offer chips with $ and % of list', async () => {
+    const { s, events } = await negotiation();
+    const target = render(Transcript, { scenario: s, events, agents });
+    const list = must(target.querySelector('ol'));
+    expect(list.getAttribute('aria-live')).toBe('polite');
+    const bubbles = [...target.querySelectorAll('li.bubble')];
+    expect(bubbles).toHaveLength(events.filter((e) => e.type === 'move').length);
+    const buyerBubble = must(target.querySelector('li.bubble.buyer'));
+    expect(text(buyerBubble.querySelector('.who'))).toBe('Buyer scripted-buyer turn 2');
+    expect(text(buyerBubble.querySelector('.chip.offer'))).toBe('Offers $80.00 40.0% of list');
+    const sellerOpen = events[0];
+    if (sellerOpen?.type !== 'move' || sellerOpen.move.action?.type !== 'offer') throw new Error('seller should open');
+    const price = sellerOpen.move.action.price;
+    expect(text(bubbles[0]?.querySelector('.chip'))).toBe(
+      `Offers $${price.toFixed(2)} ${((price / 200) * 100).toFixed(1)}% of list`,
+    );
+    expect(bubbles[0]?.classList.contains('seller')).toBe(true);
+    expect(text(target.querySelector('.chip.accept'))).toMatch(/^Accepts \$\d+\.\d\d$/);
+  });
+
+  test('invalid attempts show the reason and the raw answer, truncated, as text', async () => {
+    const { s, events } = await negotiation();
+    const target = render(Transcript, { scenario: s, events, agents });
+    const warning = must(target.querySelector('li.warning'));
+    expect(text(warning)).toContain('turn 2, attempt 1: invalid move: no JSON object in the answer');
+    const raw = must(warning.querySelector('code')).textContent ?? '';
+    expect(raw.startsWith('<i>not json</i>')).toBe(true);
+    expect(raw.length).toBeLessThan(300);
+    expect(raw.endsWith('…')).toBe(true);
+  });
+
+  test('closes with the outcome and shows forfeits', async () => {
+    const s = scenario({ turnLimit: 4 });
+    const bad = { kind: 'invalid' as const, reason: 'garbled', raw: '??' };
+    const buyer = replay([bad, bad, bad]);
+    const { events } = await playNegotiation(s, { buyer, seller: agent('hardliner', 'seller') });
+    const target = render(Transcript, { scenario: s, events, agents });
+    expect(text(target.querySelector('li.warning:not(:has(code))'))).toContain('forfeited turn 2');
+    expect(text(target.querySelector('li.end'))).toMatch(/^No deal/);
+  });
+
+  test('follows live play to the newest entry, or the highlighted one in the inspector', async () => {
+    const { s, events } = await negotiation();
+    const spy = vi.spyOn(Element.prototype, 'scrollIntoView');
+    const props = reactive({ scenario: s, events: [] as BilateralEvent[], agents, current: undefined as number | undefined });
+    const target = render(Transcript, props);
+    for (const e of events.slice(0, 3)) props.events.push(e);
+    flushSync();
+    expect(target.querySelectorAll('ol > li')).toHaveLength(3);
+    expect(spy.mock.contexts.at(-1)).toBe(target.querySelector('ol > li:last-child'));
+
+    props.current = 0;
+    flushSync();
+    const first = target.querySelector('ol > li');
+    expect(first?.getAttribute('aria-current')).toBe('step');
+    expect(spy.mock.contexts.at(-1)).toBe(first);
+    spy.mockRestore();
+  });
+});
