@@ -1,0 +1,131 @@
+import { Aggregator } from '../core/bilateral/aggregate';
+import { playNegotiation, type BilateralAgent } from '../core/bilateral/tournament';
+import { createRng, hashString } from '../core/rng';
+import type { Role, Scenario } from '../core/scenario';
+import { makeAgent, parseAgentSpec } from '../agents/registry';
+import { createRun, updateRun } from '../storage';
+import { NegotiationWriter } from '../storage/writer';
+import type { RunHost } from './tournament-run';
+
+/** Holds each move back by a delay, or until a step when paused: the Arena's speed control. */
+export class Pacer {
+  private wake: (() => void) | null = null;
+
+  constructor(
+    public delayMs: number,
+    public paused: boolean,
+  ) {}
+
+  /** Lets one waiting move through (stepping), or all of them if no longer paused. */
+  release(): void {
+    const wake = this.wake;
+    this.wake = null;
+    wake?.();
+  }
+
+  wait(signal: AbortSignal): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (signal.aborted) return reject(signal.reason);
+      const done = () => {
+        if (this.wake === done) this.wake = null;
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.wake = done;
+      const timer = this.paused ? undefined : setTimeout(done, this.delayMs);
+    });
+  }
+
+  /** Applies a new speed to the move that is waiting now, too. */
+  set(delayMs: number | undefined, paused: boolean | undefined): void {
+    if (delayMs !== undefined) this.delayMs = delayMs;
+    if (paused !== undefined) this.paused = paused;
+    if (!this.paused && this.wake) this.release();
+  }
+}
+
+const paced = (agent: BilateralAgent, pacer: Pacer): BilateralAgent => ({
+  act: async (observation, signal, retry) => {
+    if (retry === undefined) await pacer.wait(signal);
+    return agent.act(observation, signal, retry);
+  },
+});
+
+export interface ArenaRequest {
+  gameId: string;
+  scenario: Scenario;
+  buyer: string;
+  seller: string;
+  delayMs: number;
+  paused: boolean;
+  save: boolean;
+}
+
+/** One live Arena negotiation: events stream to the page as they happen; the result is saved as a run. */
+export class ArenaGame {
+  readonly pacer: Pacer;
+  private readonly controller = new AbortController();
+
+  constructor(
+    private readonly host: RunHost,
+    private readonly request: ArenaRequest,
+  ) {
+    this.pacer = new Pacer(request.delayMs, request.paused);
+  }
+
+  cancel(): void {
+    this.controller.abort(new Error('cancelled'));
+  }
+
+  async play(): Promise<string | null> {
+    const { gameId, scenario, buyer, seller, save } = this.request;
+    for (const spec of [buyer, seller]) {
+      const parsed = parseAgentSpec(spec);
+      if (!parsed.ok) throw new Error(parsed.error);
+    }
+    const seed = hashString(gameId);
+    const seat = (role: Role, spec: string) =>
+      paced(makeAgent(spec, role, { rng: createRng(seed ^ (role === 'buyer' ? 1 : 2)), negotiationId: gameId }), this.pacer);
+    const result = await playNegotiation(
+      scenario,
+      { buyer: seat('buyer', buyer), seller: seat('seller', seller) },
+      {
+        signal: this.controller.signal,
+        onEvent: (event) => this.host.post({ type: 'arena.event', gameId, event }),
+      },
+    );
+    if (!save || result.outcome.kind === 'cancelled') return null;
+    const { db, now } = this.host;
+    const run = await createRun(db, {
+      id: gameId,
+      name: `${buyer} buys ${scenario.item.name} from ${seller}`,
+      config: { kind: 'arena', buyer, seller, scenario },
+      planned: 1,
+      createdAt: now(),
+    });
+    const writer = new NegotiationWriter(db, run.id, { now });
+    await writer.add({
+      id: `${run.id}:0`,
+      runId: run.id,
+      jobId: '0',
+      index: 0,
+      buyer,
+      seller,
+      tier: scenario.tier,
+      outcome: result.outcome.kind,
+      scenario,
+      events: result.events,
+    });
+    await writer.flush();
+    const aggregator = new Aggregator();
+    aggregator.add(buyer, seller, scenario.tier, result.metrics);
+    await updateRun(db, run.id, { status: 'done', standings: aggregator.standings({ samples: 0 }), updatedAt: now() });
+    return run.id;
+  }
+}

@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import { BilateralEventSchema } from '../core/bilateral/events';
+import { StandingsSchema } from '../core/bilateral/standings-schema';
+import { ScenarioSchema } from '../core/scenario';
+import { RUN_STATUSES, TournamentConfigSchema } from '../storage/schema';
+
+const id = z.string().min(1).max(200);
+const spec = z.string().min(1).max(500);
+const delayMs = z.number().finite().min(0).max(60_000);
+
+/** Messages from the page to the simulation worker; each `type` carries its own payload. */
+export const ToWorkerSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('run.start'), runId: id, name: z.string().max(200), config: TournamentConfigSchema }),
+  z.object({ type: z.literal('run.resume'), runId: id }),
+  z.object({ type: z.literal('run.cancel'), runId: id }),
+  z.object({
+    type: z.literal('arena.start'),
+    gameId: id,
+    scenario: ScenarioSchema,
+    buyer: spec,
+    seller: spec,
+    delayMs,
+    paused: z.boolean(),
+    save: z.boolean(),
+  }),
+  z.object({
+    type: z.literal('arena.control'),
+    gameId: id,
+    delayMs: delayMs.optional(),
+    paused: z.boolean().optional(),
+    step: z.boolean().optional(),
+    cancel: z.boolean().optional(),
+  }),
+  z.object({ type: z.literal('export'), requestId: id, runId: id, format: z.enum(['json', 'jsonl']) }),
+  z.object({ type: z.literal('import'), requestId: id, file: z.instanceof(Blob) }),
+]);
+export type ToWorker = z.infer<typeof ToWorkerSchema>;
+/** A tournament as the page asks for it: every setting explicit. */
+export type TournamentSettings = z.infer<typeof TournamentConfigSchema>;
+
+const count = z.int().nonnegative();
+
+/** Messages from the simulation worker to the page. */
+export const FromWorkerSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('ready') }),
+  z.object({
+    type: z.literal('run.progress'),
+    runId: id,
+    done: count,
+    planned: count,
+    ratePerS: z.number().finite().nullable(),
+    etaS: z.number().finite().nullable(),
+    standings: StandingsSchema,
+  }),
+  z.object({
+    type: z.literal('run.status'),
+    runId: id,
+    status: z.enum(RUN_STATUSES),
+    message: z.string().nullable(),
+    done: count,
+    planned: count,
+  }),
+  z.object({ type: z.literal('arena.event'), gameId: id, event: BilateralEventSchema }),
+  z.object({ type: z.literal('arena.end'), gameId: id, runId: id.nullable() }),
+  z.object({ type: z.literal('exported'), requestId: id, fileName: z.string(), blob: z.instanceof(Blob) }),
+  z.object({ type: z.literal('imported'), requestId: id, runId: id }),
+  z.object({
+    type: z.literal('failed'),
+    requestId: id.optional(),
+    runId: id.optional(),
+    gameId: id.optional(),
+    message: z.string(),
+  }),
+]);
+export type FromWorker = z.infer<typeof FromWorkerSchema>;
+export type FromWorkerType = FromWorker['type'];

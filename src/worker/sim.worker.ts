@@ -1,0 +1,114 @@
+/// <reference lib="webworker" />
+// The simulation worker: every negotiation runs here, never on the page's thread.
+import { openDb } from '../storage';
+import { exportRunJson, exportRunJsonl, importRun } from '../storage/transfer';
+import { getRun } from '../storage/runs';
+import { ArenaGame } from './arena';
+import { FromWorkerSchema, ToWorkerSchema, type FromWorker, type ToWorker } from './messages';
+import { TournamentRun, type RunHost } from './tournament-run';
+import { assertNever } from '../core/result';
+
+declare const self: DedicatedWorkerGlobalScope;
+
+const host: RunHost = {
+  db: openDb(),
+  post: (message: FromWorker) => self.postMessage(message),
+  now: () => Date.now(),
+};
+const runs = new Map<string, TournamentRun>();
+const games = new Map<string, ArenaGame>();
+
+const describe = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+async function playRun(run: TournamentRun): Promise<void> {
+  runs.set(run.runId, run);
+  try {
+    await run.play();
+  } finally {
+    runs.delete(run.runId);
+  }
+}
+
+async function handle(message: ToWorker): Promise<void> {
+  switch (message.type) {
+    case 'run.start': {
+      const run = await TournamentRun.start(host, message.runId, message.name, message.config);
+      return playRun(run);
+    }
+    case 'run.resume':
+      if (runs.has(message.runId)) return;
+      return playRun(new TournamentRun(host, message.runId));
+    case 'run.cancel':
+      runs.get(message.runId)?.cancel();
+      return;
+    case 'arena.start': {
+      const game = new ArenaGame(host, message);
+      games.set(message.gameId, game);
+      try {
+        const runId = await game.play();
+        host.post({ type: 'arena.end', gameId: message.gameId, runId });
+      } finally {
+        games.delete(message.gameId);
+      }
+      return;
+    }
+    case 'arena.control': {
+      const game = games.get(message.gameId);
+      if (!game) return;
+      if (message.cancel) game.cancel();
+      game.pacer.set(message.delayMs, message.paused);
+      if (message.step) game.pacer.release();
+      return;
+    }
+    case 'export': {
+      const run = await getRun(host.db, message.runId);
+      if (!run) throw new Error('that run is no longer stored');
+      const text = message.format === 'json' ? await exportRunJson(host.db, run.id) : await exportRunJsonl(host.db, run.id);
+      const type = message.format === 'json' ? 'application/json' : 'application/x-ndjson';
+      const safeName = run.name.replace(/[^\w.-]+/g, '-').slice(0, 60) || 'run';
+      host.post({
+        type: 'exported',
+        requestId: message.requestId,
+        fileName: `parley-${safeName}-${run.id.slice(0, 8)}.${message.format}`,
+        blob: new Blob([text], { type }),
+      });
+      return;
+    }
+    case 'import': {
+      const text = await message.file.text();
+      const result = await importRun(host.db, text, { now: host.now() });
+      if (!result.ok) throw new Error(result.error.message);
+      host.post({ type: 'imported', requestId: message.requestId, runId: result.value.id });
+      return;
+    }
+    default:
+      assertNever(message);
+  }
+}
+
+self.onmessage = (e: MessageEvent<unknown>) => {
+  const parsed = ToWorkerSchema.safeParse(e.data);
+  if (!parsed.success) {
+    host.post({ type: 'failed', message: `the worker was sent a malformed message: ${parsed.error.issues[0]?.message ?? ''}` });
+    return;
+  }
+  const message = parsed.data;
+  handle(message).catch((error: unknown) => {
+    const ids = {
+      ...('requestId' in message ? { requestId: message.requestId } : {}),
+      ...('runId' in message ? { runId: message.runId } : {}),
+      ...('gameId' in message ? { gameId: message.gameId } : {}),
+    };
+    host.post({ type: 'failed', ...ids, message: describe(error) });
+  });
+};
+
+// Outgoing messages are checked in development builds only; the schema is the contract either way.
+if (import.meta.env.DEV) {
+  const post = host.post;
+  host.post = (message) => {
+    FromWorkerSchema.parse(message);
+    post(message);
+  };
+}
+host.post({ type: 'ready' });

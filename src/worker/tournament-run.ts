@@ -1,0 +1,136 @@
+import { Aggregator } from '../core/bilateral/aggregate';
+import { computeMetrics } from '../core/bilateral/metrics';
+import { planTournament, runTournament, type NegotiationResult } from '../core/bilateral/tournament';
+import { makeAgent, parseAgentSpecs } from '../agents/registry';
+import { createRun, forEachNegotiation, getRun, runLockName, updateRun, type ParleyDb } from '../storage';
+import { NegotiationWriter, StorageFullError } from '../storage/writer';
+import type { NegotiationRow, RunStatus } from '../storage/schema';
+import type { FromWorker, TournamentSettings } from './messages';
+
+/** Progress reaches the page at most this often, however fast the tournament runs. */
+export const PROGRESS_INTERVAL_MS = 250;
+/** Bootstrap resamples for the intervals computed when a run stops. */
+export const FINAL_SAMPLES = 1000;
+
+export interface RunHost {
+  db: ParleyDb;
+  post: (message: FromWorker) => void;
+  now: () => number;
+}
+
+const toRow = (runId: string, r: NegotiationResult): NegotiationRow => ({
+  id: `${runId}:${r.id}`,
+  runId,
+  jobId: r.id,
+  index: r.index,
+  buyer: r.buyer,
+  seller: r.seller,
+  tier: r.scenario.tier,
+  outcome: r.outcome.kind,
+  scenario: r.scenario,
+  events: r.events,
+});
+
+/** One tournament run inside the worker: plays, stores in batches, reports, and can resume. */
+export class TournamentRun {
+  private readonly controller = new AbortController();
+
+  constructor(
+    private readonly host: RunHost,
+    readonly runId: string,
+  ) {}
+
+  /** Rebuilds the aggregate from what is stored, in plan order, noting the stored job ids. */
+  private async storedAggregate(ids: Set<string>): Promise<Aggregator> {
+    const aggregator = new Aggregator();
+    // Stored negotiations are a prefix of the plan: feeding them first keeps resumed results identical.
+    await forEachNegotiation(this.host.db, this.runId, (row) => {
+      ids.add(row.jobId);
+      aggregator.add(row.buyer, row.seller, row.tier, computeMetrics(row.scenario, row.events));
+    });
+    return aggregator;
+  }
+
+  cancel(): void {
+    this.controller.abort(new Error('cancelled'));
+  }
+
+  /** Creates the run row, then plays it. */
+  static async start(host: RunHost, runId: string, name: string, config: TournamentSettings): Promise<TournamentRun> {
+    const specs = parseAgentSpecs(config.agents);
+    if (!specs.ok) throw new Error(specs.error);
+    const planned = planTournament(config).length;
+    await createRun(host.db, {
+      id: runId,
+      name,
+      config: { kind: 'tournament', tournament: config },
+      planned,
+      createdAt: host.now(),
+    });
+    return new TournamentRun(host, runId);
+  }
+
+  /** Plays whatever the run still lacks; the negotiations already stored are not played again. */
+  async play(): Promise<RunStatus> {
+    const { db, post, now } = this.host;
+    const run = await getRun(db, this.runId);
+    if (!run) throw new Error(`no run ${this.runId}`);
+    if (run.config.kind !== 'tournament') throw new Error('only tournament runs can be resumed');
+    const config = run.config.tournament;
+    return navigator.locks.request(runLockName(this.runId), { ifAvailable: true }, async (lock) => {
+      if (lock === null) throw new Error('this run is already running in another tab');
+      await updateRun(db, this.runId, { status: 'running', message: null, updatedAt: now() });
+      const skip = new Set<string>();
+      let aggregator = await this.storedAggregate(skip);
+      const planned = run.planned;
+      const writer = new NegotiationWriter(db, this.runId, { now });
+      const started = now();
+      const startDone = skip.size;
+      let done = skip.size;
+      let lastPost = -Infinity;
+      const report = (force: boolean) => {
+        const t = now();
+        if (!force && t - lastPost < PROGRESS_INTERVAL_MS) return;
+        lastPost = t;
+        const elapsed = (t - started) / 1000;
+        const ratePerS = elapsed > 0 && done > startDone ? (done - startDone) / elapsed : null;
+        const etaS = ratePerS ? (planned - done) / ratePerS : null;
+        post({ type: 'run.progress', runId: this.runId, done, planned, ratePerS, etaS, standings: aggregator.standings({ samples: 0 }) });
+      };
+      post({ type: 'run.status', runId: this.runId, status: 'running', message: null, done, planned });
+      report(true);
+      let status: RunStatus = 'done';
+      let message: string | null = null;
+      try {
+        const summary = await runTournament(config, makeAgent, {
+          skip,
+          signal: this.controller.signal,
+          onResult: async (r) => {
+            aggregator.add(r.buyer, r.seller, r.scenario.tier, r.metrics);
+            await writer.add(toRow(this.runId, r));
+            done++;
+            report(false);
+          },
+        });
+        await writer.flush();
+        if (summary.cancelled) status = 'cancelled';
+      } catch (e) {
+        if (e instanceof StorageFullError) {
+          status = 'paused';
+          // The batch that did not fit is not stored: the standings must not count it either.
+          aggregator = await this.storedAggregate(new Set());
+          message = `Storage is full, so the run was paused after ${aggregator.count} negotiations; nothing already saved was lost. Delete old runs to free space, then resume.`;
+        } else {
+          status = 'failed';
+          message = e instanceof Error ? e.message : String(e);
+        }
+      }
+      const stored = (await getRun(db, this.runId))?.done ?? done;
+      const standings = aggregator.standings({ samples: FINAL_SAMPLES, seed: config.seed });
+      await updateRun(db, this.runId, { status, message, standings, updatedAt: now() }).catch(() => undefined);
+      post({ type: 'run.progress', runId: this.runId, done: stored, planned, ratePerS: null, etaS: null, standings });
+      post({ type: 'run.status', runId: this.runId, status, message, done: stored, planned });
+      return status;
+    });
+  }
+}
