@@ -1,24 +1,14 @@
 import { defineConfig } from 'vitest/config';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { playwright } from '@vitest/browser-playwright';
-
-/** Debian's Chromium; the tests never download a browser. */
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-/** Flags that keep headless Chromium off the network and give it WebGPU (a CPU adapter here). */
-export const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--disable-quic',
-  '--no-first-run',
-  '--enable-unsafe-webgpu',
-];
+import { CHROMIUM, CHROMIUM_ARGS } from './test/chromium.ts';
 
 export default defineConfig({
   plugins: [svelte()],
   resolve: { conditions: ['browser'] },
   worker: { format: 'es' },
+  // Pre-bundled up front so the browser tests never see a mid-run dependency reload.
+  optimizeDeps: { include: ['chart.js', 'dexie', 'zod'] },
   build: { target: 'es2022' },
   test: {
     projects: [
@@ -29,6 +19,19 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: ['test/**/*.browser.test.ts', 'test/e2e/**'],
           environment: 'node',
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          environment: 'node',
+          globalSetup: ['test/e2e/global-setup.ts'],
+          // One browser at a time on two cores; each file drives whole pages.
+          fileParallelism: false,
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
         },
       },
       {

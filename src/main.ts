@@ -1,5 +1,6 @@
 import { mount } from 'svelte';
 import App from './ui/App.svelte';
+import './ui/theme.css';
 
 const target = document.getElementById('app');
 if (!target) throw new Error('#app is missing from index.html');

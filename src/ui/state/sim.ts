@@ -1,0 +1,19 @@
+import { SimClient } from '../../worker/client';
+import { openDb, type ParleyDb } from '../../storage';
+
+let client: SimClient | null = null;
+let db: ParleyDb | null = null;
+
+/** The one simulation worker of this page, started on first use. */
+export function sim(): SimClient {
+  client ??= new SimClient();
+  return client;
+}
+
+/** The page's read side of the database (the worker writes). */
+export function database(): ParleyDb {
+  db ??= openDb();
+  return db;
+}
+
+export const newId = (): string => crypto.randomUUID();

@@ -1,0 +1,66 @@
+import type { Standings } from '../../core/bilateral/aggregate';
+import type { TournamentSettings } from '../../worker/messages';
+import type { RunStatus } from '../../storage/schema';
+import { newId, sim } from './sim';
+
+export interface Progress {
+  done: number;
+  planned: number;
+  ratePerS: number | null;
+  etaS: number | null;
+}
+
+/** A tournament run as the page sees it: progress, standings and status from the worker. */
+export class TournamentSession {
+  runId = $state<string | null>(null);
+  status = $state<RunStatus | null>(null);
+  message = $state<string | null>(null);
+  progress = $state.raw<Progress>({ done: 0, planned: 0, ratePerS: null, etaS: null });
+  standings = $state.raw<Standings | null>(null);
+  private unsubscribe: (() => void) | null = null;
+
+  private follow(runId: string): void {
+    this.unsubscribe?.();
+    this.runId = runId;
+    this.unsubscribe = sim().subscribe((m) => {
+      if (!('runId' in m) || m.runId !== runId) return;
+      if (m.type === 'run.progress') {
+        this.progress = { done: m.done, planned: m.planned, ratePerS: m.ratePerS, etaS: m.etaS };
+        this.standings = m.standings;
+      } else if (m.type === 'run.status') {
+        this.status = m.status;
+        this.message = m.message;
+      } else if (m.type === 'failed') {
+        this.status = 'failed';
+        this.message = m.message;
+      }
+    });
+  }
+
+  start(name: string, config: TournamentSettings): string {
+    const runId = newId();
+    this.status = 'running';
+    this.message = null;
+    this.standings = null;
+    this.progress = { done: 0, planned: 0, ratePerS: null, etaS: null };
+    this.follow(runId);
+    sim().send({ type: 'run.start', runId, name, config });
+    return runId;
+  }
+
+  resume(runId: string): void {
+    this.status = 'running';
+    this.message = null;
+    this.follow(runId);
+    sim().send({ type: 'run.resume', runId });
+  }
+
+  cancel(): void {
+    if (this.runId) sim().send({ type: 'run.cancel', runId: this.runId });
+  }
+
+  dispose(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+  }
+}

@@ -1,0 +1,52 @@
+// Shared by the browser tests and `npm run bench:browser`: build, serve on 127.0.0.1, drive Debian's Chromium.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext } from 'playwright-core';
+import { build, preview, type PreviewServer } from 'vite';
+import { CHROMIUM, CHROMIUM_ARGS } from '../chromium';
+
+export interface Served {
+  url: string;
+  close: () => Promise<void>;
+}
+
+/** Builds the app into `outDir` and serves it on a free loopback port. */
+export async function buildAndServe(outDir = 'dist'): Promise<Served> {
+  await build({ logLevel: 'warn', build: { outDir, emptyOutDir: true } });
+  const server: PreviewServer = await preview({
+    logLevel: 'warn',
+    build: { outDir },
+    preview: { host: '127.0.0.1', port: 0, strictPort: false, open: false },
+  });
+  const address = server.httpServer.address();
+  if (address === null || typeof address === 'string') throw new Error('preview server has no port');
+  return {
+    url: `http://127.0.0.1:${address.port}/`,
+    close: () =>
+      new Promise<void>((resolve, reject) => server.httpServer.close((e) => (e ? reject(e) : resolve()))),
+  };
+}
+
+export interface Browser {
+  context: BrowserContext;
+  close: () => Promise<void>;
+}
+
+/** A fresh persistent profile each time, so IndexedDB starts empty and survives reloads. */
+export async function launch(): Promise<Browser> {
+  const profile = await mkdtemp(join(tmpdir(), 'parley-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    viewport: { width: 1280, height: 900 },
+  });
+  return {
+    context,
+    close: async () => {
+      await context.close();
+      await rm(profile, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,59 @@
+// Helpers for the browser tests: a fresh Chromium per file, screenshots kept under test-results/.
+import { mkdir } from 'node:fs/promises';
+import type { Page } from 'playwright-core';
+import { inject } from 'vitest';
+import { launch, type Browser } from './harness';
+
+export const SCREENSHOTS = 'test-results/screenshots';
+
+export async function openApp(): Promise<{ browser: Browser; page: Page; url: string; errors: string[] }> {
+  const browser = await launch();
+  const page = await browser.context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  return { browser, page, url: inject('baseUrl'), errors };
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await mkdir(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: `${SCREENSHOTS}/${name}.png`, fullPage: true });
+}
+
+/** Runs and their negotiation counts, read straight from IndexedDB in the page. */
+export function storedRuns(page: Page): Promise<{ id: string; status: string; done: number; negotiations: number; standings: unknown }[]> {
+  return page.evaluate(async () => {
+    const db: IDBDatabase = await new Promise((resolve, reject) => {
+      const open = indexedDB.open('parley');
+      open.onsuccess = () => resolve(open.result);
+      open.onerror = () => reject(open.error);
+    });
+    const all = <T,>(store: string): Promise<T[]> =>
+      new Promise((resolve, reject) => {
+        const req = db.transaction(store).objectStore(store).getAll();
+        req.onsuccess = () => resolve(req.result as T[]);
+        req.onerror = () => reject(req.error);
+      });
+    const runs = await all<{ id: string; status: string; done: number; standings: unknown }>('runs');
+    const negotiations = await all<{ runId: string }>('negotiations');
+    db.close();
+    return runs.map((r) => ({
+      id: r.id,
+      status: r.status,
+      done: r.done,
+      standings: r.standings,
+      negotiations: negotiations.filter((n) => n.runId === r.id).length,
+    }));
+  });
+}
+
+/** Sets up a tournament with the given agents and scenario count on the Tournament page. */
+export async function configureTournament(page: Page, agents: string[], scenarios: number, seed = 1): Promise<void> {
+  const list = page.locator('ul.agents li');
+  while ((await list.count()) > 0) await list.first().getByRole('button', { name: /^Remove/ }).click();
+  for (const agent of agents) {
+    await page.getByLabel('Agent', { exact: true }).selectOption(agent);
+    await page.getByRole('button', { name: `Add ${agent}` }).click();
+  }
+  await page.getByLabel('Scenarios per ordered pair').fill(String(scenarios));
+  await page.getByLabel('Seed').fill(String(seed));
+}
