@@ -1,5 +1,6 @@
 import Dexie, { type DexieOptions, type EntityTable } from 'dexie';
-import type { NegotiationRow, RunRow } from './schema';
+import type { DigestRow, NegotiationRow, RunRow } from './schema';
+import { digestsOf } from './digest';
 
 export interface SettingRow {
   key: string;
@@ -19,18 +20,39 @@ export const SCHEMA_V1 = {
   settings: 'key',
 } as const;
 
+/**
+ * Version 2 adds digests: per written batch, the few fields the Runs page filters on, so that
+ * filtering a run reads a few small rows instead of every negotiation's event log.
+ */
+export const SCHEMA_V2 = { digests: 'id, [runId+first]' } as const;
+
 export class ParleyDb extends Dexie {
   // `declare`: a class field would be set to undefined after Dexie has created the table.
   declare runs: EntityTable<RunRow, 'id'>;
   declare negotiations: EntityTable<NegotiationRow, 'id'>;
   declare settings: EntityTable<SettingRow, 'key'>;
+  declare digests: EntityTable<DigestRow, 'id'>;
 
   /** `options.indexedDB` can place the database elsewhere, e.g. in a storage bucket. */
   constructor(name: string = DEFAULT_DB_NAME, options?: DexieOptions) {
     super(name, options);
     this.version(1).stores(SCHEMA_V1);
+    this.version(2)
+      .stores(SCHEMA_V2)
+      .upgrade(async (tx) => {
+        const byRun = new Map<string, NegotiationRow[]>();
+        await tx
+          .table<NegotiationRow>('negotiations')
+          .orderBy('[runId+index]')
+          .each((row) => {
+            const rows = byRun.get(row.runId) ?? [];
+            rows.push(row);
+            byRun.set(row.runId, rows);
+          });
+        for (const [runId, rows] of byRun) await tx.table('digests').bulkPut(digestsOf(runId, rows));
+      });
     // To change the schema or the shape of stored rows, add the next version here, e.g.
-    //   this.version(2).stores({ runs: 'id, createdAt, status' }).upgrade(async (tx) => {
+    //   this.version(3).stores({ runs: 'id, createdAt, status' }).upgrade(async (tx) => {
     //     await tx.table('runs').toCollection().modify((run) => { run.tags ??= []; });
     //   });
     // Dexie runs every upgrade newer than the database's version, in order, inside the

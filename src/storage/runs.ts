@@ -7,6 +7,10 @@ import { negotiationId, type NegotiationRow, type RunConfig, type RunRow } from 
 export const runNegotiations = (db: ParleyDb, runId: string) =>
   db.negotiations.where('[runId+index]').between([runId, Dexie.minKey], [runId, Dexie.maxKey], true, true);
 
+/** A run's digests (the filterable fields of each written batch), in plan order. */
+export const runDigests = (db: ParleyDb, runId: string) =>
+  db.digests.where('[runId+first]').between([runId, Dexie.minKey], [runId, Dexie.maxKey], true, true);
+
 /** Rows per read when scanning a run: one getAll per chunk rather than a cursor step per row. */
 const SCAN_CHUNK = 500;
 
@@ -63,8 +67,9 @@ export async function updateRun(db: ParleyDb, id: string, patch: Partial<Omit<Ru
 
 /** The run and all its negotiations, together or not at all. */
 export async function deleteRun(db: ParleyDb, id: string): Promise<void> {
-  await db.transaction('rw', db.runs, db.negotiations, async () => {
+  await db.transaction('rw', db.runs, db.negotiations, db.digests, async () => {
     await runNegotiations(db, id).delete();
+    await runDigests(db, id).delete();
     await db.runs.delete(id);
   });
 }
@@ -137,26 +142,56 @@ export async function loadNegotiations(
   const limit = opts.limit === undefined ? Infinity : Math.max(0, Math.floor(opts.limit));
   const filter = opts.filter ?? {};
   const filtered = Object.values(filter).some((v) => v !== undefined);
-  return db.transaction('r', db.negotiations, async () => {
+  return db.transaction('r', db.negotiations, db.digests, async () => {
+    const count = await runNegotiations(db, runId).count();
     if (!filtered) {
-      const total = await runNegotiations(db, runId).count();
       let page = runNegotiations(db, runId).offset(offset);
       if (limit !== Infinity) page = page.limit(limit);
-      return { rows: limit === 0 ? [] : await page.toArray(), total };
+      return { rows: limit === 0 ? [] : await page.toArray(), total: count };
     }
-    // No index per field (each costs disk): one pass counts the matches and keeps the page.
-    const keep = matches(filter);
-    const rows: NegotiationRow[] = [];
-    let total = 0;
-    await scanRun(db, runId, (chunk) => {
-      for (const row of chunk) {
-        if (!keep(row)) continue;
-        if (total >= offset && rows.length < limit) rows.push(row);
-        total++;
+    // Filter on the digests (a few small rows per run), then read only the page's negotiations.
+    const matching: string[] = [];
+    const seen = new Set<string>();
+    for (const d of await runDigests(db, runId).toArray()) {
+      for (let i = 0; i < d.jobIds.length; i++) {
+        const jobId = d.jobIds[i] as string;
+        if (seen.has(jobId)) continue;
+        seen.add(jobId);
+        if (
+          (filter.buyer === undefined || d.buyers[i] === filter.buyer) &&
+          (filter.seller === undefined || d.sellers[i] === filter.seller) &&
+          (filter.outcome === undefined || d.outcomes[i] === filter.outcome) &&
+          (filter.tier === undefined || d.tiers[i] === filter.tier)
+        )
+          matching.push(jobId);
       }
-    });
-    return { rows, total };
+    }
+    if (seen.size !== count) return scanFiltered(db, runId, filter, offset, limit);
+    const ids = matching.slice(offset, limit === Infinity ? undefined : offset + limit).map((j) => negotiationId(runId, j));
+    const rows = (await db.negotiations.bulkGet(ids)).filter((r): r is NegotiationRow => r !== undefined);
+    return { rows, total: matching.length };
   });
+}
+
+/** The slow way, reading every row: only for a run whose digests do not cover it. */
+async function scanFiltered(
+  db: ParleyDb,
+  runId: string,
+  filter: NegotiationFilter,
+  offset: number,
+  limit: number,
+): Promise<{ rows: NegotiationRow[]; total: number }> {
+  const keep = matches(filter);
+  const rows: NegotiationRow[] = [];
+  let total = 0;
+  await scanRun(db, runId, (chunk) => {
+    for (const row of chunk) {
+      if (!keep(row)) continue;
+      if (total >= offset && rows.length < limit) rows.push(row);
+      total++;
+    }
+  });
+  return { rows, total };
 }
 
 export const loadNegotiation = (db: ParleyDb, runId: string, jobId: string): Promise<NegotiationRow | undefined> =>

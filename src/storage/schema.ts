@@ -98,3 +98,16 @@ const configFitsCore: Assignable<z.infer<typeof TournamentConfigSchema>, Tournam
 const outcomeKinds: Same<z.infer<typeof OutcomeKindSchema>, OutcomeKind> = true;
 void configFitsCore;
 void outcomeKinds;
+
+/** What the Runs page filters on, for one written batch of a run's negotiations (in plan order). */
+export interface DigestRow {
+  /** `${runId}:${first}`: a batch rewritten after a failed write replaces its own digest. */
+  id: string;
+  runId: string;
+  first: number;
+  jobIds: string[];
+  buyers: string[];
+  sellers: string[];
+  outcomes: OutcomeKind[];
+  tiers: number[];
+}

@@ -2,6 +2,7 @@ import { Aggregator } from '../core/bilateral/aggregate';
 import { computeMetrics } from '../core/bilateral/metrics';
 import { ok, type Result } from '../core/result';
 import type { ParleyDb } from './db';
+import { digestsOf } from './digest';
 import { asStorageError } from './errors';
 import { EXPORT_FORMAT, EXPORT_FORMAT_JSONL, EXPORT_VERSION, readRunFile, type ImportError } from './run-file';
 import { runNegotiations, scanRun } from './runs';
@@ -117,7 +118,7 @@ async function store(
   opts: ImportOptions,
 ): Promise<RunRow> {
   const newId = opts.newId ?? (() => crypto.randomUUID());
-  return db.transaction('rw', db.runs, db.negotiations, async () => {
+  return db.transaction('rw', db.runs, db.negotiations, db.digests, async () => {
     const taken = async (id: string) =>
       (await db.runs.where('id').equals(id).count()) > 0 || (await runNegotiations(db, id).count()) > 0;
     let id = run.id;
@@ -139,7 +140,9 @@ async function store(
       standings,
     };
     await db.runs.add(stored);
-    await db.negotiations.bulkAdd(rows.map((row) => ({ id: negotiationId(id, row.jobId), runId: id, ...row })));
+    const full = rows.map((row) => ({ id: negotiationId(id, row.jobId), runId: id, ...row }));
+    await db.negotiations.bulkAdd(full);
+    await db.digests.bulkPut(digestsOf(id, full));
     return stored;
   });
 }

@@ -1,5 +1,6 @@
 import type { ParleyDb } from './db';
 import { asStorageError } from './errors';
+import { digestOf } from './digest';
 import { runNegotiations } from './runs';
 import type { NegotiationRow } from './schema';
 
@@ -73,10 +74,11 @@ export class NegotiationWriter {
 
   private async write(batch: NegotiationRow[]): Promise<void> {
     const { db, runId } = this;
-    await db.transaction('rw', db.runs, db.negotiations, async () => {
+    await db.transaction('rw', db.runs, db.negotiations, db.digests, async () => {
       // A run deleted while it was playing must not come back as orphaned negotiations.
       if ((await db.runs.where('id').equals(runId).count()) === 0) return;
       await db.negotiations.bulkPut(batch);
+      await db.digests.put(digestOf(runId, batch));
       // Counted, not summed: a negotiation written twice (a replayed job) is still one.
       const done = await runNegotiations(db, runId).count();
       await db.runs.update(runId, { done, updatedAt: this.now() });

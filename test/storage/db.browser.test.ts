@@ -65,7 +65,11 @@ describe('ParleyDb versions', () => {
       expect(page.rows).toEqual(rows);
       for (const row of page.rows) expect(NegotiationRowSchema.safeParse(row).success).toBe(true);
       expect(await db.settings.get('theme')).toEqual({ key: 'theme', value: 'dark' });
-      expect(db.verno).toBe(1);
+      // Opening with today's code migrated it to version 2, which digests the stored negotiations.
+      expect(db.verno).toBe(2);
+      const digested = await loadNegotiations(db, 'old', { filter: { outcome: rows[1]!.outcome } });
+      expect(digested.rows).toEqual(rows.filter((r) => r.outcome === rows[1]!.outcome));
+      expect(await db.digests.count()).toBeGreaterThan(0);
     } finally {
       db.close();
     }
@@ -81,7 +85,7 @@ describe('ParleyDb versions', () => {
     class NextParleyDb extends ParleyDb {
       constructor(dbName: string) {
         super(dbName);
-        this.version(2)
+        this.version(3)
           .stores({ runs: 'id, createdAt, status' })
           .upgrade(async (tx) => {
             await tx
@@ -97,7 +101,7 @@ describe('ParleyDb versions', () => {
     try {
       expect((await db.runs.where('status').equals('done').toArray()).map((r) => r.id)).toEqual(['b']);
       expect((await getRun(db, 'a'))?.message).toBe('migrated from interrupted');
-      expect(db.verno).toBe(2);
+      expect(db.verno).toBe(3);
     } finally {
       db.close();
     }
@@ -110,7 +114,7 @@ describe('ParleyDb versions', () => {
     }
   });
 
-  test('a new database has exactly the version-1 tables and indexes', async () => {
+  test('a new database has exactly the version-2 tables and indexes', async () => {
     const name = `parley-test-${crypto.randomUUID()}`;
     cleanup(name);
     const db = openDb(name);
@@ -119,6 +123,11 @@ describe('ParleyDb versions', () => {
       db.tables.map((t) => [t.name, [t.schema.primKey.name, ...t.schema.indexes.map((i) => i.name)].join(', ')]),
     );
     db.close();
-    expect(schema).toEqual({ runs: 'id, createdAt', negotiations: 'id, [runId+index]', settings: 'key' });
+    expect(schema).toEqual({
+      runs: 'id, createdAt',
+      negotiations: 'id, [runId+index]',
+      settings: 'key',
+      digests: 'id, [runId+first]',
+    });
   });
 });
