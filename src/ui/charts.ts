@@ -149,19 +149,41 @@ function applyConfig(chart: Chart, config: AnyChartConfig): void {
 }
 
 /**
+ * Chart work runs one job per task, so a page that draws several charts at once never blocks
+ * the main thread for the sum of them (each stays well under a long task).
+ */
+const jobs: (() => void)[] = [];
+let draining = false;
+function inOwnTask(job: () => void): void {
+  jobs.push(job);
+  if (!draining) {
+    draining = true;
+    setTimeout(drain, 0);
+  }
+}
+function drain(): void {
+  jobs.shift()?.();
+  if (jobs.length > 0) setTimeout(drain, 0);
+  else draining = false;
+}
+
+/**
  * `<canvas use:chart={config}>`: draws once Chart.js has loaded, redraws in place whenever
- * `config` changes and destroys the chart with the canvas.
+ * `config` changes (coalescing changes that arrive before the redraw) and destroys the chart
+ * with the canvas.
  */
 export const chart: Action<HTMLCanvasElement, AnyChartConfig> = (canvas, initial) => {
   let latest = initial;
   let instance: Chart | null = null;
   let destroyed = false;
+  let redrawQueued = false;
   loadChart().then(
-    (ChartJs) => {
-      if (destroyed) return;
-      instance = new ChartJs(canvas, latest);
-      canvas.dataset.chartReady = 'true';
-    },
+    (ChartJs) =>
+      inOwnTask(() => {
+        if (destroyed) return;
+        instance = new ChartJs(canvas, latest);
+        canvas.dataset.chartReady = 'true';
+      }),
     (e: unknown) => {
       canvas.dataset.chartError = e instanceof Error ? e.message : String(e);
     },
@@ -169,7 +191,12 @@ export const chart: Action<HTMLCanvasElement, AnyChartConfig> = (canvas, initial
   return {
     update(config) {
       latest = config;
-      if (instance) applyConfig(instance, config);
+      if (!instance || redrawQueued) return;
+      redrawQueued = true;
+      inOwnTask(() => {
+        redrawQueued = false;
+        if (instance && !destroyed) applyConfig(instance, latest);
+      });
     },
     destroy() {
       destroyed = true;

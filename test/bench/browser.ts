@@ -51,6 +51,21 @@ try {
   // Give IndexedDB a moment to settle its files before measuring.
   await page.waitForTimeout(1500);
   const after = await usage();
+  // Reopen the stored run and filter its negotiations, as a reader would.
+  await page.getByRole('link', { name: 'Open this run' }).click();
+  const status = page.getByRole('status').filter({ hasText: 'matching negotiations' });
+  await status.filter({ hasText: `${planned.toLocaleString('en-US')} matching` }).waitFor({ timeout: 120_000 });
+  await page.evaluate(() => {
+    (window as unknown as { __longest: number }).__longest = 0;
+  });
+  const f0 = performance.now();
+  await page.getByLabel('Outcome').selectOption('walk_away');
+  await page.waitForFunction(
+    (all) => [...document.querySelectorAll('[role=status]')].some((e) => /matching negotiations/.test(e.textContent ?? '') && !(e.textContent ?? '').startsWith(all)),
+    planned.toLocaleString('en-US'),
+  );
+  const filterMs = performance.now() - f0;
+  const filterLongest = await page.evaluate(() => (window as unknown as { __longest: number }).__longest);
   const mb = (b: number) => `${(b / 2 ** 20).toFixed(1)} MB`;
   console.log(`machine: ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB; Chromium headless`);
   console.log(`tournament: ${planned.toLocaleString('en-US')} negotiations (6 deterministic strategies, ${SCENARIOS_PER_PAIR} scenarios per ordered pair)`);
@@ -58,6 +73,7 @@ try {
   console.log(`negotiations stored per second: ${Math.round(planned / seconds).toLocaleString('en-US')}`);
   console.log(`longest main-thread task (longtask): ${longest.toFixed(0)} ms`);
   console.log(`page JS heap: peak ${mb(peakHeap)}, at the end ${mb(heapNow)}`);
+  console.log(`filter the stored run by outcome: ${filterMs.toFixed(0)} ms, longest main-thread task ${filterLongest.toFixed(0)} ms`);
   console.log(`IndexedDB per stored negotiation: ${((after - before) / planned / 1024).toFixed(2)} KB (${mb(after - before)} in all)`);
 } finally {
   await browser.close();

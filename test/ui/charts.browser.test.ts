@@ -76,7 +76,8 @@ describe('OfferChart', () => {
     flushSync();
     const sameChart = (await loadChart()).getChart(canvas);
     expect(sameChart).toBe(chart);
-    expect(chart.data.datasets[0]!.data.length + chart.data.datasets[1]!.data.length).toBe(moves.length);
+    // Redraws run in a task of their own, after the update that asked for them.
+    await expect.poll(() => chart.data.datasets[0]!.data.length + chart.data.datasets[1]!.data.length).toBe(moves.length);
     const end = events.at(-1);
     if (end?.type !== 'end' || end.outcome.kind !== 'deal') throw new Error('conceder and boulware should close');
     expect(chart.data.datasets[4]?.data).toEqual([{ x: end.outcome.turn, y: end.outcome.price }]);

@@ -10,6 +10,8 @@ export interface Progress {
   etaS: number | null;
 }
 
+const STANDINGS_INTERVAL_MS = 1000;
+
 /** A tournament run as the page sees it: progress, standings and status from the worker. */
 export class TournamentSession {
   runId = $state<string | null>(null);
@@ -18,6 +20,7 @@ export class TournamentSession {
   progress = $state.raw<Progress>({ done: 0, planned: 0, ratePerS: null, etaS: null });
   standings = $state.raw<Standings | null>(null);
   private unsubscribe: (() => void) | null = null;
+  private standingsAt = -Infinity;
 
   private follow(runId: string): void {
     this.unsubscribe?.();
@@ -26,7 +29,12 @@ export class TournamentSession {
       if (!('runId' in m) || m.runId !== runId) return;
       if (m.type === 'run.progress') {
         this.progress = { done: m.done, planned: m.planned, ratePerS: m.ratePerS, etaS: m.etaS };
-        this.standings = m.standings;
+        // Live standings redraw tables at most once a second; the last one always lands.
+        const now = performance.now();
+        if (m.ratePerS === null || now - this.standingsAt >= STANDINGS_INTERVAL_MS) {
+          this.standingsAt = now;
+          this.standings = m.standings;
+        }
       } else if (m.type === 'run.status') {
         this.status = m.status;
         this.message = m.message;
