@@ -127,7 +127,9 @@ export class TournamentRun {
       }
       const stored = (await getRun(db, this.runId))?.done ?? done;
       const standings = aggregator.standings({ samples: FINAL_SAMPLES, seed: config.seed });
-      await updateRun(db, this.runId, { status, message, standings, updatedAt: now() }).catch(() => undefined);
+      // On a full disk even these writes may not fit: the small status goes first, on its own.
+      await updateRun(db, this.runId, { status, message, updatedAt: now() }).catch(() => undefined);
+      await updateRun(db, this.runId, { standings }).catch(() => undefined);
       post({ type: 'run.progress', runId: this.runId, done: stored, planned, ratePerS: null, etaS: null, standings });
       post({ type: 'run.status', runId: this.runId, status, message, done: stored, planned });
       return status;
