@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_TURN_LIMIT, PresetSchema, RoleSchema, ScenarioSchema } from '../core/scenario';
 import { BilateralEventSchema, OUTCOME_KINDS, type OutcomeKind } from '../core/bilateral/events';
-import type { TournamentConfig } from '../core/bilateral/tournament';
+import type { NegotiationResult, TournamentConfig } from '../core/bilateral/tournament';
 import type { Standings } from '../core/bilateral/aggregate';
 
 /** Run ids and job ids; a negotiation's id is `${runId}:${jobId}`. */
@@ -90,6 +90,20 @@ export const ExportedNegotiationSchema = NegotiationRowSchema.omit({ id: true, r
 export type ExportedNegotiation = z.infer<typeof ExportedNegotiationSchema>;
 
 export const negotiationId = (runId: string, jobId: string): string => `${runId}:${jobId}`;
+
+/** How a finished negotiation of a run is stored (its metrics are derived from the events). */
+export const negotiationRow = (runId: string, r: NegotiationResult): NegotiationRow => ({
+  id: negotiationId(runId, r.id),
+  runId,
+  jobId: r.id,
+  index: r.index,
+  buyer: r.buyer,
+  seller: r.seller,
+  tier: r.scenario.tier,
+  outcome: r.outcome.kind,
+  scenario: r.scenario,
+  events: r.events,
+});
 
 // A stored tournament config must be usable wherever core takes one.
 type Assignable<From, To> = [From] extends [To] ? true : false;

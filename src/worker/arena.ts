@@ -5,6 +5,7 @@ import type { Role, Scenario } from '../core/scenario';
 import { makeAgent, parseAgentSpec } from '../agents/registry';
 import { createRun, updateRun } from '../storage';
 import { NegotiationWriter } from '../storage/writer';
+import { negotiationRow } from '../storage/schema';
 import type { RunHost } from './tournament-run';
 
 /** Holds each move back by a delay, or until a step when paused: the Arena's speed control. */
@@ -110,18 +111,9 @@ export class ArenaGame {
       createdAt: now(),
     });
     const writer = new NegotiationWriter(db, run.id, { now });
-    await writer.add({
-      id: `${run.id}:0`,
-      runId: run.id,
-      jobId: '0',
-      index: 0,
-      buyer,
-      seller,
-      tier: scenario.tier,
-      outcome: result.outcome.kind,
-      scenario,
-      events: result.events,
-    });
+    await writer.add(
+      negotiationRow(run.id, { id: '0', index: 0, scenarioIndex: 0, buyer, seller, scenario, ...result }),
+    );
     await writer.flush();
     const aggregator = new Aggregator();
     aggregator.add(buyer, seller, scenario.tier, result.metrics);

@@ -1,10 +1,10 @@
 import { Aggregator } from '../core/bilateral/aggregate';
 import { computeMetrics } from '../core/bilateral/metrics';
-import { planTournament, runTournament, type NegotiationResult } from '../core/bilateral/tournament';
+import { planTournament, runTournament } from '../core/bilateral/tournament';
 import { makeAgent, parseAgentSpecs } from '../agents/registry';
 import { createRun, forEachNegotiation, getRun, runLockName, updateRun, type ParleyDb } from '../storage';
 import { NegotiationWriter, StorageFullError } from '../storage/writer';
-import type { NegotiationRow, RunStatus } from '../storage/schema';
+import { negotiationRow, type RunStatus } from '../storage/schema';
 import type { FromWorker, TournamentSettings } from './messages';
 
 /** Progress reaches the page at most this often, however fast the tournament runs. */
@@ -17,19 +17,6 @@ export interface RunHost {
   post: (message: FromWorker) => void;
   now: () => number;
 }
-
-const toRow = (runId: string, r: NegotiationResult): NegotiationRow => ({
-  id: `${runId}:${r.id}`,
-  runId,
-  jobId: r.id,
-  index: r.index,
-  buyer: r.buyer,
-  seller: r.seller,
-  tier: r.scenario.tier,
-  outcome: r.outcome.kind,
-  scenario: r.scenario,
-  events: r.events,
-});
 
 /** One tournament run inside the worker: plays, stores in batches, reports, and can resume. */
 export class TournamentRun {
@@ -107,7 +94,7 @@ export class TournamentRun {
           signal: this.controller.signal,
           onResult: async (r) => {
             aggregator.add(r.buyer, r.seller, r.scenario.tier, r.metrics);
-            await writer.add(toRow(this.runId, r));
+            await writer.add(negotiationRow(this.runId, r));
             done++;
             report(false);
           },

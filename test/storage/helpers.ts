@@ -5,7 +5,7 @@ import { Aggregator } from '../../src/core/bilateral/aggregate';
 import { computeMetrics } from '../../src/core/bilateral/metrics';
 import { openDb, type ParleyDb } from '../../src/storage/db';
 import { createRun } from '../../src/storage/runs';
-import { negotiationId, type NegotiationRow, type RunConfig, type RunRow } from '../../src/storage/schema';
+import { negotiationId, negotiationRow, type NegotiationRow, type RunConfig, type RunRow } from '../../src/storage/schema';
 
 /** A database of its own for one test, deleted when the test ends. */
 export function freshDb(): ParleyDb {
@@ -41,18 +41,7 @@ export function tournamentResults(): Promise<NegotiationResult[]> {
   return played;
 }
 
-export const toRow = (runId: string, r: NegotiationResult): NegotiationRow => ({
-  id: negotiationId(runId, r.id),
-  runId,
-  jobId: r.id,
-  index: r.index,
-  buyer: r.buyer,
-  seller: r.seller,
-  tier: r.scenario.tier,
-  outcome: r.outcome.kind,
-  scenario: r.scenario,
-  events: r.events,
-});
+export const toRow = negotiationRow;
 
 export async function tournamentRows(runId: string): Promise<NegotiationRow[]> {
   return (await tournamentResults()).map((r) => toRow(runId, r));
