@@ -112,6 +112,21 @@ describe('parley tournament', () => {
   });
 });
 
+describe('progress', () => {
+  it('reports progress on stderr during a long tournament, and nothing on stdout changes', async () => {
+    let t = 0;
+    let err = '';
+    let out = '';
+    const argv = ['tournament', '--agents', 'boulware,linear,conceder', '--scenarios', '200', '--samples', '0'];
+    // A clock that moves a second per reading makes the run look long.
+    const status = await main(argv, { out: (x) => (out += x), err: (x) => (err += x), now: () => (t += 1000) });
+    expect(status).toBe(0);
+    expect(err).toMatch(/^parley: \d+\/1200 negotiations, \d+\/s, \d+ s left$/m);
+    expect(err).toMatch(/computing intervals/);
+    expect(out).toBe((await cli(...argv)).out);
+  });
+});
+
 describe('the parley process', () => {
   it('exits with status 2 and one stderr line on a bad argument', async () => {
     const run = promisify(execFile);
