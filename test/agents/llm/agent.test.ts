@@ -1,0 +1,294 @@
+import { describe, expect, it } from 'vitest';
+import { SimulatedClock } from '../../../src/core/clock';
+import { BilateralEventSchema, type BilateralEvent } from '../../../src/core/bilateral/events';
+import type { Move } from '../../../src/core/bilateral/moves';
+import { playNegotiation, type BilateralAgent } from '../../../src/core/bilateral/tournament';
+import type { Role } from '../../../src/core/scenario';
+import { scriptedBackend, type ScriptedBackendOptions, type ScriptedReply } from '../../../src/agents/backends/scripted';
+import { BackendError, type ChatRequest, type ChatResponse } from '../../../src/agents/backends/types';
+import { llmAgent, resolveMode, type LlmAgentOptions } from '../../../src/agents/llm/agent';
+import { MOVE_SCHEMA_NAME, MOVE_TOOLS, moveJsonSchema } from '../../../src/agents/llm/schema';
+import { agent, scenario } from '../fixtures';
+
+const reply = (text: string, extra: Partial<ChatResponse> = {}): ChatResponse => ({ text, tokensIn: 120, tokensOut: 15, ...extra });
+const toolReply = (name: string, args: object, extra: Partial<ChatResponse> = {}): ChatResponse =>
+  reply('', { toolCalls: [{ name, arguments: JSON.stringify(args) }], ...extra });
+
+/** A backend whose latency passes on a fake clock, and an agent that reads the same clock. */
+function timed(replies: ScriptedReply[], latencyMs: number, opts: ScriptedBackendOptions = {}, agentOpts: LlmAgentOptions = {}) {
+  let time = 0;
+  const backend = scriptedBackend(replies, {
+    latencyMs,
+    sleep: async (ms) => {
+      time += ms;
+    },
+    ...opts,
+  });
+  return { backend, llm: llmAgent(backend, { now: () => time, ...agentOpts }) };
+}
+
+const movesOf = (events: readonly BilateralEvent[], role: Role): Move[] =>
+  events.flatMap((e) => (e.type === 'move' && e.actor === role ? [e.move] : []));
+const userText = (req: ChatRequest | undefined): string => req?.messages.find((m) => m.role === 'user')?.content ?? '';
+
+function expectStorable(events: readonly BilateralEvent[]): void {
+  for (const e of events) expect(BilateralEventSchema.safeParse(e).success, JSON.stringify(e).slice(0, 200)).toBe(true);
+}
+
+describe('llmAgent: a negotiation by JSON-schema decoding', () => {
+  it('plays each scripted answer as its move, and records every call', async () => {
+    const s = scenario(150, 90, { listPrice: 200, firstMover: 'seller' });
+    const { backend, llm } = timed(
+      [
+        reply('{"message":"Hello there.","action":{"type":"offer","price":60}}', { tokensIn: 300, tokensOut: 21, model: 'qwen3-0.6b-q4f16' }),
+        reply('Sure.\n```json\n{"action":{"type":"offer","price":"$70"}}\n```'),
+        reply('<think>The seller keeps coming down; take it.</think>\n{"message":"Deal.","action":{"type":"accept"}}'),
+      ],
+      250,
+    );
+    const { events, outcome } = await playNegotiation(s, { buyer: llm, seller: agent('boulware', 'seller') });
+
+    expect(movesOf(events, 'buyer')).toEqual([
+      { message: 'Hello there.', action: { type: 'offer', price: 60 } },
+      { action: { type: 'offer', price: 70 } },
+      { message: 'Deal.', action: { type: 'accept' } },
+    ]);
+    const sellerOffers = movesOf(events, 'seller').map((m) => (m.action?.type === 'offer' ? m.action.price : NaN));
+    expect(sellerOffers).toHaveLength(3);
+    expect(outcome).toEqual({ kind: 'deal', price: sellerOffers[2], turn: 6, acceptedBy: 'buyer' });
+
+    const calls = events.flatMap((e) => (e.type === 'move' && e.actor === 'buyer' ? [e.call] : []));
+    expect(calls[0]).toMatchObject({ backend: 'scripted', model: 'qwen3-0.6b-q4f16', latencyMs: 250, tokensIn: 300, tokensOut: 21 });
+    expect(calls[1]).toMatchObject({ model: 'scripted-model', tokensIn: 120, tokensOut: 15, raw: 'Sure.\n```json\n{"action":{"type":"offer","price":"$70"}}\n```' });
+    expect(calls[1]).not.toHaveProperty('thinking');
+    expect(calls[2]).toMatchObject({ thinking: 'The seller keeps coming down; take it.' });
+    expect(calls[2]?.raw).toContain('<think>');
+    expect(calls[0]?.prompt).toContain('[system]\nYou are the buyer');
+    expect(calls[0]?.prompt).toContain(`binding offer: $${sellerOffers[0]?.toFixed(2)}`);
+    expect(events.filter((e) => e.type === 'move' && e.actor === 'seller').every((e) => !('call' in e))).toBe(true);
+    expectStorable(events);
+
+    expect(backend.requests).toHaveLength(3);
+    for (const req of backend.requests) {
+      expect(req.responseFormat).toEqual({ type: 'json_schema', name: MOVE_SCHEMA_NAME, schema: moveJsonSchema() });
+      expect(req.tools).toBeUndefined();
+      expect(req.thinking).toBe(false);
+      expect(req.messages.map((m) => m.role)).toEqual(['system', 'user']);
+    }
+    expect(userText(backend.requests[1])).toContain('2. you: "Hello there." [binding offer: $60.00]');
+  });
+
+  it('passes the thinking flag, temperature and token limit on', async () => {
+    const { backend, llm } = timed([reply('{"action":{"type":"walk_away"}}')], 0, {}, { thinking: true, temperature: 0.7, maxTokens: 256 });
+    await playNegotiation(scenario(150, 90), { buyer: agent('boulware', 'buyer'), seller: llm });
+    expect(backend.requests[0]).toMatchObject({ thinking: true, temperature: 0.7, maxTokens: 256 });
+  });
+
+  it('plays a whole negotiation against a model that reads its prompt', async () => {
+    // A "model" that accepts any pending offer under 120 and otherwise bids 5 more each turn.
+    let bid = 50;
+    const answer = (req: ChatRequest): ChatResponse => {
+      const pending = /binding offer of \$(\d+\.\d+); you may accept/.exec(userText(req));
+      if (pending && Number(pending[1]) <= 120) return reply('{"action":{"type":"accept"}}');
+      bid += 5;
+      return reply(`My offer: {"action":{"type":"offer","price":${bid}}}`);
+    };
+    const backend = scriptedBackend(Array.from({ length: 10 }, () => answer));
+    const { events, outcome, metrics } = await playNegotiation(scenario(150, 90, { listPrice: 200 }), {
+      buyer: llmAgent(backend),
+      seller: agent('linear', 'seller'),
+    });
+    expect(outcome.kind).toBe('deal');
+    if (outcome.kind === 'deal') expect(outcome.price).toBeLessThanOrEqual(120);
+    const bids = movesOf(events, 'buyer').flatMap((m) => (m.action?.type === 'offer' ? [m.action.price] : []));
+    expect(bids).toEqual(bids.map((_, i) => 55 + 5 * i));
+    expect(metrics.buyer.invalidMoves).toBe(0);
+    expect(metrics.buyer.tokensIn).toBe(120 * backend.requests.length);
+    expectStorable(events);
+  });
+});
+
+describe('llmAgent: tools and plain text', () => {
+  it('asks by tools where the backend has no JSON-schema decoding, and plays the tool calls', async () => {
+    const s = scenario(150, 90, { listPrice: 200, firstMover: 'buyer' });
+    const { backend, llm } = timed(
+      [
+        toolReply('make_offer', { price: 240, message: 'It is nearly new.' }),
+        toolReply('send_message', { message: 'Can you do better?' }),
+        toolReply('respond_to_offer', { decision: 'reject' }),
+        toolReply('walk_away', { message: 'Too far apart.' }),
+      ],
+      40,
+      { name: 'anthropic', model: 'claude-test', capabilities: { jsonSchema: false, tools: true } },
+    );
+    const buyer: BilateralAgent = {
+      act: (obs) => ({ kind: 'move', move: { action: { type: 'offer', price: 50 + obs.ownTurn } } }),
+    };
+    const { events, outcome } = await playNegotiation(s, { buyer, seller: llm });
+    expect(movesOf(events, 'seller')).toEqual([
+      { message: 'It is nearly new.', action: { type: 'offer', price: 240 } },
+      { message: 'Can you do better?' },
+      { action: { type: 'reject' } },
+      { message: 'Too far apart.', action: { type: 'walk_away' } },
+    ]);
+    expect(outcome).toEqual({ kind: 'walk_away', by: 'seller', turn: 8 });
+    for (const req of backend.requests) {
+      expect(req.tools).toEqual(MOVE_TOOLS);
+      expect(req.responseFormat).toBeUndefined();
+      expect(req.messages[0]?.content).toMatch(/calling exactly one tool/);
+    }
+    const first = events.find((e) => e.type === 'move' && e.actor === 'seller');
+    expect(first).toMatchObject({
+      call: { backend: 'anthropic', model: 'claude-test', latencyMs: 40, raw: '[tool call] make_offer({"price":240,"message":"It is nearly new."})' },
+    });
+    expectStorable(events);
+  });
+
+  it('asks by the prompt alone where the backend has neither', async () => {
+    const { backend, llm } = timed([reply('I will walk: {"action":"walk_away"}')], 0, {
+      capabilities: { jsonSchema: false, tools: false },
+    });
+    const { outcome } = await playNegotiation(scenario(150, 90), { buyer: agent('boulware', 'buyer'), seller: llm });
+    expect(outcome).toMatchObject({ kind: 'walk_away', by: 'seller' });
+    expect(backend.requests[0]?.responseFormat).toBeUndefined();
+    expect(backend.requests[0]?.tools).toBeUndefined();
+    expect(backend.requests[0]?.messages[0]?.content).toMatch(/Answer with one JSON object/);
+  });
+
+  it('picks the mode from the capabilities, and refuses a mode the backend cannot do', () => {
+    expect(resolveMode('auto', { jsonSchema: true, tools: true, thinking: false })).toBe('json');
+    expect(resolveMode('auto', { jsonSchema: false, tools: true, thinking: false })).toBe('tools');
+    expect(resolveMode('auto', { jsonSchema: false, tools: false, thinking: false })).toBe('text');
+    expect(resolveMode('tools', { jsonSchema: true, tools: true, thinking: false })).toBe('tools');
+    expect(() => llmAgent(scriptedBackend([], { capabilities: { jsonSchema: false } }), { mode: 'json' })).toThrow(/JSON Schema/);
+    expect(() => llmAgent(scriptedBackend([], { capabilities: { tools: false } }), { mode: 'tools' })).toThrow(/tools/);
+  });
+});
+
+describe('llmAgent: refused answers and retries', () => {
+  it('records malformed output as an invalid move with the raw text, and the retry prompt says why', async () => {
+    const s = scenario(150, 90, { listPrice: 200, firstMover: 'buyer' });
+    const { backend, llm } = timed(
+      [
+        reply('I would pay about eighty dollars.', { tokensIn: 90, tokensOut: 9 }),
+        reply('<think>oops</think>{"action":{"type":"offer"}}'),
+        reply('{"action":{"type":"offer","price":80}}'),
+      ],
+      10,
+    );
+    const { events } = await playNegotiation(s, { buyer: llm, seller: agent('hardliner', 'seller') });
+    const [first, second, third] = events;
+    expect(first).toMatchObject({
+      type: 'invalid',
+      actor: 'buyer',
+      attempt: 0,
+      reason: expect.stringMatching(/no JSON move/),
+      raw: 'I would pay about eighty dollars.',
+      call: { tokensIn: 90, tokensOut: 9, latencyMs: 10, raw: 'I would pay about eighty dollars.' },
+    });
+    expect(second).toMatchObject({ type: 'invalid', attempt: 1, reason: expect.stringMatching(/needs a "price"/), call: { thinking: 'oops' } });
+    expect(third).toMatchObject({ type: 'move', actor: 'buyer', move: { action: { type: 'offer', price: 80 } } });
+
+    expect(userText(backend.requests[0])).not.toContain('refused');
+    expect(userText(backend.requests[1])).toContain('Your previous answer was refused: no JSON move');
+    expect(userText(backend.requests[2])).toContain('Your previous answer was refused: an offer needs a "price"');
+    expectStorable(events);
+  });
+
+  it('a decoded move the protocol refuses is an invalid move too, and its reason reaches the model', async () => {
+    const s = scenario(150, 90, { firstMover: 'buyer' });
+    const { backend, llm } = timed([reply('{"action":{"type":"accept"}}'), reply('{"action":{"type":"offer","price":75}}')], 5);
+    const { events } = await playNegotiation(s, { buyer: llm, seller: agent('hardliner', 'seller') });
+    expect(events[0]).toMatchObject({
+      type: 'invalid',
+      reason: 'there is no offer from the other side to accept',
+      raw: '{"action":{"type":"accept"}}',
+      call: { raw: '{"action":{"type":"accept"}}', latencyMs: 5 },
+    });
+    expect(userText(backend.requests[1])).toContain('refused: there is no offer from the other side to accept');
+  });
+
+  it('forfeits the turn after the retries run out, and play goes on', async () => {
+    const s = scenario(150, 90, { firstMover: 'buyer', turnLimit: 4 });
+    const { backend, llm } = timed(['nope', 'still nope', '???', '{"action":{"type":"walk_away"}}'].map((t) => reply(t)), 0);
+    const { events, outcome } = await playNegotiation(s, { buyer: llm, seller: agent('hardliner', 'seller') });
+    expect(events.map((e) => e.type)).toEqual(['invalid', 'invalid', 'invalid', 'forfeit', 'move', 'move', 'end']);
+    expect(outcome).toMatchObject({ kind: 'walk_away', by: 'buyer' });
+    expect(userText(backend.requests[3])).toContain('1. you: [missed the turn]');
+  });
+});
+
+describe('llmAgent: failing backends and cancellation', () => {
+  it('a backend error ends the negotiation as an error with its message', async () => {
+    const { llm } = timed([reply('{"action":{"type":"offer","price":60}}'), new BackendError('http', 'HTTP 503: overloaded', { status: 503 })], 0);
+    const { events, outcome } = await playNegotiation(scenario(150, 90), { buyer: llm, seller: agent('boulware', 'seller') });
+    expect(outcome).toEqual({ kind: 'error', actor: 'buyer', message: 'HTTP 503: overloaded', turn: 3 });
+    expect(events.map((e) => e.type)).toEqual(['move', 'move', 'move', 'end']);
+  });
+
+  it('a backend that returns nothing is a bad response, and ends as an error', async () => {
+    const backend = scriptedBackend([() => null as unknown as ChatResponse]);
+    const { outcome } = await playNegotiation(scenario(150, 90), { buyer: agent('boulware', 'buyer'), seller: llmAgent(backend) });
+    expect(outcome).toMatchObject({ kind: 'error', actor: 'seller', message: 'scripted returned no response' });
+  });
+
+  it('cancel interrupts a call in flight and ends the negotiation as cancelled', async () => {
+    const controller = new AbortController();
+    let callSignal: AbortSignal | undefined;
+    const backend = scriptedBackend([reply('{"action":{"type":"offer","price":200}}'), reply('{"action":{"type":"offer","price":190}}')], {
+      latencyMs: (i) => (i === 0 ? 0 : 60_000),
+      sleep: (_, signal) => {
+        callSignal = signal;
+        controller.abort(new Error('user pressed stop'));
+        return new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
+      },
+    });
+    const { events, outcome } = await playNegotiation(
+      scenario(150, 90),
+      { buyer: agent('boulware', 'buyer'), seller: llmAgent(backend) },
+      { signal: controller.signal },
+    );
+    expect(outcome).toEqual({ kind: 'cancelled', turn: 2 });
+    expect(events.map((e) => e.type)).toEqual(['move', 'move', 'end']);
+    expect(callSignal?.aborted).toBe(true);
+  });
+
+  it('an answer that arrives after the cancel is not played', async () => {
+    const controller = new AbortController();
+    const backend = scriptedBackend([
+      () => {
+        controller.abort();
+        return reply('{"action":{"type":"offer","price":200}}');
+      },
+    ]);
+    const { events, outcome } = await playNegotiation(
+      scenario(150, 90),
+      { buyer: agent('boulware', 'buyer'), seller: llmAgent(backend) },
+      { signal: controller.signal },
+    );
+    expect(outcome).toEqual({ kind: 'cancelled', turn: 0 });
+    expect(events.map((e) => e.type)).toEqual(['end']);
+  });
+
+  it("a slow model runs into the runner's timeout, which aborts the call", async () => {
+    const clock = new SimulatedClock();
+    let callSignal: AbortSignal | undefined;
+    const backend = scriptedBackend([reply('{"action":{"type":"offer","price":200}}')], {
+      latencyMs: 5_000,
+      sleep: (ms, signal) => {
+        callSignal = signal;
+        return clock.sleep(ms, signal);
+      },
+    });
+    const pending = playNegotiation(
+      scenario(150, 90),
+      { buyer: agent('boulware', 'buyer'), seller: llmAgent(backend, { now: () => clock.now() }) },
+      { clock, moveTimeoutMs: 1_000 },
+    );
+    while (callSignal === undefined) await new Promise((r) => setTimeout(r, 0));
+    clock.advance(1_000);
+    const { outcome } = await pending;
+    expect(outcome).toEqual({ kind: 'error', actor: 'seller', message: 'no answer within 1000 ms', turn: 0 });
+    expect(callSignal.aborted).toBe(true);
+  });
+});
