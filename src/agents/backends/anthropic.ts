@@ -1,0 +1,96 @@
+/**
+ * An Anthropic Messages client (`POST {baseUrl}/v1/messages`), called straight from the browser:
+ * `x-api-key`, `anthropic-version` and the header that allows direct browser access. Moves come
+ * by tools (Anthropic has no JSON-schema decoding here); thinking is extended thinking.
+ */
+import { endpoint, fetchJson, httpOptionsFor, type Limiter, type TransportOptions } from './http';
+import { BackendError, type ChatBackend, type ChatRequest, type ChatResponse } from './types';
+import { countOf, isRecord, splitSystem, textOf, withThinking } from './wire';
+
+export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
+export const ANTHROPIC_VERSION = '2023-06-01';
+/** Anthropic requires `max_tokens`; this is used when the request sets none. */
+export const DEFAULT_MAX_TOKENS = 1024;
+/** The least thinking budget Anthropic takes. */
+export const MIN_THINKING_BUDGET = 1024;
+
+export interface AnthropicBackendOptions extends TransportOptions {
+  model: string;
+  apiKey?: string;
+  /** Default https://api.anthropic.com; `/v1/messages` is added. */
+  baseUrl?: string;
+  concurrency?: number;
+  limiter?: Limiter;
+  /** Whether the model has extended thinking (Claude 3.7 and later); default false. */
+  thinking?: boolean;
+  /** Tokens the model may think for when asked to (default and minimum 1024). */
+  thinkingBudget?: number;
+}
+
+export function anthropicBackend(opts: AnthropicBackendOptions): ChatBackend {
+  const url = endpoint(opts.baseUrl ?? ANTHROPIC_BASE_URL, 'v1/messages');
+  const http = httpOptionsFor('anthropic', opts);
+  const headers: Record<string, string> = {
+    'Content-Type': 'application/json',
+    'anthropic-version': ANTHROPIC_VERSION,
+    'anthropic-dangerous-direct-browser-access': 'true',
+  };
+  if (opts.apiKey) headers['x-api-key'] = opts.apiKey;
+  const thinkingBudget = Math.max(MIN_THINKING_BUDGET, Math.floor(opts.thinkingBudget ?? MIN_THINKING_BUDGET));
+
+  return {
+    name: 'anthropic',
+    model: opts.model,
+    capabilities: { jsonSchema: false, tools: true, thinking: opts.thinking ?? false },
+    async complete(request, signal) {
+      const body = anthropicRequestBody(opts.model, request, (opts.thinking ?? false) ? thinkingBudget : undefined);
+      const answer = await fetchJson(url, { method: 'POST', headers, body: JSON.stringify(body), signal }, http);
+      return parseAnthropicMessage(answer);
+    },
+  };
+}
+
+/** The Messages request: system prompt apart, tools as `input_schema`, thinking only when asked and available. */
+export function anthropicRequestBody(model: string, request: ChatRequest, thinkingBudget: number | undefined): Record<string, unknown> {
+  const { system, rest } = splitSystem(request.messages);
+  const think = request.thinking === true && thinkingBudget !== undefined;
+  const maxTokens = request.maxTokens ?? DEFAULT_MAX_TOKENS;
+  const body: Record<string, unknown> = {
+    model,
+    // The budget is part of max_tokens, so the answer keeps the room it was given.
+    max_tokens: think ? maxTokens + (thinkingBudget as number) : maxTokens,
+    messages: rest.map((m) => ({ role: m.role, content: m.content })),
+  };
+  if (system !== '') body.system = system;
+  if (request.tools && request.tools.length > 0)
+    body.tools = request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters }));
+  if (think) body.thinking = { type: 'enabled', budget_tokens: thinkingBudget };
+  // Anthropic refuses a temperature alongside extended thinking.
+  else if (request.temperature !== undefined) body.temperature = request.temperature;
+  return body;
+}
+
+/** Text blocks joined, thinking blocks before them as `<think>`, `tool_use` blocks as tool calls. */
+export function parseAnthropicMessage(answer: unknown): ChatResponse {
+  if (!isRecord(answer) || !Array.isArray(answer.content))
+    throw new BackendError('bad-response', 'anthropic: the answer has no content');
+  const texts: string[] = [];
+  const thoughts: string[] = [];
+  const toolCalls: { name: string; arguments: string }[] = [];
+  for (const block of answer.content as unknown[]) {
+    if (!isRecord(block)) continue;
+    if (block.type === 'text') texts.push(textOf(block.text));
+    else if (block.type === 'thinking') thoughts.push(textOf(block.thinking));
+    else if (block.type === 'tool_use') toolCalls.push({ name: textOf(block.name), arguments: JSON.stringify(block.input ?? {}) });
+  }
+  const usage = isRecord(answer.usage) ? answer.usage : {};
+  const response: ChatResponse = {
+    text: withThinking(thoughts.join('\n\n'), texts.join('\n')),
+    // Cached input is still input: the prompt's full size is what it cost to send.
+    tokensIn: countOf(usage.input_tokens, usage.cache_creation_input_tokens, usage.cache_read_input_tokens),
+    tokensOut: countOf(usage.output_tokens),
+  };
+  if (toolCalls.length > 0) response.toolCalls = toolCalls;
+  if (typeof answer.model === 'string' && answer.model !== '') response.model = answer.model;
+  return response;
+}

@@ -1,0 +1,157 @@
+/**
+ * A Gemini client (`POST {baseUrl}/v1beta/models/{model}:generateContent`, key in
+ * `x-goog-api-key`). Moves by `responseSchema` (Gemini's OpenAPI-subset dialect, converted here)
+ * or by function declarations.
+ */
+import { endpoint, fetchJson, httpOptionsFor, type Limiter, type TransportOptions } from './http';
+import { BackendError, type ChatBackend, type ChatRequest, type ChatResponse } from './types';
+import { countOf, isRecord, splitSystem, textOf, withThinking } from './wire';
+
+export const GEMINI_BASE_URL = 'https://generativelanguage.googleapis.com';
+
+export interface GeminiBackendOptions extends TransportOptions {
+  /** e.g. gemini-2.5-flash (a leading `models/` is dropped). */
+  model: string;
+  apiKey?: string;
+  /** Default https://generativelanguage.googleapis.com; `/v1beta/models/…` is added. */
+  baseUrl?: string;
+  concurrency?: number;
+  limiter?: Limiter;
+  /**
+   * Whether the model thinks and can be told not to (Gemini 2.5 Flash: a budget of 0 turns it
+   * off). Default false: nothing about thinking is sent, and the model does as it likes.
+   */
+  thinking?: boolean;
+}
+
+export function geminiBackend(opts: GeminiBackendOptions): ChatBackend {
+  const model = opts.model.replace(/^models\//, '');
+  const url = endpoint(opts.baseUrl ?? GEMINI_BASE_URL, `v1beta/models/${encodeURIComponent(model)}:generateContent`);
+  const http = httpOptionsFor('gemini', opts);
+  const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+  if (opts.apiKey) headers['x-goog-api-key'] = opts.apiKey;
+  const thinking = opts.thinking ?? false;
+
+  return {
+    name: 'gemini',
+    model,
+    capabilities: { jsonSchema: true, tools: true, thinking },
+    async complete(request, signal) {
+      const body = geminiRequestBody(request, thinking);
+      const answer = await fetchJson(url, { method: 'POST', headers, body: JSON.stringify(body), signal }, http);
+      return parseGeminiResponse(answer);
+    },
+  };
+}
+
+export function geminiRequestBody(request: ChatRequest, thinking: boolean): Record<string, unknown> {
+  const { system, rest } = splitSystem(request.messages);
+  const body: Record<string, unknown> = {
+    contents: rest.map((m) => ({ role: m.role === 'assistant' ? 'model' : 'user', parts: [{ text: m.content }] })),
+  };
+  if (system !== '') body.systemInstruction = { parts: [{ text: system }] };
+  if (request.tools && request.tools.length > 0)
+    body.tools = [
+      {
+        functionDeclarations: request.tools.map((t) => ({
+          name: t.name,
+          description: t.description,
+          parameters: toGeminiSchema(t.parameters),
+        })),
+      },
+    ];
+  const config: Record<string, unknown> = {};
+  if (request.maxTokens !== undefined) config.maxOutputTokens = request.maxTokens;
+  if (request.temperature !== undefined) config.temperature = request.temperature;
+  if (request.responseFormat) {
+    config.responseMimeType = 'application/json';
+    config.responseSchema = toGeminiSchema(request.responseFormat.schema);
+  }
+  if (thinking && request.thinking !== undefined)
+    config.thinkingConfig = request.thinking ? { includeThoughts: true } : { thinkingBudget: 0 };
+  if (Object.keys(config).length > 0) body.generationConfig = config;
+  return body;
+}
+
+/** Keywords Gemini's Schema object has; anything else (`$schema`, `additionalProperties`, `$ref`, …) is refused by it. */
+const GEMINI_KEYWORDS = new Set([
+  'type',
+  'format',
+  'title',
+  'description',
+  'nullable',
+  'enum',
+  'properties',
+  'required',
+  'propertyOrdering',
+  'items',
+  'minItems',
+  'maxItems',
+  'anyOf',
+  'minimum',
+  'maximum',
+  'minLength',
+  'maxLength',
+]);
+
+/**
+ * A JSON Schema in Gemini's dialect: unknown keywords dropped, `const` as a one-value `enum`,
+ * `type: [T, "null"]` as `nullable`, types upper-cased, and properties kept in their order.
+ */
+export function toGeminiSchema(schema: unknown): unknown {
+  if (!isRecord(schema)) return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'const') out.enum = [String(value)];
+    else if (!GEMINI_KEYWORDS.has(key)) continue;
+    else if (key === 'type') Object.assign(out, geminiType(value));
+    else if (key === 'properties' && isRecord(value)) {
+      out.properties = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toGeminiSchema(v)]));
+      if (!('propertyOrdering' in schema)) out.propertyOrdering = Object.keys(value);
+    } else if (key === 'items') out.items = toGeminiSchema(value);
+    else if (key === 'anyOf' && Array.isArray(value)) out.anyOf = value.map(toGeminiSchema);
+    else if (key === 'enum' && Array.isArray(value)) out.enum = value.map(String);
+    else out[key] = value;
+  }
+  return out;
+}
+
+function geminiType(type: unknown): Record<string, unknown> {
+  if (typeof type === 'string') return { type: type.toUpperCase() };
+  if (!Array.isArray(type)) return {};
+  const named = type.filter((t): t is string => typeof t === 'string' && t !== 'null');
+  const out: Record<string, unknown> = named.length === 1 ? { type: (named[0] as string).toUpperCase() } : {};
+  if (type.includes('null')) out.nullable = true;
+  return out;
+}
+
+/** The first candidate's parts: thoughts before the text as `<think>`, function calls as tool calls. */
+export function parseGeminiResponse(answer: unknown): ChatResponse {
+  if (!isRecord(answer)) throw new BackendError('bad-response', 'gemini answered with no JSON object');
+  const candidate = Array.isArray(answer.candidates) ? (answer.candidates[0] as unknown) : undefined;
+  if (!isRecord(candidate)) {
+    const blocked = isRecord(answer.promptFeedback) ? textOf(answer.promptFeedback.blockReason) : '';
+    throw new BackendError('bad-response', blocked ? `gemini refused the prompt (${blocked})` : 'gemini answered with no candidate');
+  }
+  const parts = isRecord(candidate.content) && Array.isArray(candidate.content.parts) ? (candidate.content.parts as unknown[]) : [];
+  const texts: string[] = [];
+  const thoughts: string[] = [];
+  const toolCalls: { name: string; arguments: string }[] = [];
+  for (const part of parts) {
+    if (!isRecord(part)) continue;
+    if (isRecord(part.functionCall))
+      toolCalls.push({ name: textOf(part.functionCall.name), arguments: JSON.stringify(part.functionCall.args ?? {}) });
+    else if (part.thought === true) thoughts.push(textOf(part.text));
+    else texts.push(textOf(part.text));
+  }
+  const usage = isRecord(answer.usageMetadata) ? answer.usageMetadata : {};
+  const response: ChatResponse = {
+    text: withThinking(thoughts.join('\n\n'), texts.join('')),
+    tokensIn: countOf(usage.promptTokenCount),
+    // Thinking is billed as output.
+    tokensOut: countOf(usage.candidatesTokenCount, usage.thoughtsTokenCount),
+  };
+  if (toolCalls.length > 0) response.toolCalls = toolCalls;
+  if (typeof answer.modelVersion === 'string' && answer.modelVersion !== '') response.model = answer.modelVersion;
+  return response;
+}

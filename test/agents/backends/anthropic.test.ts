@@ -1,0 +1,119 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { anthropicBackend, type AnthropicBackendOptions } from '../../../src/agents/backends/anthropic';
+import type { ChatRequest } from '../../../src/agents/backends/types';
+import { decodeMove } from '../../../src/agents/llm/decoder';
+import { MOVE_TOOLS } from '../../../src/agents/llm/schema';
+import { failure, rateLimited, reply, slow, start, toolCall, type ChatServer, type Script } from '../../support/chat-server';
+import { ownHeaders } from './helpers';
+
+const KEY = 'sk-ant-api03-test-9e8d7c6b';
+const live = () => new AbortController().signal;
+
+const servers: ChatServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+async function serve(script: Script): Promise<ChatServer> {
+  const s = await start(script);
+  servers.push(s);
+  return s;
+}
+
+const backendFor = (s: ChatServer, extra: Partial<AnthropicBackendOptions> = {}) =>
+  anthropicBackend({ baseUrl: s.url, model: 'claude-test', apiKey: KEY, sleep: async () => {}, ...extra });
+
+const request: ChatRequest = {
+  messages: [
+    { role: 'system', content: 'You are the seller.' },
+    { role: 'user', content: 'Your move.' },
+  ],
+  tools: [...MOVE_TOOLS],
+  thinking: false,
+  temperature: 0.5,
+};
+
+describe('anthropicBackend', () => {
+  it('posts to /v1/messages with the system prompt apart, tools as input_schema, and the browser-access headers', async () => {
+    const s = await serve([toolCall('walk_away', {})]);
+    const elsewhere = await serve([]);
+    await backendFor(s).complete(request, live());
+    const [req] = s.requests;
+    expect(req).toMatchObject({ path: '/v1/messages', route: 'anthropic' });
+    expect(req?.body).toEqual({
+      model: 'claude-test',
+      max_tokens: 1024,
+      system: 'You are the seller.',
+      messages: [{ role: 'user', content: 'Your move.' }],
+      tools: MOVE_TOOLS.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters })),
+      temperature: 0.5,
+    });
+    expect(ownHeaders(req)).toEqual({
+      'content-type': 'application/json',
+      'x-api-key': KEY,
+      'anthropic-version': '2023-06-01',
+      'anthropic-dangerous-direct-browser-access': 'true',
+    });
+    expect(elsewhere.requests).toHaveLength(0);
+  });
+
+  it('reads tool_use blocks as tool calls, text blocks joined, thinking blocks as thinking, and the usage', async () => {
+    const s = await serve([
+      {
+        kind: 'reply',
+        content: 'Fair enough.',
+        thinking: 'The buyer is close to my cost.',
+        toolCalls: [{ name: 'make_offer', arguments: { price: 95 } }],
+        tokensIn: 410,
+        tokensOut: 33,
+        model: 'claude-test-20250101',
+      },
+    ]);
+    const response = await backendFor(s, { thinking: true }).complete(request, live());
+    expect(response).toEqual({
+      text: '<think>The buyer is close to my cost.</think>\nFair enough.',
+      toolCalls: [{ name: 'make_offer', arguments: '{"price":95}' }],
+      tokensIn: 410,
+      tokensOut: 33,
+      model: 'claude-test-20250101',
+    });
+    expect(decodeMove(response.text, response.toolCalls)).toEqual({
+      ok: true,
+      move: { action: { type: 'offer', price: 95 } },
+      thinking: 'The buyer is close to my cost.',
+    });
+  });
+
+  it('asks for extended thinking only when the model has it and the request wants it, without a temperature', async () => {
+    const s = await serve(() => reply('{}'));
+    await backendFor(s, { thinking: true, thinkingBudget: 2000 }).complete({ ...request, thinking: true, maxTokens: 500 }, live());
+    await backendFor(s, { thinking: false }).complete({ ...request, thinking: true }, live());
+    const [withThinking, without] = s.requests.map((r) => r.body as Record<string, unknown>);
+    expect(withThinking).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 2000 }, max_tokens: 2500 });
+    expect(withThinking).not.toHaveProperty('temperature');
+    expect(without).not.toHaveProperty('thinking');
+    expect(without).toMatchObject({ temperature: 0.5, max_tokens: 1024 });
+    expect(backendFor(s).capabilities).toEqual({ jsonSchema: false, tools: true, thinking: false });
+  });
+
+  it('retries an overloaded 529 and a 429, then gives up with Anthropic’s message', async () => {
+    const s = await serve([failure(529, 'Overloaded'), rateLimited(1), failure(529, 'Overloaded')]);
+    const waits: number[] = [];
+    const error = await backendFor(s, { maxRetries: 2, sleep: async (ms) => void waits.push(ms), random: () => 0.5, baseDelayMs: 100 })
+      .complete(request, live())
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ kind: 'http', status: 529, message: 'anthropic 529: Overloaded' });
+    expect(waits).toEqual([50, 1000]);
+  });
+
+  it('never puts the key in an error, even when the server echoes it', async () => {
+    const s = await serve((req) => failure(401, `invalid x-api-key: ${req.headers['x-api-key']}`));
+    const error = await backendFor(s).complete(request, live()).catch((e: unknown) => e);
+    expect(error).toMatchObject({ kind: 'http', status: 401, message: 'anthropic 401: invalid x-api-key: [redacted]' });
+  });
+
+  it('times out a slow answer', async () => {
+    const s = await serve([slow(3000, reply('late'))]);
+    await expect(backendFor(s, { timeoutMs: 60 }).complete(request, live())).rejects.toMatchObject({ kind: 'timeout' });
+  });
+});

@@ -1,0 +1,161 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { geminiBackend, toGeminiSchema, type GeminiBackendOptions } from '../../../src/agents/backends/gemini';
+import type { ChatRequest } from '../../../src/agents/backends/types';
+import { decodeMove } from '../../../src/agents/llm/decoder';
+import { MOVE_SCHEMA_NAME, MOVE_TOOLS, moveJsonSchema } from '../../../src/agents/llm/schema';
+import { failure, move, rateLimited, reply, slow, start, toolCall, type ChatServer, type Script } from '../../support/chat-server';
+import { ownHeaders } from './helpers';
+
+const KEY = 'AIzaSy-test-4c5d6e7f8a9b';
+const live = () => new AbortController().signal;
+
+const servers: ChatServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+async function serve(script: Script): Promise<ChatServer> {
+  const s = await start(script);
+  servers.push(s);
+  return s;
+}
+
+const backendFor = (s: ChatServer, extra: Partial<GeminiBackendOptions> = {}) =>
+  geminiBackend({ baseUrl: s.url, model: 'gemini-2.5-flash', apiKey: KEY, sleep: async () => {}, ...extra });
+
+const request: ChatRequest = {
+  messages: [
+    { role: 'system', content: 'You are the buyer.' },
+    { role: 'user', content: 'Your move.' },
+  ],
+  responseFormat: { type: 'json_schema', name: MOVE_SCHEMA_NAME, schema: moveJsonSchema() },
+  thinking: false,
+  maxTokens: 256,
+  temperature: 0.3,
+};
+
+/** Every key anywhere in a JSON value. */
+function keysOf(x: unknown, into = new Set<string>()): Set<string> {
+  if (Array.isArray(x)) x.forEach((v) => keysOf(v, into));
+  else if (typeof x === 'object' && x !== null)
+    for (const [k, v] of Object.entries(x)) {
+      into.add(k);
+      keysOf(v, into);
+    }
+  return into;
+}
+
+describe('geminiBackend', () => {
+  it('posts generateContent with the system instruction, a JSON response schema in Gemini’s dialect, and the key header', async () => {
+    const s = await serve([move({ action: { type: 'walk_away' } })]);
+    await backendFor(s, { model: 'models/gemini-2.5-flash' }).complete(request, live());
+    const [req] = s.requests;
+    expect(req).toMatchObject({ path: '/v1beta/models/gemini-2.5-flash:generateContent', route: 'gemini', model: 'gemini-2.5-flash' });
+    const body = req?.body as Record<string, unknown>;
+    expect(body).toMatchObject({
+      systemInstruction: { parts: [{ text: 'You are the buyer.' }] },
+      contents: [{ role: 'user', parts: [{ text: 'Your move.' }] }],
+      generationConfig: {
+        maxOutputTokens: 256,
+        temperature: 0.3,
+        responseMimeType: 'application/json',
+        responseSchema: toGeminiSchema(moveJsonSchema()),
+      },
+    });
+    expect(ownHeaders(req)).toEqual({ 'content-type': 'application/json', 'x-goog-api-key': KEY });
+    expect(req?.path).not.toContain(KEY);
+  });
+
+  it('converts the move schema: no $schema, additionalProperties or const; upper-case types; ordered properties', () => {
+    const converted = toGeminiSchema({ $schema: 'https://json-schema.org/draft/2020-12/schema', ...moveJsonSchema() }) as Record<string, unknown>;
+    const keys = keysOf(converted);
+    for (const banned of ['$schema', 'additionalProperties', 'const']) expect(keys.has(banned)).toBe(false);
+    expect(converted).toMatchObject({ type: 'OBJECT', propertyOrdering: ['message', 'action'] });
+    expect(converted.properties).toMatchObject({
+      message: { type: 'STRING', maxLength: 600 },
+      action: {
+        anyOf: [
+          {
+            type: 'OBJECT',
+            properties: { type: { type: 'STRING', enum: ['offer'] }, price: { type: 'NUMBER' } },
+            required: ['type', 'price'],
+            propertyOrdering: ['type', 'price'],
+          },
+          { type: 'OBJECT', properties: { type: { type: 'STRING', enum: ['accept'] } } },
+          {},
+          {},
+        ],
+      },
+    });
+    expect(toGeminiSchema({ type: ['string', 'null'], format: 'date-time', $ref: '#/x' })).toEqual({
+      type: 'STRING',
+      nullable: true,
+      format: 'date-time',
+    });
+  });
+
+  it('declares tools as functions and reads function calls, thoughts and usage', async () => {
+    const s = await serve([
+      {
+        kind: 'reply',
+        content: '',
+        thinking: 'Accept: it is under my value.',
+        toolCalls: [{ name: 'respond_to_offer', arguments: { decision: 'accept' } }],
+        tokensIn: 250,
+        tokensOut: 9,
+        model: 'gemini-2.5-flash-001',
+      },
+    ]);
+    const toolsRequest: ChatRequest = { messages: request.messages, tools: [...MOVE_TOOLS] };
+    const response = await backendFor(s).complete(toolsRequest, live());
+    const body = s.requests[0]?.body as { tools: { functionDeclarations: unknown[] }[]; generationConfig?: unknown };
+    expect(body.tools[0]?.functionDeclarations).toEqual(
+      MOVE_TOOLS.map((t) => ({ name: t.name, description: t.description, parameters: toGeminiSchema(t.parameters) })),
+    );
+    expect(body.generationConfig).toBeUndefined();
+    expect(response).toEqual({
+      text: '<think>Accept: it is under my value.</think>\n',
+      toolCalls: [{ name: 'respond_to_offer', arguments: '{"decision":"accept"}' }],
+      tokensIn: 250,
+      tokensOut: 9,
+      model: 'gemini-2.5-flash-001',
+    });
+    expect(decodeMove(response.text, response.toolCalls)).toMatchObject({ ok: true, move: { action: { type: 'accept' } } });
+  });
+
+  it('switches thinking off or on only for a model that can be told', async () => {
+    const s = await serve(() => reply('{}'));
+    await backendFor(s, { thinking: true }).complete(request, live());
+    await backendFor(s, { thinking: true }).complete({ ...request, thinking: true }, live());
+    await backendFor(s).complete({ ...request, thinking: true }, live());
+    const configs = s.requests.map((r) => (r.body as { generationConfig: Record<string, unknown> }).generationConfig);
+    expect(configs[0]?.thinkingConfig).toEqual({ thinkingBudget: 0 });
+    expect(configs[1]?.thinkingConfig).toEqual({ includeThoughts: true });
+    expect(configs[2]).not.toHaveProperty('thinkingConfig');
+  });
+
+  it('refuses a blocked prompt, retries RESOURCE_EXHAUSTED, and keeps the key out of errors', async () => {
+    const s = await serve([
+      { kind: 'raw', status: 200, body: '{"promptFeedback":{"blockReason":"SAFETY"}}', contentType: 'application/json' },
+      rateLimited(2, 'Resource has been exhausted (e.g. check quota).'),
+      failure(400, `API key not valid: ${KEY}`),
+    ]);
+    const waits: number[] = [];
+    const backend = backendFor(s, { sleep: async (ms) => void waits.push(ms) });
+    await expect(backend.complete(request, live())).rejects.toMatchObject({
+      kind: 'bad-response',
+      message: 'gemini refused the prompt (SAFETY)',
+    });
+    await expect(backend.complete(request, live())).rejects.toMatchObject({
+      kind: 'http',
+      status: 400,
+      message: 'gemini 400: API key not valid: [redacted]',
+    });
+    expect(waits).toEqual([2000]);
+  });
+
+  it('times out a slow answer', async () => {
+    const s = await serve([slow(3000, reply('late'))]);
+    await expect(backendFor(s, { timeoutMs: 60 }).complete(request, live())).rejects.toMatchObject({ kind: 'timeout' });
+  });
+});

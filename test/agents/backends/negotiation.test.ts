@@ -1,0 +1,257 @@
+/**
+ * Whole negotiations and tournaments with the LLM agent over the real HTTP clients, against the
+ * local chat server. Every model move in the results is checked against what the server was
+ * scripted to answer.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { anthropicBackend } from '../../../src/agents/backends/anthropic';
+import { geminiBackend } from '../../../src/agents/backends/gemini';
+import { openAiBackend } from '../../../src/agents/backends/openai';
+import type { ChatBackend } from '../../../src/agents/backends/types';
+import { llmAgent } from '../../../src/agents/llm/agent';
+import { makeAgent } from '../../../src/agents/registry';
+import { BilateralEventSchema, type BilateralEvent } from '../../../src/core/bilateral/events';
+import type { Move } from '../../../src/core/bilateral/moves';
+import {
+  playNegotiation,
+  runTournament,
+  type AgentFactory,
+  type NegotiationResult,
+  type TournamentConfig,
+} from '../../../src/core/bilateral/tournament';
+import { roundCents, type Role } from '../../../src/core/scenario';
+import { agent, scenario } from '../fixtures';
+import {
+  malformed,
+  move,
+  promptOf,
+  rateLimited,
+  serverError,
+  slow,
+  start,
+  thinkThen,
+  toolCall,
+  type Answer,
+  type ChatServer,
+  type RecordedRequest,
+  type Script,
+} from '../../support/chat-server';
+
+const KEY = 'sk-e2e-test-5566778899';
+
+const servers: ChatServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+async function serve(script: Script): Promise<ChatServer> {
+  const s = await start(script);
+  servers.push(s);
+  return s;
+}
+
+const noWait = { sleep: async () => {}, random: () => 0 };
+
+const movesBy = (events: readonly BilateralEvent[], role: Role) =>
+  events.flatMap((e) => (e.type === 'move' && e.actor === role ? [e] : []));
+
+function expectStorable(events: readonly BilateralEvent[]): void {
+  for (const e of events) expect(BilateralEventSchema.safeParse(e).success, JSON.stringify(e).slice(0, 200)).toBe(true);
+}
+
+/**
+ * A "model" that reads its prompt: it accepts a pending offer within 10% of its own value and
+ * otherwise concedes a fixed step per own turn. Pure, so the test can recompute every move.
+ */
+function policy(prompt: string): Move {
+  const role = /You are the (buyer|seller)/.exec(prompt)?.[1] as Role;
+  const own = Number(/Your private (?:value for it|cost): \$(\d+(?:\.\d+)?)/.exec(prompt)?.[1]);
+  const ownTurn = Number(/your turn (\d+) of/.exec(prompt)?.[1]);
+  const pendingText = /binding offer of \$(\d+(?:\.\d+)?); you may accept it/.exec(prompt)?.[1];
+  const pending = pendingText === undefined ? null : Number(pendingText);
+  const message = ownTurn === 1 ? `Hello from the ${role}.` : undefined;
+  const withMessage = (m: Move): Move => (message === undefined ? m : { message, ...m });
+  if (role === 'buyer') {
+    if (pending !== null && pending <= own * 0.9) return withMessage({ action: { type: 'accept' } });
+    return withMessage({ action: { type: 'offer', price: roundCents(own * Math.min(0.9, 0.5 + 0.08 * (ownTurn - 1))) } });
+  }
+  if (pending !== null && pending >= own * 1.1) return withMessage({ action: { type: 'accept' } });
+  return withMessage({ action: { type: 'offer', price: roundCents(own * Math.max(1.1, 2 - 0.15 * (ownTurn - 1))) } });
+}
+
+const promptTextOf = (req: RecordedRequest): string => {
+  const { system, user } = promptOf(req);
+  return `${system}\n${user}`;
+};
+
+/** The policy's move in the form the request asked for: a tool call where tools were given, else JSON. */
+function policyAnswer(req: RecordedRequest): Answer {
+  const m = policy(promptTextOf(req));
+  const asksTools = Array.isArray((req.body as { tools?: unknown }).tools);
+  if (!asksTools) return move(m, { tokensIn: 200 + req.index, tokensOut: 17 });
+  const { action, message } = m;
+  const said = message === undefined ? {} : { message };
+  if (action?.type === 'offer') return toolCall('make_offer', { price: action.price, ...said }, { tokensIn: 200, tokensOut: 17 });
+  if (action?.type === 'accept') return toolCall('respond_to_offer', { decision: 'accept', ...said }, { tokensIn: 200, tokensOut: 17 });
+  throw new Error(`the policy made an unexpected move ${JSON.stringify(m)}`);
+}
+
+/** Each model move in the log is the one the policy gives for the prompt on its call record. */
+function expectPolicyMoves(events: readonly BilateralEvent[], role: Role): number {
+  const moves = movesBy(events, role);
+  for (const e of moves) {
+    expect(e.call?.prompt).toBeDefined();
+    expect(e.move).toEqual(policy(e.call?.prompt ?? ''));
+  }
+  return moves.length;
+}
+
+describe('one negotiation over HTTP', () => {
+  it('plays exactly what the server answered: moves, a refused answer, a 429 waited out, thinking, then the deal', async () => {
+    const s = await serve([
+      move({ message: 'I can do sixty.', action: { type: 'offer', price: 60 } }, { tokensIn: 311, tokensOut: 24, model: 'qwen3-8b-2025' }),
+      rateLimited(1),
+      malformed('Hmm, seventy feels right to me.'),
+      thinkThen('They came down twice; 70 is fair.', { action: { type: 'offer', price: 70 } }),
+      move({ message: 'Deal.', action: { type: 'accept' } }),
+    ]);
+    const waits: number[] = [];
+    const backend = openAiBackend({ baseUrl: `${s.url}/v1`, model: 'qwen3-8b', apiKey: KEY, sleep: async (ms) => void waits.push(ms) });
+    const seller = agent('boulware', 'seller');
+    const { events, outcome, metrics } = await playNegotiation(scenario(150, 90, { listPrice: 200 }), { buyer: llmAgent(backend), seller });
+
+    const buyerMoves = movesBy(events, 'buyer');
+    expect(buyerMoves.map((e) => e.move)).toEqual([
+      { message: 'I can do sixty.', action: { type: 'offer', price: 60 } },
+      { action: { type: 'offer', price: 70 } },
+      { message: 'Deal.', action: { type: 'accept' } },
+    ]);
+    const invalid = events.filter((e) => e.type === 'invalid');
+    expect(invalid).toHaveLength(1);
+    expect(invalid[0]).toMatchObject({ actor: 'buyer', turn: 3, attempt: 0, raw: 'Hmm, seventy feels right to me.' });
+    expect(buyerMoves[0]?.call).toMatchObject({ backend: 'openai', model: 'qwen3-8b-2025', tokensIn: 311, tokensOut: 24 });
+    expect(buyerMoves[1]?.call).toMatchObject({ thinking: 'They came down twice; 70 is fair.', model: 'qwen3-8b' });
+
+    const sellerOffers = movesBy(events, 'seller').map((e) => (e.move.action?.type === 'offer' ? e.move.action.price : NaN));
+    expect(outcome).toEqual({ kind: 'deal', price: sellerOffers[2], turn: 6, acceptedBy: 'buyer' });
+    expect(metrics.buyer.invalidMoves).toBe(1);
+    expectStorable(events);
+
+    expect(waits).toEqual([1000]);
+    expect(s.requests).toHaveLength(5);
+    expect(promptOf(s.requests[3] as RecordedRequest).user).toContain('Your previous answer was refused');
+    for (const req of s.requests) {
+      expect(req.model).toBe('qwen3-8b');
+      expect(req.headers.authorization).toBe(`Bearer ${KEY}`);
+    }
+  });
+
+  const clients: [string, (s: ChatServer) => ChatBackend][] = [
+    ['openai (json_schema)', (s) => openAiBackend({ baseUrl: `${s.url}/v1`, model: 'm', apiKey: KEY, ...noWait })],
+    ['openai (tools)', (s) => openAiBackend({ baseUrl: `${s.url}/v1`, model: 'm', jsonMode: 'none', ...noWait })],
+    ['anthropic (tools)', (s) => anthropicBackend({ baseUrl: s.url, model: 'claude-test', apiKey: KEY, ...noWait })],
+    ['gemini (responseSchema)', (s) => geminiBackend({ baseUrl: s.url, model: 'gemini-test', apiKey: KEY, ...noWait })],
+  ];
+
+  it.each(clients)('%s: a model that reads its prompt, checked move by move', async (_, make) => {
+    const s = await serve(policyAnswer);
+    const backend = make(s);
+    const { events, outcome } = await playNegotiation(scenario(200, 120, { listPrice: 250 }), {
+      buyer: agent('conceder', 'buyer'),
+      seller: llmAgent(backend),
+    });
+    const played = expectPolicyMoves(events, 'seller');
+    expect(played).toBeGreaterThan(1);
+    expect(events.filter((e) => e.type === 'invalid')).toEqual([]);
+    expect(s.requests).toHaveLength(played);
+    expect(['deal', 'walk_away', 'turn_limit']).toContain(outcome.kind);
+    expectStorable(events);
+  });
+});
+
+describe('tournaments over HTTP', () => {
+  const CONFIG: TournamentConfig = {
+    agents: ['llm', 'boulware', 'conceder'],
+    scenariosPerPair: 3,
+    preset: 'standard',
+    seed: 11,
+    selfPlay: false,
+    turnLimit: 10,
+  };
+
+  const factoryWith =
+    (backend: ChatBackend): AgentFactory =>
+    (spec, role, ctx) =>
+      spec === 'llm' ? llmAgent(backend) : makeAgent(spec, role, ctx);
+
+  async function play(config: TournamentConfig, backend: ChatBackend) {
+    const results: NegotiationResult[] = [];
+    const summary = await runTournament(config, factoryWith(backend), { concurrency: 4, onResult: (r) => void results.push(r) });
+    return { results, summary };
+  }
+
+  it('plays a tournament at concurrency 4 in plan order, every model move the server’s', async () => {
+    const s = await serve((req) => slow(3, policyAnswer(req)));
+    const backend = openAiBackend({ baseUrl: `${s.url}/v1`, model: 'm', apiKey: KEY, concurrency: 3, ...noWait });
+    const { results, summary } = await play(CONFIG, backend);
+
+    expect(summary).toEqual({ planned: 18, played: 18, skipped: 0, cancelled: false });
+    expect(results.map((r) => r.index)).toEqual(results.map((_, i) => i));
+    let calls = 0;
+    for (const r of results) {
+      expect(r.outcome.kind).not.toBe('error');
+      if (r.buyer === 'llm') calls += expectPolicyMoves(r.events, 'buyer');
+      if (r.seller === 'llm') calls += expectPolicyMoves(r.events, 'seller');
+      expect(r.events.some((e) => e.type === 'invalid')).toBe(false);
+      expectStorable(r.events);
+    }
+    expect(results.filter((r) => r.buyer === 'llm' || r.seller === 'llm')).toHaveLength(12);
+    expect(s.requests).toHaveLength(calls);
+    expect(s.maxInFlight).toBeGreaterThan(1);
+    expect(s.maxInFlight).toBeLessThanOrEqual(3);
+    const tokensIn = results.reduce((sum, r) => sum + r.metrics.buyer.tokensIn + r.metrics.seller.tokensIn, 0);
+    expect(tokensIn).toBe(s.requests.reduce((sum, req) => sum + 200 + req.index, 0));
+  });
+
+  it('ends the negotiations of a provider that keeps failing as errors with its message, and carries on', async () => {
+    // Overloaded whenever the model sits in the seller's seat; fine as the buyer.
+    const s = await serve((req) =>
+      /You are the seller/.test(promptOf(req).system) ? serverError('The model is overloaded, try again later', 503) : policyAnswer(req),
+    );
+    const backend = openAiBackend({ baseUrl: `${s.url}/v1`, model: 'm', apiKey: KEY, maxRetries: 2, ...noWait });
+    const { results, summary } = await play({ ...CONFIG, agents: ['llm', 'boulware'] }, backend);
+
+    expect(summary).toEqual({ planned: 6, played: 6, skipped: 0, cancelled: false });
+    for (const r of results) {
+      if (r.seller === 'llm') {
+        // The seller opens, so the failure comes at turn 0.
+        expect(r.outcome).toEqual({ kind: 'error', actor: 'seller', message: 'openai 503: The model is overloaded, try again later', turn: 0 });
+        expect(r.events).toHaveLength(1);
+      } else {
+        expect(r.outcome.kind).not.toBe('error');
+        expect(expectPolicyMoves(r.events, 'buyer')).toBeGreaterThan(0);
+      }
+      expectStorable(r.events);
+    }
+    const sellerRequests = s.requests.filter((req) => /You are the seller/.test(promptOf(req).system));
+    expect(sellerRequests).toHaveLength(3 * 3); // three negotiations, one try and two retries each
+    expect(JSON.stringify(results)).not.toContain(KEY);
+  });
+
+  it('cancels a tournament mid-request: in-flight calls are dropped and nothing more is asked', async () => {
+    const s = await serve((req) => slow(2000, policyAnswer(req)));
+    const backend = openAiBackend({ baseUrl: `${s.url}/v1`, model: 'm', ...noWait });
+    const controller = new AbortController();
+    const pending = runTournament(CONFIG, factoryWith(backend), { concurrency: 4, signal: controller.signal });
+    // The first four jobs hold three model seats (the fourth is scripted against scripted).
+    while (s.inFlight < 3) await new Promise((r) => setTimeout(r, 5));
+    const started = performance.now();
+    controller.abort(new Error('user cancelled'));
+    const summary = await pending;
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(summary).toMatchObject({ cancelled: true, played: 0 });
+    await new Promise((r) => setTimeout(r, 30));
+    expect(s.requests).toHaveLength(3);
+    expect(s.inFlight).toBe(0);
+  });
+});

@@ -1,0 +1,226 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { Limiter } from '../../../src/agents/backends/http';
+import { openAiBackend, presetBackend, PROVIDER_IDS, PROVIDER_PRESETS, type OpenAiBackendOptions } from '../../../src/agents/backends/openai';
+import { BackendError, type ChatRequest } from '../../../src/agents/backends/types';
+import { decodeMove } from '../../../src/agents/llm/decoder';
+import { MOVE_SCHEMA_NAME, MOVE_TOOLS, moveJsonSchema } from '../../../src/agents/llm/schema';
+import { move, reply, serverError, slow, start, thinkThen, toolCall, type ChatServer, type Script } from '../../support/chat-server';
+import { ownHeaders } from './helpers';
+
+const KEY = 'sk-proj-test-0a1b2c3d4e5f';
+const live = () => new AbortController().signal;
+
+const servers: ChatServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+async function serve(script: Script): Promise<ChatServer> {
+  const s = await start(script);
+  servers.push(s);
+  return s;
+}
+
+const backendFor = (s: ChatServer, extra: Partial<OpenAiBackendOptions> = {}) =>
+  openAiBackend({ baseUrl: `${s.url}/v1`, model: 'qwen3-8b', apiKey: KEY, sleep: async () => {}, ...extra });
+
+const jsonRequest: ChatRequest = {
+  messages: [
+    { role: 'system', content: 'You are the buyer.' },
+    { role: 'user', content: 'Your move.' },
+  ],
+  responseFormat: { type: 'json_schema', name: MOVE_SCHEMA_NAME, schema: moveJsonSchema() },
+  thinking: false,
+  maxTokens: 300,
+  temperature: 0.2,
+};
+const toolsRequest: ChatRequest = { messages: jsonRequest.messages, tools: [...MOVE_TOOLS] };
+
+describe('openAiBackend: the request', () => {
+  it('posts the model, messages, schema, limits and only the allowed headers; the key goes to that host alone', async () => {
+    const s = await serve([move({ action: { type: 'accept' } })]);
+    const elsewhere = await serve([]);
+    await backendFor(s).complete(jsonRequest, live());
+
+    expect(s.requests).toHaveLength(1);
+    const [req] = s.requests;
+    expect(req).toMatchObject({ method: 'POST', path: '/v1/chat/completions', route: 'openai' });
+    expect(req?.body).toEqual({
+      model: 'qwen3-8b',
+      messages: [
+        { role: 'system', content: 'You are the buyer.' },
+        { role: 'user', content: 'Your move.' },
+      ],
+      response_format: { type: 'json_schema', json_schema: { name: MOVE_SCHEMA_NAME, schema: moveJsonSchema() } },
+      max_tokens: 300,
+      temperature: 0.2,
+    });
+    expect(ownHeaders(req)).toEqual({ 'content-type': 'application/json', authorization: `Bearer ${KEY}` });
+    const elsewhereSaw = JSON.stringify(elsewhere.requests) + JSON.stringify(elsewhere.preflights);
+    expect(elsewhereSaw).not.toContain(KEY);
+    expect(elsewhere.requests).toHaveLength(0);
+  });
+
+  it('sends no Authorization without a key, and passes extra headers on', async () => {
+    const s = await serve([reply('{}')]);
+    await backendFor(s, { apiKey: undefined, headers: { 'X-Title': 'Parley' } }).complete(jsonRequest, live());
+    expect(ownHeaders(s.requests[0])).toEqual({ 'content-type': 'application/json', 'x-title': 'Parley' });
+  });
+
+  it('sends tools as function tools, and no response_format with them', async () => {
+    const s = await serve([toolCall('walk_away', {})]);
+    await backendFor(s).complete(toolsRequest, live());
+    const body = s.requests[0]?.body as Record<string, unknown>;
+    expect(body.response_format).toBeUndefined();
+    expect(body.tools).toEqual(
+      MOVE_TOOLS.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } })),
+    );
+  });
+
+  it('asks for json_object, or nothing, as configured; thinking by the chat template on vLLM', async () => {
+    const s = await serve(() => reply('{}'));
+    await backendFor(s, { jsonMode: 'json_object' }).complete(jsonRequest, live());
+    await backendFor(s, { jsonMode: 'none' }).complete(jsonRequest, live());
+    await backendFor(s, { thinkingControl: 'chat_template_kwargs', maxTokensField: 'max_completion_tokens' }).complete(
+      { ...jsonRequest, thinking: true },
+      live(),
+    );
+    const bodies = s.requests.map((r) => r.body as Record<string, unknown>);
+    expect(bodies[0]?.response_format).toEqual({ type: 'json_object' });
+    expect(bodies[1]).not.toHaveProperty('response_format');
+    expect(bodies[0]).not.toHaveProperty('chat_template_kwargs');
+    expect(bodies[2]).toMatchObject({ chat_template_kwargs: { enable_thinking: true }, max_completion_tokens: 300 });
+    expect(bodies[2]).not.toHaveProperty('max_tokens');
+    expect(backendFor(s, { jsonMode: 'none', tools: false }).capabilities).toEqual({ jsonSchema: false, tools: false, thinking: false });
+    expect(backendFor(s, { thinkingControl: 'chat_template_kwargs' }).capabilities).toEqual({ jsonSchema: true, tools: true, thinking: true });
+  });
+});
+
+describe('openAiBackend: the answer', () => {
+  it('reads content, tokens and the model that answered', async () => {
+    const s = await serve([move({ message: 'Deal.', action: { type: 'accept' } }, { tokensIn: 321, tokensOut: 12, model: 'qwen3-8b-instruct' })]);
+    expect(await backendFor(s).complete(jsonRequest, live())).toEqual({
+      text: '{"message":"Deal.","action":{"type":"accept"}}',
+      tokensIn: 321,
+      tokensOut: 12,
+      model: 'qwen3-8b-instruct',
+    });
+  });
+
+  it('reads tool calls with their arguments as JSON text', async () => {
+    const s = await serve([toolCall('make_offer', { price: 85, message: 'Meet me here.' }), toolCall('respond_to_offer', '{"decision":"accept"}')]);
+    const backend = backendFor(s);
+    expect(await backend.complete(toolsRequest, live())).toMatchObject({
+      text: '',
+      toolCalls: [{ name: 'make_offer', arguments: '{"price":85,"message":"Meet me here."}' }],
+    });
+    expect(await backend.complete(toolsRequest, live())).toMatchObject({ toolCalls: [{ name: 'respond_to_offer', arguments: '{"decision":"accept"}' }] });
+  });
+
+  it('puts reasoning_content before the text as a think block, which the decoder splits off', async () => {
+    const s = await serve([
+      move({ action: { type: 'offer', price: 70 } }, { thinking: 'They keep dropping; bid 70.' }),
+      thinkThen('Inline, as Qwen3 writes it.', { action: { type: 'reject' } }),
+    ]);
+    const backend = backendFor(s);
+    const first = await backend.complete(jsonRequest, live());
+    expect(first.text).toBe('<think>They keep dropping; bid 70.</think>\n{"action":{"type":"offer","price":70}}');
+    expect(decodeMove(first.text)).toEqual({ ok: true, move: { action: { type: 'offer', price: 70 } }, thinking: 'They keep dropping; bid 70.' });
+    const second = await backend.complete(jsonRequest, live());
+    expect(decodeMove(second.text)).toMatchObject({ ok: true, move: { action: { type: 'reject' } }, thinking: 'Inline, as Qwen3 writes it.' });
+  });
+
+  it('passes malformed output through as text, for the decoder to refuse', async () => {
+    const s = await serve([reply('I think I will offer about eighty?')]);
+    const response = await backendFor(s).complete(jsonRequest, live());
+    expect(response.text).toBe('I think I will offer about eighty?');
+    expect(decodeMove(response.text)).toMatchObject({ ok: false, raw: 'I think I will offer about eighty?' });
+  });
+
+  it('refuses an answer with no message, and reports an error a 200 carries', async () => {
+    const s = await serve([
+      { kind: 'raw', status: 200, body: '{"choices":[]}', contentType: 'application/json' },
+      { kind: 'raw', status: 200, body: '{"error":{"message":"Provider returned error","code":502}}', contentType: 'application/json' },
+    ]);
+    const backend = backendFor(s);
+    await expect(backend.complete(jsonRequest, live())).rejects.toMatchObject({ kind: 'bad-response', message: 'openai: the answer has no message' });
+    await expect(backend.complete(jsonRequest, live())).rejects.toMatchObject({ kind: 'http', message: 'openai: Provider returned error' });
+  });
+});
+
+describe('openAiBackend: failures, timeout, cancel and concurrency', () => {
+  it('retries a 500 and names itself after its preset in errors', async () => {
+    const s = await serve(() => serverError('model is loading'));
+    const waits: number[] = [];
+    const backend = presetBackend('groq', {
+      model: 'llama-3.3-70b-versatile',
+      apiKey: KEY,
+      baseUrl: `${s.url}/openai/v1`,
+      maxRetries: 2,
+      sleep: async (ms) => void waits.push(ms),
+      random: () => 0,
+    });
+    const error = await backend.complete(jsonRequest, live()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BackendError);
+    expect(error).toMatchObject({ kind: 'http', status: 500, message: 'groq 500: model is loading' });
+    expect(s.requests.map((r) => r.path)).toEqual(Array(3).fill('/openai/v1/chat/completions'));
+    expect(waits).toEqual([0, 0]);
+  });
+
+  it('ends a slow answer as a timeout', async () => {
+    const s = await serve([slow(3000, reply('late'))]);
+    await expect(backendFor(s, { timeoutMs: 60 }).complete(jsonRequest, live())).rejects.toMatchObject({ kind: 'timeout' });
+  });
+
+  it('rejects promptly with the abort reason when cancelled mid-request', async () => {
+    const s = await serve([slow(3000, reply('late'))]);
+    const controller = new AbortController();
+    const pending = backendFor(s).complete(jsonRequest, controller.signal);
+    while (s.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
+    controller.abort(new DOMException('cancelled', 'AbortError'));
+    await expect(pending).rejects.toMatchObject({ name: 'AbortError', message: 'cancelled' });
+    expect(s.requests).toHaveLength(1);
+  });
+
+  it('holds at most `concurrency` requests in flight at the server', async () => {
+    const s = await serve(() => slow(60, reply('{}')));
+    const backend = backendFor(s, { concurrency: 2 });
+    await Promise.all(Array.from({ length: 6 }, () => backend.complete(jsonRequest, live())));
+    expect(s.requests).toHaveLength(6);
+    expect(s.maxInFlight).toBe(2);
+  });
+
+  it('shares one limiter between backends of the same provider', async () => {
+    const s = await serve(() => slow(40, reply('{}')));
+    const limiter = new Limiter(3);
+    const a = backendFor(s, { limiter, model: 'a' });
+    const b = backendFor(s, { limiter, model: 'b' });
+    await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? a : b).complete(jsonRequest, live())));
+    expect(s.maxInFlight).toBe(3);
+  });
+});
+
+describe('PROVIDER_PRESETS', () => {
+  it('lists each provider with its base URL and whether it needs a key', () => {
+    expect(PROVIDER_IDS).toEqual(['openai', 'openrouter', 'groq', 'together', 'deepseek', 'ollama', 'lmstudio', 'vllm']);
+    const summary = Object.fromEntries(PROVIDER_IDS.map((id) => [id, [PROVIDER_PRESETS[id].baseUrl, PROVIDER_PRESETS[id].needsKey]]));
+    expect(summary).toEqual({
+      openai: ['https://api.openai.com/v1', true],
+      openrouter: ['https://openrouter.ai/api/v1', true],
+      groq: ['https://api.groq.com/openai/v1', true],
+      together: ['https://api.together.ai/v1', true],
+      deepseek: ['https://api.deepseek.com/v1', true],
+      ollama: ['http://localhost:11434/v1', false],
+      lmstudio: ['http://localhost:1234/v1', false],
+      vllm: ['http://localhost:8000/v1', false],
+    });
+    for (const id of PROVIDER_IDS) expect(PROVIDER_PRESETS[id].local).toBe(!PROVIDER_PRESETS[id].needsKey);
+  });
+
+  it('builds a backend named after the preset, and refuses a base URL that is not http(s)', () => {
+    const backend = presetBackend('deepseek', { model: 'deepseek-chat', apiKey: KEY });
+    expect(backend).toMatchObject({ name: 'deepseek', model: 'deepseek-chat', capabilities: { jsonSchema: true, tools: true, thinking: false } });
+    expect(() => openAiBackend({ baseUrl: 'localhost:11434', model: 'm' })).toThrow(/not an http\(s\) URL|not a URL/);
+    expect(() => openAiBackend({ baseUrl: 'not a url', model: 'm' })).toThrow(/is not a URL/);
+  });
+});
