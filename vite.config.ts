@@ -8,7 +8,7 @@ export default defineConfig({
   resolve: { conditions: ['browser'] },
   worker: { format: 'es' },
   // Pre-bundled up front so the browser tests never see a mid-run dependency reload.
-  optimizeDeps: { include: ['chart.js', 'dexie', 'zod'] },
+  optimizeDeps: { include: ['chart.js', 'dexie', 'zod', '@mlc-ai/web-llm'] },
   build: { target: 'es2022' },
   test: {
     projects: [

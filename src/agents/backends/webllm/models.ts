@@ -1,0 +1,103 @@
+/**
+ * The Qwen3 models Parley offers, picked from WebLLM's own prebuilt list (the only source of
+ * which model builds this WebLLM version can load). Only types come from `@mlc-ai/web-llm`
+ * here, so this file costs the main bundle nothing; the list itself is imported lazily.
+ */
+import type { ModelRecord } from '@mlc-ai/web-llm';
+
+export const QWEN3_SIZES = ['0.6B', '1.7B', '4B', '8B'] as const;
+export type Qwen3Size = (typeof QWEN3_SIZES)[number];
+
+/** q4f16_1 needs the adapter's `shader-f16`; q4f32_1 runs on any WebGPU adapter. */
+export const QUANTIZATIONS = ['q4f16_1', 'q4f32_1'] as const;
+export type Quantization = (typeof QUANTIZATIONS)[number];
+
+export const quantizationFor = (shaderF16: boolean): Quantization => (shaderF16 ? 'q4f16_1' : 'q4f32_1');
+
+/** WebLLM's id for one build, e.g. `Qwen3-1.7B-q4f16_1-MLC`. */
+export const qwen3ModelId = (size: Qwen3Size, quantization: Quantization): string => `Qwen3-${size}-${quantization}-MLC`;
+
+/**
+ * Parameter counts from the Qwen3 model cards (embeddings included; 0.6B to 4B tie them to the
+ * output layer, 8B does not).
+ */
+export const QWEN3_PARAMETERS: Record<Qwen3Size, number> = {
+  '0.6B': 0.6e9,
+  '1.7B': 1.7e9,
+  '4B': 4.0e9,
+  '8B': 8.2e9,
+};
+
+/**
+ * Bits stored per weight: 4-bit weights in groups of 32 with one scale per group, an f16 scale
+ * (q4f16_1: 4 + 16/32) or an f32 one (q4f32_1: 4 + 32/32).
+ */
+export const BITS_PER_WEIGHT: Record<Quantization, number> = { q4f16_1: 4.5, q4f32_1: 5 };
+
+/** Tokenizer, configuration and the compiled model library, downloaded beside the weights. */
+export const DOWNLOAD_OVERHEAD_MB = 15;
+
+const MB = 2 ** 20;
+
+/**
+ * WebLLM's model list gives the memory a model needs but not its download size, so the download
+ * is estimated as parameters × bits per weight, plus the small files, rounded to 10 MB.
+ */
+export function estimateDownloadMB(size: Qwen3Size, quantization: Quantization): number {
+  const weights = (QWEN3_PARAMETERS[size] * BITS_PER_WEIGHT[quantization]) / 8 / MB;
+  return Math.round((weights + DOWNLOAD_OVERHEAD_MB) / 10) * 10;
+}
+
+export interface Qwen3Model {
+  /** WebLLM's model_id, as `CreateWebWorkerMLCEngine` and the cache functions take it. */
+  id: string;
+  size: Qwen3Size;
+  /** For people: "Qwen3 1.7B (q4f16)". */
+  label: string;
+  parameters: number;
+  quantization: Quantization;
+  /** Estimated download, in MB (2^20 bytes); see estimateDownloadMB. */
+  downloadMB: number;
+  /** GPU memory the model needs, in MB, from WebLLM's list; null where the list does not say. */
+  vramRequiredMB: number | null;
+  /** WebLLM marks it as able to run on small devices (phones). */
+  lowResource: boolean;
+  /** Largest storage buffer binding the model needs, where WebLLM's list says. */
+  bufferSizeRequiredBytes?: number;
+  /** WebGPU features WebLLM's list says the build needs (it leaves `shader-f16` out for Qwen3). */
+  requiredFeatures: string[];
+}
+
+/**
+ * The Qwen3 builds this adapter should use, smallest first: q4f16_1 with `shader-f16`, q4f32_1
+ * without. A size missing from the list (a WebLLM version that dropped it) is left out.
+ */
+export function qwen3Models(modelList: readonly ModelRecord[], gpu: { shaderF16: boolean }): Qwen3Model[] {
+  const quantization = quantizationFor(gpu.shaderF16);
+  const byId = new Map(modelList.map((record) => [record.model_id, record]));
+  return QWEN3_SIZES.flatMap((size): Qwen3Model[] => {
+    const id = qwen3ModelId(size, quantization);
+    const record = byId.get(id);
+    if (!record) return [];
+    const vram = record.vram_required_MB;
+    const model: Qwen3Model = {
+      id,
+      size,
+      label: `Qwen3 ${size} (${quantization.replace(/_\d+$/, '')})`,
+      parameters: QWEN3_PARAMETERS[size],
+      quantization,
+      downloadMB: estimateDownloadMB(size, quantization),
+      vramRequiredMB: typeof vram === 'number' && Number.isFinite(vram) && vram > 0 ? vram : null,
+      lowResource: record.low_resource_required ?? false,
+      requiredFeatures: [...(record.required_features ?? [])],
+    };
+    if (record.buffer_size_required_bytes !== undefined) model.bufferSizeRequiredBytes = record.buffer_size_required_bytes;
+    return [model];
+  });
+}
+
+/** WebLLM's prebuilt model list; loads the WebLLM package, so only call it where WebLLM is wanted. */
+export async function prebuiltModelList(): Promise<readonly ModelRecord[]> {
+  const { prebuiltAppConfig } = await import('@mlc-ai/web-llm');
+  return prebuiltAppConfig.model_list;
+}

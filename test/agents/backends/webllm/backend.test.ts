@@ -1,0 +1,207 @@
+import type { MLCEngine, WebWorkerMLCEngine } from '@mlc-ai/web-llm';
+import { describe, expect, it } from 'vitest';
+import { BackendError, type ChatRequest } from '../../../../src/agents/backends/types';
+import { webLlmBackend, type WebLlmEngineLike } from '../../../../src/agents/backends/webllm/backend';
+import { GPU_LOST_MESSAGE } from '../../../../src/agents/backends/webllm/errors';
+import { MOVE_SCHEMA_NAME, moveJsonSchema } from '../../../../src/agents/llm/schema';
+import { EMPTY_THINKING, fakeEngine } from './fake-engine';
+
+// Both real engines fit the narrow interface the backend asks for.
+const inWorker: WebLlmEngineLike = null as unknown as WebWorkerMLCEngine;
+const inPage: WebLlmEngineLike = null as unknown as MLCEngine;
+void inWorker;
+void inPage;
+
+const MODEL = 'Qwen3-0.6B-q4f16_1-MLC';
+const never = () => new AbortController().signal;
+
+const moveRequest = (extra: Partial<ChatRequest> = {}): ChatRequest => ({
+  messages: [
+    { role: 'system', content: 'You are the buyer.' },
+    { role: 'user', content: 'Your move.' },
+  ],
+  responseFormat: { type: 'json_schema', name: MOVE_SCHEMA_NAME, schema: moveJsonSchema() },
+  ...extra,
+});
+
+describe('webLlmBackend: the request WebLLM gets', () => {
+  it('sends the model id, the messages and the move schema as a JSON string, with thinking off by default', async () => {
+    const engine = fakeEngine(['{"action":{"type":"offer","price":60}}']);
+    const backend = webLlmBackend({ engine, modelId: MODEL });
+    expect(backend).toMatchObject({ name: 'webllm', model: MODEL, capabilities: { jsonSchema: true, tools: false, thinking: true } });
+
+    await backend.complete(moveRequest(), never());
+    expect(engine.refused).toEqual([]);
+    expect(engine.requests).toEqual([
+      {
+        model: MODEL,
+        messages: [
+          { role: 'system', content: 'You are the buyer.' },
+          { role: 'user', content: 'Your move.' },
+        ],
+        stream: false,
+        response_format: { type: 'json_object', schema: JSON.stringify(moveJsonSchema()) },
+        extra_body: { enable_thinking: false },
+      },
+    ]);
+    expect(JSON.parse(engine.requests[0]?.response_format?.schema ?? 'null')).toEqual(moveJsonSchema());
+  });
+
+  it('passes temperature and max_tokens on when given, and leaves them out otherwise', async () => {
+    const engine = fakeEngine(['{}', '{}']);
+    const backend = webLlmBackend({ engine, modelId: MODEL });
+    await backend.complete(moveRequest({ temperature: 0.7, maxTokens: 256 }), never());
+    await backend.complete(moveRequest({ temperature: 0 }), never());
+    expect(engine.requests[0]).toMatchObject({ temperature: 0.7, max_tokens: 256 });
+    expect(engine.requests[1]).toMatchObject({ temperature: 0 });
+    expect(engine.requests[1]).not.toHaveProperty('max_tokens');
+  });
+
+  it('with thinking asked for: enable_thinking true and no JSON grammar, which would forbid the <think> block', async () => {
+    const engine = fakeEngine(['<think>\nThey opened high.\n</think>\n\n{"action":{"type":"offer","price":70}}']);
+    const response = await webLlmBackend({ engine, modelId: MODEL }).complete(moveRequest({ thinking: true }), never());
+    expect(engine.requests[0]?.extra_body).toEqual({ enable_thinking: true });
+    expect(engine.requests[0]).not.toHaveProperty('response_format');
+    expect(response.text).toBe('<think>\nThey opened high.\n</think>\n\n{"action":{"type":"offer","price":70}}');
+  });
+
+  it('asks for plain text where the request has no schema, and never sends tools', async () => {
+    const engine = fakeEngine(['hello']);
+    await webLlmBackend({ engine, modelId: MODEL }).complete(
+      { ...moveRequest({ tools: [{ name: 'walk_away', description: 'leave', parameters: {} }] }), responseFormat: undefined },
+      never(),
+    );
+    expect(engine.refused).toEqual([]);
+    expect(engine.requests[0]).not.toHaveProperty('response_format');
+    expect(engine.requests[0]).not.toHaveProperty('tools');
+  });
+});
+
+describe('webLlmBackend: the answer', () => {
+  it('returns the text as WebLLM gave it (the empty think block included) with its token counts and model', async () => {
+    const engine = fakeEngine([{ text: '{"action":{"type":"accept"}}', promptTokens: 412, completionTokens: 17 }]);
+    const response = await webLlmBackend({ engine, modelId: MODEL }).complete(moveRequest(), never());
+    expect(response).toEqual({ text: `${EMPTY_THINKING}{"action":{"type":"accept"}}`, tokensIn: 412, tokensOut: 17, model: MODEL });
+  });
+
+  it('an answer without choices is a bad response', async () => {
+    const engine: WebLlmEngineLike = {
+      interruptGenerate: () => undefined,
+      chat: { completions: { create: async () => ({ id: 'x', object: 'chat.completion', created: 0, model: MODEL, choices: [] }) } },
+    };
+    await expect(webLlmBackend({ engine, modelId: MODEL }).complete(moveRequest(), never())).rejects.toMatchObject({
+      name: 'BackendError',
+      kind: 'bad-response',
+      message: `WebLLM returned no answer from ${MODEL}`,
+    });
+  });
+
+  it('a missing usage counts as zero tokens, a null content as empty text', async () => {
+    const engine: WebLlmEngineLike = {
+      interruptGenerate: () => undefined,
+      chat: {
+        completions: {
+          create: async () => ({
+            id: 'x',
+            object: 'chat.completion',
+            created: 0,
+            model: MODEL,
+            choices: [{ index: 0, finish_reason: 'stop', logprobs: null, message: { role: 'assistant', content: null } }],
+          }),
+        },
+      },
+    };
+    expect(await webLlmBackend({ engine, modelId: MODEL }).complete(moveRequest(), never())).toEqual({
+      text: '',
+      tokensIn: 0,
+      tokensOut: 0,
+      model: MODEL,
+    });
+  });
+});
+
+describe('webLlmBackend: abort and failures', () => {
+  it('an abort interrupts the generation and rejects with the abort reason', async () => {
+    const engine = fakeEngine([{ hang: true, partial: '{"action":' }]);
+    const controller = new AbortController();
+    const pending = webLlmBackend({ engine, modelId: MODEL }).complete(moveRequest(), controller.signal);
+    await Promise.resolve();
+    const reason = new Error('user pressed stop');
+    controller.abort(reason);
+    await expect(pending).rejects.toBe(reason);
+    expect(engine.interrupts).toBe(1);
+  });
+
+  it('an already aborted signal sends nothing', async () => {
+    const engine = fakeEngine([]);
+    const controller = new AbortController();
+    controller.abort(new Error('too late'));
+    await expect(webLlmBackend({ engine, modelId: MODEL }).complete(moveRequest(), controller.signal)).rejects.toThrow('too late');
+    expect(engine.requests).toEqual([]);
+    expect(engine.interrupts).toBe(0);
+  });
+
+  it('an answer that lands after the abort is dropped', async () => {
+    const controller = new AbortController();
+    const engine = fakeEngine(() => {
+      controller.abort(new Error('stop'));
+      return '{"action":{"type":"accept"}}';
+    });
+    await expect(webLlmBackend({ engine, modelId: MODEL }).complete(moveRequest(), controller.signal)).rejects.toThrow('stop');
+  });
+
+  it.each([
+    ['an Error', new Error('Device was lost. This can happen due to insufficient memory or other GPU constraints.')],
+    ['the string a worker sends', 'DeviceLostError: The WebGPU device was lost while loading the model.'],
+    ['an out-of-memory error', new Error('GPUOutOfMemoryError: Out of memory')],
+  ])('a lost GPU (%s) becomes BackendError gpu-lost with a plain message', async (_, thrown) => {
+    const engine = fakeEngine([{ reject: thrown }]);
+    const error = await webLlmBackend({ engine, modelId: MODEL })
+      .complete(moveRequest(), never())
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BackendError);
+    expect(error).toMatchObject({ kind: 'gpu-lost', message: GPU_LOST_MESSAGE });
+    expect((error as Error).cause).toBe(thrown);
+  });
+
+  it('a model that is no longer loaded (after the GPU was lost) is gpu-lost too', async () => {
+    const engine = fakeEngine([{ reject: 'WorkerEngineModelNotLoadedError: WebWorkerMLCEngine is not loaded with a model.' }]);
+    await expect(webLlmBackend({ engine, modelId: MODEL }).complete(moveRequest(), never())).rejects.toMatchObject({
+      kind: 'gpu-lost',
+      message: `${MODEL} is no longer loaded on the GPU (after a GPU error, or it was unloaded). Load it again.`,
+    });
+  });
+
+  it('any other failure is a bad response that names the model and the cause, without the error class', async () => {
+    const engine = fakeEngine([{ reject: 'ContextWindowSizeExceededError: Prompt tokens exceed context window size' }]);
+    await expect(webLlmBackend({ engine, modelId: MODEL }).complete(moveRequest(), never())).rejects.toMatchObject({
+      kind: 'bad-response',
+      message: `WebLLM could not answer with ${MODEL}: Prompt tokens exceed context window size`,
+    });
+  });
+
+  it('a create that throws synchronously is caught the same way', async () => {
+    const engine: WebLlmEngineLike = {
+      interruptGenerate: () => undefined,
+      chat: {
+        completions: {
+          create: () => {
+            throw new Error('Device was lost');
+          },
+        },
+      },
+    };
+    await expect(webLlmBackend({ engine, modelId: MODEL }).complete(moveRequest(), never())).rejects.toMatchObject({ kind: 'gpu-lost' });
+  });
+
+  it('an interruptGenerate that fails does not hide the abort', async () => {
+    const controller = new AbortController();
+    const engine: WebLlmEngineLike = {
+      interruptGenerate: () => Promise.reject(new Error('worker gone')) as unknown as void,
+      chat: { completions: { create: () => new Promise(() => undefined) } },
+    };
+    const pending = webLlmBackend({ engine, modelId: MODEL }).complete(moveRequest(), controller.signal);
+    controller.abort(new Error('cancel'));
+    await expect(pending).rejects.toThrow('cancel');
+  });
+});

@@ -1,0 +1,30 @@
+/**
+ * The real WebGPU check in headless Chromium, started with --enable-unsafe-webgpu: its only
+ * adapter is SwiftShader, a software GPU without shader-f16.
+ */
+import { describe, expect, it } from 'vitest';
+import { checkWebGpu } from '../../../../src/agents/backends/webllm/gpu';
+
+describe('checkWebGpu in Chromium (SwiftShader)', () => {
+  it('finds the software adapter, says it has no shader-f16 and offers the q4f32 builds', async () => {
+    const report = await checkWebGpu();
+    expect(report.adapter).not.toBeNull();
+    expect(report.adapter?.fallback).toBe(true);
+    expect(report.shaderF16).toBe(false);
+    expect(report.quantization).toBe('q4f32_1');
+    expect(report.findings.map((f) => f.code)).toEqual(['no-shader-f16', 'software-adapter']);
+    expect(report.findings.every((f) => !f.blocking)).toBe(true);
+    expect(report.summary).toContain('This GPU has no shader-f16, so the q4f32 builds are used');
+    expect(report.summary).toContain('software GPU');
+    expect(report.models.map((m) => m.model.id)).toEqual([
+      'Qwen3-0.6B-q4f32_1-MLC',
+      'Qwen3-1.7B-q4f32_1-MLC',
+      'Qwen3-4B-q4f32_1-MLC',
+      'Qwen3-8B-q4f32_1-MLC',
+    ]);
+    // Chromium's adapter meets WebLLM's limits, and this browser reports its memory.
+    expect(report.canRun).toBe(true);
+    expect(typeof (navigator as Navigator & { deviceMemory?: number }).deviceMemory).toBe('number');
+    expect(report.models[0]?.fit).not.toBe('no');
+  });
+});

@@ -1,0 +1,253 @@
+/**
+ * End to end: the LLM agent over the WebLLM backend over a fake engine, playing whole
+ * negotiations against the scripted strategies through the real runner.
+ */
+import type { ChatCompletionRequestNonStreaming } from '@mlc-ai/web-llm';
+import { describe, expect, it } from 'vitest';
+import { webLlmBackend } from '../../../../src/agents/backends/webllm/backend';
+import { GPU_LOST_MESSAGE } from '../../../../src/agents/backends/webllm/errors';
+import { llmAgent, type LlmAgentOptions } from '../../../../src/agents/llm/agent';
+import { moveJsonSchema } from '../../../../src/agents/llm/schema';
+import { makeAgent } from '../../../../src/agents/registry';
+import { BilateralEventSchema, type BilateralEvent } from '../../../../src/core/bilateral/events';
+import { playNegotiation, runTournament, type AgentFactory, type NegotiationResult } from '../../../../src/core/bilateral/tournament';
+import type { Role } from '../../../../src/core/scenario';
+import { agent, movesBy, scenario } from '../../fixtures';
+import { fakeEngine, type FakeEngine, type FakeModel, type FakeReply } from './fake-engine';
+
+const SMALL = 'Qwen3-0.6B-q4f16_1-MLC';
+const LARGER = 'Qwen3-1.7B-q4f16_1-MLC';
+
+const llm = (engine: FakeEngine, modelId = SMALL, opts: LlmAgentOptions = {}) => llmAgent(webLlmBackend({ engine, modelId }), opts);
+
+const systemOf = (req: ChatCompletionRequestNonStreaming) => String(req.messages[0]?.content ?? '');
+const userOf = (req: ChatCompletionRequestNonStreaming) => String(req.messages[req.messages.length - 1]?.content ?? '');
+const num = (re: RegExp, text: string): number | null => {
+  const m = re.exec(text);
+  return m ? Number(m[1]) : null;
+};
+const round2 = (x: number) => Math.round(x * 100) / 100;
+
+/**
+ * A "model" that reads its prompt: it never goes past its own reservation value, concedes a
+ * little each turn and accepts any pending offer it can afford.
+ */
+function thrifty(wrap: (json: string, req: ChatCompletionRequestNonStreaming) => FakeReply = (json) => json): FakeModel {
+  return (req) => {
+    const system = systemOf(req);
+    const user = userOf(req);
+    const role = /You are the (buyer|seller)/.exec(system)?.[1] as Role;
+    const reservation = num(/Your private (?:value for it|cost): \$(\d+\.\d+)/, system) as number;
+    const list = num(/list price \$(\d+\.\d+)/, system) as number;
+    const pending = num(/binding offer of \$(\d+\.\d+); you may accept/, user);
+    const ownTurn = num(/your turn (\d+) of/, user) as number;
+    let json: string;
+    if (pending !== null && (role === 'buyer' ? pending <= reservation : pending >= reservation))
+      json = JSON.stringify({ message: 'Deal.', action: { type: 'accept' } });
+    else {
+      const step = 0.08 * (ownTurn - 1);
+      const price = role === 'buyer' ? Math.min(reservation, list * (0.3 + step)) : Math.max(reservation, list * (1.4 - step));
+      json = JSON.stringify({ message: `I can do ${round2(price)}.`, action: { type: 'offer', price: round2(price) } });
+    }
+    return wrap(json, req);
+  };
+}
+
+function expectStorable(events: readonly BilateralEvent[]): void {
+  for (const e of events) expect(BilateralEventSchema.safeParse(e).success, JSON.stringify(e).slice(0, 200)).toBe(true);
+}
+
+const callsOf = (events: readonly BilateralEvent[], role: Role) =>
+  events.flatMap((e) => ((e.type === 'move' || e.type === 'invalid') && e.actor === role && e.call ? [e.call] : []));
+
+describe('WebLLM agent against every scripted strategy', () => {
+  const strategies = ['boulware', 'linear', 'conceder', 'tit-for-tat', 'hardliner', 'accommodator', 'random'];
+  const cases = strategies.flatMap((s) => (['buyer', 'seller'] as const).map((role) => [s, role] as const));
+
+  it.each(cases)('against %s, as the %s: a whole negotiation of legal moves, every request as WebLLM wants it', async (strategy, role) => {
+    let call = 0;
+    const engine = fakeEngine(thrifty((json) => ({ text: json, promptTokens: 300 + call, completionTokens: 20 + call++ })));
+    const seats = role === 'buyer'
+      ? { buyer: llm(engine), seller: agent(strategy, 'seller', 5) }
+      : { buyer: agent(strategy, 'buyer', 5), seller: llm(engine) };
+    const s = scenario(150, 90, { listPrice: 200, firstMover: role === 'buyer' ? 'seller' : 'buyer' });
+    const { events, outcome, metrics } = await playNegotiation(s, seats);
+
+    expect(['deal', 'walk_away', 'turn_limit']).toContain(outcome.kind);
+    expect(engine.refused).toEqual([]);
+    expect(engine.requests.length).toBeGreaterThan(0);
+    for (const req of engine.requests) {
+      expect(req.model).toBe(SMALL);
+      expect(req.extra_body).toEqual({ enable_thinking: false });
+      expect(req.response_format).toEqual({ type: 'json_object', schema: JSON.stringify(moveJsonSchema()) });
+      expect(req.messages.map((m) => m.role)).toEqual(['system', 'user']);
+      expect(systemOf(req)).toContain(`You are the ${role}`);
+    }
+    const mine = metrics[role];
+    expect(mine.invalidMoves).toBe(0);
+    expect(mine.irViolation).toBe(false);
+    const n = engine.requests.length;
+    expect(mine.tokensIn).toBe(300 * n + (n * (n - 1)) / 2);
+    expect(mine.tokensOut).toBe(20 * n + (n * (n - 1)) / 2);
+    const calls = callsOf(events, role);
+    expect(calls).toHaveLength(n);
+    for (const c of calls) {
+      expect(c).toMatchObject({ backend: 'webllm', model: SMALL });
+      expect(c).not.toHaveProperty('thinking'); // WebLLM's empty <think></think> leaves none
+      expect(c.raw?.startsWith('<think>\n\n</think>\n\n{')).toBe(true);
+    }
+    if (outcome.kind === 'deal') {
+      if (role === 'buyer') expect(outcome.price).toBeLessThanOrEqual(150);
+      else expect(outcome.price).toBeGreaterThanOrEqual(90);
+    }
+    expectStorable(events);
+  });
+
+  it('plays a seeded round-robin with the scripted agents; no negotiation ends in an error', async () => {
+    const engine = fakeEngine(thrifty());
+    const factory: AgentFactory = (spec, role, ctx) => (spec === 'webllm' ? llm(engine) : makeAgent(spec, role, ctx));
+    const results: NegotiationResult[] = [];
+    const summary = await runTournament(
+      { agents: ['webllm', 'boulware', 'tit-for-tat'], scenariosPerPair: 3, preset: 'standard', seed: 11, selfPlay: false },
+      factory,
+      { onResult: (r) => void results.push(r) },
+    );
+    expect(summary).toMatchObject({ planned: 18, played: 18, cancelled: false });
+    expect(engine.refused).toEqual([]);
+    for (const r of results) {
+      expect(['deal', 'walk_away', 'turn_limit']).toContain(r.outcome.kind);
+      for (const role of ['buyer', 'seller'] as const) {
+        if ((role === 'buyer' ? r.buyer : r.seller) !== 'webllm') continue;
+        expect(r.metrics[role].irViolation).toBe(false);
+        expect(r.metrics[role].invalidMoves).toBe(0);
+      }
+    }
+    expect(results.filter((r) => r.outcome.kind === 'deal').length).toBeGreaterThan(0);
+  });
+});
+
+describe('WebLLM agent: thinking', () => {
+  it('with thinking on, the <think> block is stripped before decoding and kept on the move’s call record', async () => {
+    const engine = fakeEngine(
+      thrifty((json, req) => `<think>\nI hold ${/private cost: \$(\d+\.\d+)/.exec(systemOf(req))?.[1]}; ${userOf(req).split('\n')[0]}\n</think>\n\n${json}`),
+    );
+    const { events, outcome } = await playNegotiation(scenario(150, 90, { listPrice: 200 }), {
+      buyer: agent('linear', 'buyer'),
+      seller: llm(engine, SMALL, { thinking: true }),
+    });
+    expect(['deal', 'walk_away', 'turn_limit']).toContain(outcome.kind);
+    expect(engine.refused).toEqual([]);
+    for (const req of engine.requests) {
+      expect(req.extra_body).toEqual({ enable_thinking: true });
+      expect(req).not.toHaveProperty('response_format');
+    }
+    const moves = events.filter((e) => e.type === 'move' && e.actor === 'seller');
+    expect(moves.length).toBe(engine.requests.length);
+    moves.forEach((e, i) => {
+      if (e.type !== 'move') return;
+      expect(e.call?.thinking).toBe(`I hold 90.00; Turn ${2 * i + 1} of 20; your turn ${i + 1} of 10.`);
+      expect(e.call?.raw).toMatch(/^<think>\nI hold 90\.00/);
+      expect(e.move.message ?? '').not.toContain('think');
+    });
+    expect(movesBy(events, 'seller')[0]).toEqual({ message: 'I can do 280.', action: { type: 'offer', price: 280 } });
+    expectStorable(events);
+  });
+});
+
+describe('WebLLM agent: output it cannot use', () => {
+  it('malformed output becomes an invalid event with the raw text, and the retry succeeds', async () => {
+    const good = thrifty();
+    const engine = fakeEngine((req, i) => (i === 0 ? '<think>\nHmm.\n</think>\n\nI would pay about eighty dollars.' : good(req, i)));
+    const { events } = await playNegotiation(scenario(150, 90, { listPrice: 200, firstMover: 'buyer' }), {
+      buyer: llm(engine, SMALL, { thinking: true }),
+      seller: agent('boulware', 'seller'),
+    });
+    expect(events[0]).toMatchObject({
+      type: 'invalid',
+      actor: 'buyer',
+      attempt: 0,
+      reason: expect.stringMatching(/no JSON move/),
+      raw: '<think>\nHmm.\n</think>\n\nI would pay about eighty dollars.',
+      call: { backend: 'webllm', model: SMALL, thinking: 'Hmm.' },
+    });
+    expect(events[1]).toMatchObject({ type: 'move', actor: 'buyer', move: { action: { type: 'offer', price: 60 } } });
+    expect(userOf(engine.requests[1] as ChatCompletionRequestNonStreaming)).toContain('Your previous answer was refused: no JSON move');
+    expectStorable(events);
+  });
+
+  it('JSON cut off at max_tokens under the grammar is invalid too, and is retried', async () => {
+    const engine = fakeEngine([
+      { text: '{"message":"Let me explain at length why', finish: 'length' },
+      '{"action":{"type":"walk_away"}}',
+    ]);
+    const { events, outcome } = await playNegotiation(scenario(150, 90, { firstMover: 'buyer' }), {
+      buyer: llm(engine, SMALL, { maxTokens: 16 }),
+      seller: agent('boulware', 'seller'),
+    });
+    expect(engine.requests.map((r) => r.max_tokens)).toEqual([16, 16]);
+    expect(events.map((e) => e.type)).toEqual(['invalid', 'move', 'end']);
+    expect(outcome).toMatchObject({ kind: 'walk_away', by: 'buyer' });
+  });
+
+  it('a move the protocol refuses (accept with nothing pending) is retried with the reason', async () => {
+    const engine = fakeEngine(['{"action":{"type":"accept"}}', '{"action":{"type":"offer","price":75}}']);
+    const { events } = await playNegotiation(scenario(150, 90, { firstMover: 'buyer', turnLimit: 2 }), {
+      buyer: llm(engine),
+      seller: agent('hardliner', 'seller'),
+    });
+    expect(events[0]).toMatchObject({ type: 'invalid', reason: 'there is no offer from the other side to accept' });
+    expect(userOf(engine.requests[1] as ChatCompletionRequestNonStreaming)).toContain('refused: there is no offer from the other side to accept');
+  });
+});
+
+describe('WebLLM agent: the GPU, two models, cancel', () => {
+  it('a GPU lost mid-negotiation ends it as an error with a plain message; what came before is kept', async () => {
+    const good = thrifty((json) => ({ text: json, promptTokens: 200, completionTokens: 12 }));
+    const engine = fakeEngine((req, i) => (i < 2 ? good(req, i) : { reject: new Error('Device was lost. This can happen due to insufficient memory.') }));
+    const { events, outcome, metrics } = await playNegotiation(scenario(150, 90, { listPrice: 200 }), {
+      buyer: llm(engine),
+      seller: agent('boulware', 'seller'),
+    });
+    expect(outcome).toEqual({ kind: 'error', actor: 'buyer', message: GPU_LOST_MESSAGE, turn: 5 });
+    expect(events.map((e) => e.type)).toEqual(['move', 'move', 'move', 'move', 'move', 'end']);
+    expect(metrics.buyer.tokensIn).toBe(400);
+    expectStorable(events);
+  });
+
+  it('buyer and seller on two models in one engine: each request names its own model', async () => {
+    const engine = fakeEngine(thrifty(), { loaded: [SMALL, LARGER] });
+    const { events, outcome } = await playNegotiation(scenario(150, 90, { listPrice: 200 }), {
+      buyer: llm(engine, SMALL),
+      seller: llm(engine, LARGER),
+    });
+    expect(outcome.kind).toBe('deal');
+    expect(engine.refused).toEqual([]);
+    for (const req of engine.requests) expect(req.model).toBe(systemOf(req).includes('You are the buyer') ? SMALL : LARGER);
+    expect(new Set(callsOf(events, 'buyer').map((c) => c.model))).toEqual(new Set([SMALL]));
+    expect(new Set(callsOf(events, 'seller').map((c) => c.model))).toEqual(new Set([LARGER]));
+  });
+
+  it('a request for a model the engine has not loaded is refused by WebLLM and ends as an error', async () => {
+    const engine = fakeEngine(thrifty(), { loaded: [SMALL] });
+    const { outcome } = await playNegotiation(scenario(150, 90), { buyer: agent('boulware', 'buyer'), seller: llm(engine, LARGER) });
+    expect(outcome).toMatchObject({ kind: 'error', actor: 'seller', message: expect.stringContaining(`WebLLM could not answer with ${LARGER}`) });
+  });
+
+  it('cancel interrupts the generation in flight and ends the negotiation as cancelled', async () => {
+    const controller = new AbortController();
+    const good = thrifty();
+    const engine = fakeEngine((req, i) => {
+      if (i === 0) return good(req, i);
+      queueMicrotask(() => controller.abort(new Error('user pressed stop')));
+      return { hang: true, partial: '{"action":{"type":' };
+    });
+    const { events, outcome } = await playNegotiation(
+      scenario(150, 90),
+      { buyer: agent('boulware', 'buyer'), seller: llm(engine) },
+      { signal: controller.signal },
+    );
+    expect(outcome).toEqual({ kind: 'cancelled', turn: 2 });
+    expect(events.map((e) => e.type)).toEqual(['move', 'move', 'end']);
+    expect(engine.interrupts).toBe(1);
+  });
+});
