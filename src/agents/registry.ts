@@ -1,82 +1,39 @@
 import type { AgentFactory, BilateralAgent } from '../core/bilateral/tournament';
-import { err, ok, type Result } from '../core/result';
-import { STRATEGIES } from './scripted';
+import { llmAgent } from './llm/agent';
+import { RemoteBackends, type RemoteSettings } from './remote';
+import { parseAgentSpec, strategyByName, type AgentSpec } from './specs';
 import type { StrategyDef } from './scripted/types';
 
-export interface AgentSpec {
-  /** Strategy name, e.g. `boulware`. */
-  name: string;
-  /** Every parameter, defaults filled in. */
-  params: Record<string, number>;
-  /** Canonical text: the name and the parameters given, in definition order. */
-  label: string;
-}
-
-export const STRATEGY_NAMES: readonly string[] = STRATEGIES.map((s) => s.name);
-const byName = new Map<string, StrategyDef>(STRATEGIES.map((s) => [s.name, s]));
+export * from './specs';
 
 /**
- * Parses `name` or `name:key=value:key=value`. Errors are one line that names the valid
- * choices, ready to show a user.
+ * An agent factory for tournaments and single games: scripted strategies, and remote models
+ * through backends made from `remote` (one per provider and model, shared by every seat).
+ * Specs must have been checked already.
  */
-export function parseAgentSpec(text: string): Result<AgentSpec, string> {
-  const trimmed = text.trim();
-  if (trimmed === '') return err(`empty agent spec; choose one of: ${STRATEGY_NAMES.join(', ')}`);
-  const [name = '', ...parts] = trimmed.split(':');
-  const def = byName.get(name);
-  if (!def) return err(`unknown strategy "${name}"; choose one of: ${STRATEGY_NAMES.join(', ')}`);
-  const known = Object.keys(def.params);
-  const given = new Map<string, number>();
-  for (const part of parts) {
-    const eq = part.indexOf('=');
-    const key = eq < 0 ? part : part.slice(0, eq);
-    const choices = known.length ? known.join(', ') : 'none';
-    if (eq < 0) return err(`"${part}" in "${trimmed}" is not key=value; ${name} takes: ${choices}`);
-    const info = def.params[key];
-    if (!info) return err(`unknown parameter "${key}" for ${name}; it takes: ${choices}`);
-    if (given.has(key)) return err(`parameter "${key}" given twice in "${trimmed}"`);
-    const raw = part.slice(eq + 1);
-    const value = Number(raw);
-    if (raw.trim() === '' || !Number.isFinite(value))
-      return err(`${name} parameter ${key}="${raw}" is not a number (range ${info.min} to ${info.max})`);
-    if (value < info.min || value > info.max)
-      return err(`${name} parameter ${key}=${value} is out of range ${info.min} to ${info.max}`);
-    given.set(key, value);
-  }
-  const params: Record<string, number> = {};
-  for (const key of known) params[key] = given.get(key) ?? (def.params[key]?.default as number);
-  const label = [name, ...known.filter((k) => given.has(k)).map((k) => `${k}=${given.get(k)}`)].join(':');
-  return ok({ name, params, label });
+export function createAgentFactory(remote: RemoteSettings = {}): AgentFactory {
+  const backends = new RemoteBackends(remote);
+  // A tournament builds two agents per negotiation from the same few spec texts.
+  const parsedCache = new Map<string, AgentSpec>();
+  return (text, role, ctx): BilateralAgent => {
+    let spec = parsedCache.get(text);
+    if (!spec) {
+      const parsed = parseAgentSpec(text);
+      if (!parsed.ok) throw new Error(parsed.error);
+      spec = parsed.value;
+      parsedCache.set(text, spec);
+    }
+    if (spec.remote) {
+      const opts = {
+        ...(remote.thinking !== undefined ? { thinking: remote.thinking } : {}),
+        ...(remote.temperature !== undefined ? { temperature: remote.temperature } : {}),
+      };
+      return llmAgent(backends.get(spec.remote), opts);
+    }
+    const def = strategyByName.get(spec.name) as StrategyDef;
+    return def.create(spec.params, { role, rng: ctx.rng });
+  };
 }
 
-/** Parses a list of specs; the first bad one, or a duplicate, is the error. */
-export function parseAgentSpecs(texts: readonly string[]): Result<AgentSpec[], string> {
-  const specs: AgentSpec[] = [];
-  const seen = new Set<string>();
-  for (const text of texts) {
-    const parsed = parseAgentSpec(text);
-    if (!parsed.ok) return parsed;
-    if (seen.has(parsed.value.label)) return err(`agent "${parsed.value.label}" is listed twice`);
-    seen.add(parsed.value.label);
-    specs.push(parsed.value);
-  }
-  return ok(specs);
-}
-
-export const isDeterministic = (spec: AgentSpec): boolean => byName.get(spec.name)?.deterministic ?? false;
-
-/** Builds agents from spec text inside a tournament; specs must have been checked already. */
-export const makeAgent: AgentFactory = (text, role, ctx): BilateralAgent => {
-  let spec = parsedCache.get(text);
-  if (!spec) {
-    const parsed = parseAgentSpec(text);
-    if (!parsed.ok) throw new Error(parsed.error);
-    spec = parsed.value;
-    parsedCache.set(text, spec);
-  }
-  const def = byName.get(spec.name) as StrategyDef;
-  return def.create(spec.params, { role, rng: ctx.rng });
-};
-
-// A tournament builds two agents per negotiation from the same few spec texts.
-const parsedCache = new Map<string, AgentSpec>();
+/** Scripted strategies, and remote models at their providers' default addresses without keys. */
+export const makeAgent: AgentFactory = createAgentFactory();

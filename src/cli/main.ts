@@ -2,7 +2,8 @@ import { Aggregator } from '../core/bilateral/aggregate';
 import { playNegotiation, runTournament, planTournament, type TournamentConfig } from '../core/bilateral/tournament';
 import { createRng, deriveSeed } from '../core/rng';
 import { generateScenarios, PRESETS, ROLES, DEFAULT_TURN_LIMIT, type Role } from '../core/scenario';
-import { makeAgent, parseAgentSpec, parseAgentSpecs } from '../agents/registry';
+import { createAgentFactory, parseAgentSpec, parseAgentSpecs, type AgentSpec } from '../agents/registry';
+import { KEY_ENV, type RemoteSettings } from '../agents/remote';
 import { STRATEGIES } from '../agents/scripted';
 import { choiceFlag, intFlag, parseFlags, requiredFlag, UsageError } from './args';
 import { formatLeaderboard, formatPairs, formatTranscript, standingsCsv } from './format';
@@ -12,10 +13,13 @@ const USAGE = `usage: npm run parley -- <command> [flags]
 commands:
   run         --buyer SPEC --seller SPEC [--preset P] [--seed N] [--turns N] [--first buyer|seller] [--json]
   tournament  --agents SPEC,SPEC,... --scenarios N [--preset P] [--seed N] [--turns N] [--first buyer|seller]
-              [--self-play] [--samples N] [--json|--csv]
+              [--self-play] [--samples N] [--concurrency N] [--json|--csv]
   strategies  list the scripted strategies and their parameters
 
-SPEC is a strategy name with optional parameters, e.g. boulware or boulware:beta=0.2:kappa=0.1
+SPEC is a strategy name with optional parameters, e.g. boulware or boulware:beta=0.2:kappa=0.1,
+or a remote model as PROVIDER:MODEL, e.g. openai:gpt-4o-mini or vllm:Qwen/Qwen3-8B.
+Remote models: [--base-url URL] [--timeout-ms N] [--thinking]; the key is read from the
+provider's environment variable (${Object.values(KEY_ENV).slice(0, 3).join(', ')}, …) or PARLEY_API_KEY.
 presets: ${PRESETS.join(', ')}
 `;
 
@@ -24,6 +28,30 @@ export interface Io {
   err: (text: string) => void;
   /** Wall-clock milliseconds, for progress lines only (never in results). */
   now: () => number;
+  /** Environment variables: where remote models' keys come from. */
+  env?: Record<string, string | undefined>;
+}
+
+const REMOTE_FLAGS = { 'base-url': true, 'timeout-ms': true, thinking: false } as const;
+
+/** Remote-model settings from the flags and the environment; keys never leave this object. */
+function remoteSettings(args: ReturnType<typeof parseFlags>, io: Io, specs: AgentSpec[]): RemoteSettings {
+  const baseUrl = args.values.get('base-url');
+  if (baseUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(baseUrl))
+    throw new UsageError(`--base-url must be an http(s) URL, got "${baseUrl}"`);
+  const env = io.env ?? {};
+  for (const spec of specs) {
+    const provider = spec.remote?.provider;
+    if (!provider || provider === 'ollama' || provider === 'lmstudio' || provider === 'vllm' || baseUrl) continue;
+    if (!env[KEY_ENV[provider]] && !env.PARLEY_API_KEY)
+      throw new UsageError(`${spec.label} needs a key: set ${KEY_ENV[provider]} (or PARLEY_API_KEY) in the environment`);
+  }
+  return {
+    ...(baseUrl ? { baseUrl } : {}),
+    timeoutMs: intFlag(args, 'timeout-ms', 60_000, 100, 3_600_000),
+    thinking: args.switches.has('thinking'),
+    apiKey: (provider) => env[KEY_ENV[provider]] || env.PARLEY_API_KEY || undefined,
+  };
 }
 
 function sharedScenarioFlags(args: ReturnType<typeof parseFlags>) {
@@ -38,10 +66,10 @@ function sharedScenarioFlags(args: ReturnType<typeof parseFlags>) {
 async function runCommand(argv: string[], io: Io): Promise<void> {
   const args = parseFlags(
     argv,
-    { buyer: true, seller: true, preset: true, seed: true, turns: true, first: true, json: false },
+    { buyer: true, seller: true, preset: true, seed: true, turns: true, first: true, json: false, ...REMOTE_FLAGS },
     'run',
   );
-  const hint = `a strategy such as ${STRATEGIES.map((s) => s.name).join(', ')}`;
+  const hint = `a strategy such as ${STRATEGIES.map((s) => s.name).join(', ')}, or PROVIDER:MODEL`;
   const buyer = parseAgentSpec(requiredFlag(args, 'buyer', hint));
   if (!buyer.ok) throw new UsageError(`--buyer: ${buyer.error}`);
   const seller = parseAgentSpec(requiredFlag(args, 'seller', hint));
@@ -50,6 +78,7 @@ async function runCommand(argv: string[], io: Io): Promise<void> {
   const [scenario] = generateScenarios({ preset, seed, count: 1, turnLimit, firstMover });
   if (!scenario) throw new Error('no scenario generated');
   const negotiationId = `run-${seed}`;
+  const makeAgent = createAgentFactory(remoteSettings(args, io, [buyer.value, seller.value]));
   const seat = (role: Role, label: string) =>
     makeAgent(label, role, { rng: createRng(deriveSeed(seed, negotiationId, role)), negotiationId });
   const result = await playNegotiation(scenario, {
@@ -77,6 +106,8 @@ async function tournamentCommand(argv: string[], io: Io): Promise<void> {
       'self-play': false,
       json: false,
       csv: false,
+      concurrency: true,
+      ...REMOTE_FLAGS,
     },
     'tournament',
   );
@@ -90,6 +121,9 @@ async function tournamentCommand(argv: string[], io: Io): Promise<void> {
   if (!args.values.has('scenarios')) throw new UsageError('--scenarios is required (scenarios per ordered pair, at least 1)');
   const scenariosPerPair = intFlag(args, 'scenarios', 1, 1, 1_000_000);
   const samples = intFlag(args, 'samples', 1000, 0, 100_000);
+  const anyRemote = specs.value.some((s) => s.remote !== undefined);
+  const concurrency = intFlag(args, 'concurrency', anyRemote ? 8 : 1, 1, 1024);
+  const makeAgent = createAgentFactory(remoteSettings(args, io, specs.value));
   const { preset, seed, turnLimit, firstMover } = sharedScenarioFlags(args);
   const config: TournamentConfig = {
     agents: specs.value.map((s) => s.label),
@@ -106,6 +140,7 @@ async function tournamentCommand(argv: string[], io: Io): Promise<void> {
   let lastReport = started;
   let done = 0;
   await runTournament(config, makeAgent, {
+    concurrency,
     onResult: (r) => {
       aggregator.add(r.buyer, r.seller, r.scenario.tier, r.metrics);
       done++;

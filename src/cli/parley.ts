@@ -5,4 +5,5 @@ process.exitCode = await main(process.argv.slice(2), {
   out: (text) => process.stdout.write(text),
   err: (text) => process.stderr.write(text),
   now: () => performance.now(),
+  env: process.env,
 });

@@ -1,0 +1,74 @@
+// Agent specs as text: parsed here without loading any backend, so the page can check them cheaply.
+import { err, ok, type Result } from '../core/result';
+import { parseRemoteSpec, REMOTE_PROVIDERS, type RemoteModel } from './remote-spec';
+import { STRATEGIES } from './scripted';
+import type { StrategyDef } from './scripted/types';
+
+export interface AgentSpec {
+  /** Strategy name, e.g. `boulware`. */
+  name: string;
+  /** Every parameter, defaults filled in. */
+  params: Record<string, number>;
+  /** Canonical text: the name and the parameters given, in definition order. */
+  label: string;
+  /** Set for a remote model (`provider:model`); its params are empty. */
+  remote?: RemoteModel;
+}
+
+export const STRATEGY_NAMES: readonly string[] = STRATEGIES.map((s) => s.name);
+export const strategyByName = new Map<string, StrategyDef>(STRATEGIES.map((s) => [s.name, s]));
+const CHOICES = `${STRATEGY_NAMES.join(', ')}, or a model as PROVIDER:MODEL (${REMOTE_PROVIDERS.join(', ')})`;
+
+/**
+ * Parses `name` or `name:key=value:key=value`. Errors are one line that names the valid
+ * choices, ready to show a user.
+ */
+export function parseAgentSpec(text: string): Result<AgentSpec, string> {
+  const trimmed = text.trim();
+  if (trimmed === '') return err(`empty agent spec; choose one of: ${CHOICES}`);
+  const remote = parseRemoteSpec(trimmed);
+  if (remote) return ok({ name: remote.provider, params: {}, label: `${remote.provider}:${remote.model}`, remote });
+  const [name = '', ...parts] = trimmed.split(':');
+  const def = strategyByName.get(name);
+  if (!def) return err(`unknown strategy "${name}"; choose one of: ${CHOICES}`);
+  const known = Object.keys(def.params);
+  const given = new Map<string, number>();
+  for (const part of parts) {
+    const eq = part.indexOf('=');
+    const key = eq < 0 ? part : part.slice(0, eq);
+    const choices = known.length ? known.join(', ') : 'none';
+    if (eq < 0) return err(`"${part}" in "${trimmed}" is not key=value; ${name} takes: ${choices}`);
+    const info = def.params[key];
+    if (!info) return err(`unknown parameter "${key}" for ${name}; it takes: ${choices}`);
+    if (given.has(key)) return err(`parameter "${key}" given twice in "${trimmed}"`);
+    const raw = part.slice(eq + 1);
+    const value = Number(raw);
+    if (raw.trim() === '' || !Number.isFinite(value))
+      return err(`${name} parameter ${key}="${raw}" is not a number (range ${info.min} to ${info.max})`);
+    if (value < info.min || value > info.max)
+      return err(`${name} parameter ${key}=${value} is out of range ${info.min} to ${info.max}`);
+    given.set(key, value);
+  }
+  const params: Record<string, number> = {};
+  for (const key of known) params[key] = given.get(key) ?? (def.params[key]?.default as number);
+  const label = [name, ...known.filter((k) => given.has(k)).map((k) => `${k}=${given.get(k)}`)].join(':');
+  return ok({ name, params, label });
+}
+
+/** Parses a list of specs; the first bad one, or a duplicate, is the error. */
+export function parseAgentSpecs(texts: readonly string[]): Result<AgentSpec[], string> {
+  const specs: AgentSpec[] = [];
+  const seen = new Set<string>();
+  for (const text of texts) {
+    const parsed = parseAgentSpec(text);
+    if (!parsed.ok) return parsed;
+    if (seen.has(parsed.value.label)) return err(`agent "${parsed.value.label}" is listed twice`);
+    seen.add(parsed.value.label);
+    specs.push(parsed.value);
+  }
+  return ok(specs);
+}
+
+export const isDeterministic = (spec: AgentSpec): boolean =>
+  spec.remote === undefined && (strategyByName.get(spec.name)?.deterministic ?? false);
+

@@ -1,0 +1,69 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main';
+import { move, promptOf, slow, start, type ChatServer, type RecordedRequest } from '../support/chat-server';
+
+const KEY = 'sk-test-do-not-print-0123456789';
+
+/** A model that accepts any offer on the table and otherwise offers its own number. */
+function answer(req: RecordedRequest) {
+  const { system, user } = promptOf(req);
+  // A little latency, so that calls made at once overlap at the server.
+  if (/you may accept it/.test(user)) return slow(15, move({ action: { type: 'accept' } }));
+  const own = Number(/Your private (?:value for it|cost for it|cost): \$([\d.]+)/.exec(system)?.[1] ?? '100');
+  const price = /You are the buyer/.test(system) ? own * 0.8 : own * 1.2;
+  return slow(15, move({ message: 'My offer.', action: { type: 'offer', price: Math.round(price * 100) / 100 } }));
+}
+
+async function cli(argv: string[], env: Record<string, string>) {
+  let out = '';
+  let err = '';
+  const status = await main(argv, { out: (t) => (out += t), err: (t) => (err += t), now: () => 0, env });
+  return { status, out, err };
+}
+
+describe('the CLI with remote models', () => {
+  let server: ChatServer;
+  beforeAll(async () => {
+    server = await start(answer);
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it('plays a remote model over HTTP, with the key from the environment sent only there and printed nowhere', async () => {
+    const r = await cli(
+      ['run', '--buyer', 'openai:test-model', '--seller', 'boulware', '--seed', '2', '--base-url', `${server.url}/v1`, '--json'],
+      { OPENAI_API_KEY: KEY },
+    );
+    expect(r.err).toBe('');
+    expect(r.status).toBe(0);
+    const doc = JSON.parse(r.out);
+    const buyerMoves = doc.events.filter((e: { type: string; actor: string }) => e.type === 'move' && e.actor === 'buyer');
+    expect(buyerMoves.length).toBeGreaterThan(0);
+    for (const e of buyerMoves) expect(e.call).toMatchObject({ backend: 'openai', model: 'test-model' });
+    expect(server.requests.length).toBe(buyerMoves.length);
+    for (const req of server.requests) expect(req.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(r.out).not.toContain(KEY);
+  });
+
+  it('plays a tournament with remote and scripted agents, several calls at once', async () => {
+    const before = server.requests.length;
+    const r = await cli(
+      ['tournament', '--agents', 'openai:test-model,boulware,conceder', '--scenarios', '3', '--samples', '0', '--concurrency', '4', '--base-url', `${server.url}/v1`, '--json'],
+      { PARLEY_API_KEY: KEY },
+    );
+    expect(r.status).toBe(0);
+    const doc = JSON.parse(r.out);
+    expect(doc.negotiations).toBe(18);
+    expect(doc.leaderboard.filter((row: { agent: string }) => row.agent === 'openai:test-model')).toHaveLength(2);
+    expect(server.requests.length).toBeGreaterThan(before);
+    expect(server.maxInFlight).toBeGreaterThan(1);
+    expect(r.out + r.err).not.toContain(KEY);
+  });
+
+  it('refuses a remote model that needs a key it was not given, naming the variable', async () => {
+    const r = await cli(['run', '--buyer', 'anthropic:claude-x', '--seller', 'boulware'], {});
+    expect(r.status).toBe(2);
+    expect(r.err.trim()).toBe('parley: error: anthropic:claude-x needs a key: set ANTHROPIC_API_KEY (or PARLEY_API_KEY) in the environment');
+  });
+});
