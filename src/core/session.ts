@@ -59,8 +59,6 @@ export interface RunOptions<Actor extends string, Mv, Out> {
 
 export const DEFAULT_MAX_RETRIES = 2;
 
-const NEVER_ABORTED = new AbortController().signal;
-
 class Timeout extends Error {}
 
 function isThenable<T>(x: T | Promise<T>): x is Promise<T> {
@@ -112,7 +110,8 @@ export async function runSession<Scn, State, Actor extends string, Obs, Mv, Out>
   agents: Record<Actor, Agent<Obs, Mv>>,
   opts: RunOptions<Actor, Mv, Out> = {},
 ): Promise<SessionRecord<Actor, Mv, Out>> {
-  const signal = opts.signal ?? NEVER_ABORTED;
+  // A signal of its own when none is given: backends hang listeners on it while a call is open.
+  const signal = opts.signal ?? new AbortController().signal;
   const maxRetries = opts.maxRetries ?? DEFAULT_MAX_RETRIES;
   const events: SessionEvent<Actor, Mv, Out>[] = [];
   const emit = (e: SessionEvent<Actor, Mv, Out>) => {

@@ -153,28 +153,50 @@ export async function runTournament(
     }
     cancelled = signal?.aborted ?? false;
   } else {
-    // A window of in-flight negotiations; results are handed on strictly in plan order.
-    const inFlight = new Map<number, Promise<NegotiationResult>>();
+    // `concurrency` negotiations play at once; a slot is refilled as soon as its negotiation ends,
+    // not when its result is handed on, so one long negotiation never holds the others back.
+    // Results wait in `done` until every earlier one has been handed on, in plan order; the
+    // lookahead bounds how far play may run ahead of delivery.
+    const lookahead = concurrency * 8;
+    const done = new Map<number, NegotiationResult>();
+    const running = new Set<Promise<void>>();
     let next = 0;
+    let delivered = 0;
+    let stopped = false;
+    let wake: (() => void) | null = null;
     const launch = () => {
-      while (inFlight.size < concurrency && next < todo.length && !signal?.aborted) {
-        inFlight.set(next, play(todo[next] as NegotiationJob));
-        next++;
+      while (!stopped && running.size < concurrency && next < todo.length && next - delivered < lookahead && !signal?.aborted) {
+        const i = next++;
+        const task: Promise<void> = play(todo[i] as NegotiationJob).then((result) => {
+          done.set(i, result);
+          running.delete(task);
+          wake?.();
+        });
+        running.add(task);
       }
     };
     launch();
-    for (let i = 0; i < todo.length; i++) {
-      const pending = inFlight.get(i);
-      if (!pending) break;
-      const result = await pending;
-      inFlight.delete(i);
-      if (result.outcome.kind === 'cancelled') break;
+    while (!stopped && delivered < todo.length) {
+      const result = done.get(delivered);
+      if (!result) {
+        if (running.size === 0) break;
+        await new Promise<void>((resolve) => (wake = resolve));
+        wake = null;
+        launch();
+        continue;
+      }
+      done.delete(delivered);
+      if (result.outcome.kind === 'cancelled') {
+        stopped = true;
+        break;
+      }
       await opts.onResult?.(result);
+      delivered++;
       played++;
       launch();
     }
     cancelled = signal?.aborted ?? false;
-    await Promise.allSettled(inFlight.values());
+    await Promise.allSettled(running);
   }
   return { planned: jobs.length, played, skipped: jobs.length - todo.length, cancelled };
 }
