@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { Aggregator } from '../core/bilateral/aggregate';
 import { playNegotiation, runTournament, planTournament, type TournamentConfig } from '../core/bilateral/tournament';
 import { createRng, deriveSeed } from '../core/rng';
@@ -139,8 +140,12 @@ async function tournamentCommand(argv: string[], io: Io): Promise<void> {
   const started = io.now();
   let lastReport = started;
   let done = 0;
+  // Every open model call listens on this signal; Node warns past ten listeners unless told.
+  const cancel = new AbortController();
+  setMaxListeners(0, cancel.signal);
   await runTournament(config, makeAgent, {
     concurrency,
+    signal: cancel.signal,
     onResult: (r) => {
       aggregator.add(r.buyer, r.seller, r.scenario.tier, r.metrics);
       done++;

@@ -59,6 +59,10 @@ export interface RunOptions<Actor extends string, Mv, Out> {
 
 export const DEFAULT_MAX_RETRIES = 2;
 
+// Shared by every session given no signal (making one per session costs more than a scripted
+// negotiation). Callers that run many remote calls at once pass a signal of their own.
+const NEVER_ABORTED = new AbortController().signal;
+
 class Timeout extends Error {}
 
 function isThenable<T>(x: T | Promise<T>): x is Promise<T> {
@@ -110,8 +114,7 @@ export async function runSession<Scn, State, Actor extends string, Obs, Mv, Out>
   agents: Record<Actor, Agent<Obs, Mv>>,
   opts: RunOptions<Actor, Mv, Out> = {},
 ): Promise<SessionRecord<Actor, Mv, Out>> {
-  // A signal of its own when none is given: backends hang listeners on it while a call is open.
-  const signal = opts.signal ?? new AbortController().signal;
+  const signal = opts.signal ?? NEVER_ABORTED;
   const maxRetries = opts.maxRetries ?? DEFAULT_MAX_RETRIES;
   const events: SessionEvent<Actor, Mv, Out>[] = [];
   const emit = (e: SessionEvent<Actor, Mv, Out>) => {

@@ -1,6 +1,7 @@
 // `npm run bench:remote`: a tournament of LLM agents against a local OpenAI-compatible server
 // that answers every call after a fixed latency. Prints negotiations per second and how close the
 // run came to the latency-bound ideal (every concurrency slot always waiting on a call).
+import { setMaxListeners } from 'node:events';
 import os from 'node:os';
 import { Aggregator } from '../../src/core/bilateral/aggregate';
 import { runTournament, type TournamentConfig } from '../../src/core/bilateral/tournament';
@@ -34,8 +35,11 @@ try {
   let calls = 0;
   let errors = 0;
   const t0 = performance.now();
+  const cancel = new AbortController();
+  setMaxListeners(0, cancel.signal);
   const summary = await runTournament(config, makeAgent, {
     concurrency: CONCURRENCY,
+    signal: cancel.signal,
     onResult: (r) => {
       calls += r.events.filter((e) => e.type !== 'end' && e.type !== 'forfeit' && e.call !== undefined).length;
       if (r.outcome.kind === 'error') errors++;
