@@ -143,7 +143,8 @@ describe('fetchJson: timeout and cancel', () => {
     const error = await rejection(call(s, opts));
     expect(error).toMatchObject({ kind: 'timeout', message: 'testai: no answer within 80 ms' });
     expect(performance.now() - started).toBeLessThan(2000);
-    expect(s.requests).toHaveLength(1);
+    // On a loaded machine the 80 ms may pass before the server has read the request: at most one.
+    expect(s.requests.length).toBeLessThanOrEqual(1);
     expect(opts.waits).toEqual([]);
   });
 
