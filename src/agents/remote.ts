@@ -39,8 +39,10 @@ export function parseRemoteSpec(text: string): RemoteModel | null {
 }
 
 export interface RemoteSettings {
-  /** Replaces the provider's base URL, e.g. a lab's own vLLM cluster. */
+  /** Replaces every provider's base URL, e.g. a lab's own vLLM cluster (the CLI's --base-url). */
   baseUrl?: string;
+  /** Replaces one provider's base URL; wins over `baseUrl`. */
+  baseUrls?: Partial<Record<RemoteProvider, string>>;
   /** The user's key for a provider; it is sent to that provider's host alone. */
   apiKey?: (provider: RemoteProvider) => string | undefined;
   /** Requests in flight at once per provider (default 8). */
@@ -78,11 +80,12 @@ export class RemoteBackends {
       limiter = new Limiter(s.concurrency ?? 8);
       this.limiters.set(provider, limiter);
     }
+    const baseUrl = s.baseUrls?.[provider] || s.baseUrl;
     const common = {
       model,
       apiKey: s.apiKey?.(provider),
       limiter,
-      ...(s.baseUrl ? { baseUrl: s.baseUrl } : {}),
+      ...(baseUrl ? { baseUrl } : {}),
       ...(s.timeoutMs !== undefined ? { timeoutMs: s.timeoutMs } : {}),
     };
     if (provider === 'anthropic') return anthropicBackend(common);

@@ -26,12 +26,22 @@ export const SCHEMA_V1 = {
  */
 export const SCHEMA_V2 = { digests: 'id, [runId+first]' } as const;
 
+/** Version 3 adds keys: a provider's API key and base URL, only where the user asked to remember them. */
+export const SCHEMA_V3 = { keys: 'provider' } as const;
+
+export interface KeyRow {
+  provider: string;
+  apiKey: string;
+  baseUrl: string;
+}
+
 export class ParleyDb extends Dexie {
   // `declare`: a class field would be set to undefined after Dexie has created the table.
   declare runs: EntityTable<RunRow, 'id'>;
   declare negotiations: EntityTable<NegotiationRow, 'id'>;
   declare settings: EntityTable<SettingRow, 'key'>;
   declare digests: EntityTable<DigestRow, 'id'>;
+  declare keys: EntityTable<KeyRow, 'provider'>;
 
   /** `options.indexedDB` can place the database elsewhere, e.g. in a storage bucket. */
   constructor(name: string = DEFAULT_DB_NAME, options?: DexieOptions) {
@@ -51,8 +61,9 @@ export class ParleyDb extends Dexie {
           });
         for (const [runId, rows] of byRun) await tx.table('digests').bulkPut(digestsOf(runId, rows));
       });
+    this.version(3).stores(SCHEMA_V3);
     // To change the schema or the shape of stored rows, add the next version here, e.g.
-    //   this.version(3).stores({ runs: 'id, createdAt, status' }).upgrade(async (tx) => {
+    //   this.version(4).stores({ runs: 'id, createdAt, status' }).upgrade(async (tx) => {
     //     await tx.table('runs').toCollection().modify((run) => { run.tags ??= []; });
     //   });
     // Dexie runs every upgrade newer than the database's version, in order, inside the

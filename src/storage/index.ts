@@ -1,4 +1,5 @@
-export { ParleyDb, openDb, DEFAULT_DB_NAME, SCHEMA_V1, type SettingRow } from './db';
+export { ParleyDb, openDb, DEFAULT_DB_NAME, SCHEMA_V1, type SettingRow, type KeyRow } from './db';
+export { getKeys, putKey, deleteKey } from './keys';
 export {
   TournamentConfigSchema,
   RunConfigSchema,

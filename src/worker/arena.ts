@@ -2,11 +2,13 @@ import { Aggregator } from '../core/bilateral/aggregate';
 import { playNegotiation, type BilateralAgent } from '../core/bilateral/tournament';
 import { createRng, hashString } from '../core/rng';
 import type { Role, Scenario } from '../core/scenario';
-import { makeAgent, parseAgentSpec } from '../agents/registry';
+import { createAgentFactory, parseAgentSpec } from '../agents/registry';
 import { createRun, updateRun } from '../storage';
 import { NegotiationWriter } from '../storage/writer';
 import { negotiationRow } from '../storage/schema';
 import type { RunHost } from './tournament-run';
+import type { RemoteConfig } from './messages';
+import { remoteSettings } from './remote-settings';
 
 /** Holds each move back by a delay, or until a step when paused: the Arena's speed control. */
 export class Pacer {
@@ -66,6 +68,8 @@ export interface ArenaRequest {
   delayMs: number;
   paused: boolean;
   save: boolean;
+  /** Keys and base URLs for remote agents; never saved with the run. */
+  remote?: RemoteConfig;
 }
 
 /** One live Arena negotiation: events stream to the page as they happen; the result is saved as a run. */
@@ -91,6 +95,7 @@ export class ArenaGame {
       if (!parsed.ok) throw new Error(parsed.error);
     }
     const seed = hashString(gameId);
+    const makeAgent = createAgentFactory(remoteSettings(this.request.remote));
     const seat = (role: Role, spec: string) =>
       paced(makeAgent(spec, role, { rng: createRng(seed ^ (role === 'buyer' ? 1 : 2)), negotiationId: gameId }), this.pacer);
     const result = await playNegotiation(

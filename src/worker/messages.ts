@@ -3,15 +3,32 @@ import { BilateralEventSchema } from '../core/bilateral/events';
 import { StandingsSchema } from '../core/bilateral/standings-schema';
 import { ScenarioSchema } from '../core/scenario';
 import { RUN_STATUSES, TournamentConfigSchema } from '../storage/schema';
+import { REMOTE_PROVIDERS } from '../agents/remote-spec';
 
 const id = z.string().min(1).max(200);
 const spec = z.string().min(1).max(500);
 const delayMs = z.number().finite().min(0).max(60_000);
 
+/** Per provider, the user's key and base URL for remote agents; held in memory only, never stored. */
+export const RemoteConfigSchema = z.object({
+  providers: z.partialRecord(
+    z.enum(REMOTE_PROVIDERS),
+    z.object({ apiKey: z.string().max(1000).optional(), baseUrl: z.string().max(2000).optional() }),
+  ),
+  thinking: z.boolean().optional(),
+});
+export type RemoteConfig = z.infer<typeof RemoteConfigSchema>;
+
 /** Messages from the page to the simulation worker; each `type` carries its own payload. */
 export const ToWorkerSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('run.start'), runId: id, name: z.string().max(200), config: TournamentConfigSchema }),
-  z.object({ type: z.literal('run.resume'), runId: id }),
+  z.object({
+    type: z.literal('run.start'),
+    runId: id,
+    name: z.string().max(200),
+    config: TournamentConfigSchema,
+    remote: RemoteConfigSchema.optional(),
+  }),
+  z.object({ type: z.literal('run.resume'), runId: id, remote: RemoteConfigSchema.optional() }),
   z.object({ type: z.literal('run.cancel'), runId: id }),
   z.object({
     type: z.literal('arena.start'),
@@ -22,6 +39,7 @@ export const ToWorkerSchema = z.discriminatedUnion('type', [
     delayMs,
     paused: z.boolean(),
     save: z.boolean(),
+    remote: RemoteConfigSchema.optional(),
   }),
   z.object({
     type: z.literal('arena.control'),

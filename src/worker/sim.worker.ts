@@ -32,12 +32,12 @@ async function playRun(run: TournamentRun): Promise<void> {
 async function handle(message: ToWorker): Promise<void> {
   switch (message.type) {
     case 'run.start': {
-      const run = await TournamentRun.start(host, message.runId, message.name, message.config);
+      const run = await TournamentRun.start(host, message.runId, message.name, message.config, message.remote);
       return playRun(run);
     }
     case 'run.resume':
       if (runs.has(message.runId)) return;
-      return playRun(new TournamentRun(host, message.runId));
+      return playRun(new TournamentRun(host, message.runId, message.remote));
     case 'run.cancel':
       runs.get(message.runId)?.cancel();
       return;

@@ -1,11 +1,12 @@
 import { Aggregator } from '../core/bilateral/aggregate';
 import { computeMetrics } from '../core/bilateral/metrics';
 import { planTournament, runTournament } from '../core/bilateral/tournament';
-import { makeAgent, parseAgentSpecs } from '../agents/registry';
+import { createAgentFactory, parseAgentSpecs } from '../agents/registry';
 import { createRun, forEachNegotiation, getRun, runLockName, updateRun, type ParleyDb } from '../storage';
 import { NegotiationWriter, StorageFullError } from '../storage/writer';
 import { negotiationRow, type RunStatus } from '../storage/schema';
-import type { FromWorker, TournamentSettings } from './messages';
+import type { FromWorker, RemoteConfig, TournamentSettings } from './messages';
+import { remoteSettings } from './remote-settings';
 
 /** Progress reaches the page at most this often, however fast the tournament runs. */
 export const PROGRESS_INTERVAL_MS = 250;
@@ -22,9 +23,11 @@ export interface RunHost {
 export class TournamentRun {
   private readonly controller = new AbortController();
 
+  /** `remote`: keys and base URLs for remote agents, from the page; kept in memory only, never in the run row. */
   constructor(
     private readonly host: RunHost,
     readonly runId: string,
+    private readonly remote?: RemoteConfig,
   ) {}
 
   /** Rebuilds the aggregate from what is stored, in plan order, noting the stored job ids. */
@@ -43,7 +46,13 @@ export class TournamentRun {
   }
 
   /** Creates the run row, then plays it. */
-  static async start(host: RunHost, runId: string, name: string, config: TournamentSettings): Promise<TournamentRun> {
+  static async start(
+    host: RunHost,
+    runId: string,
+    name: string,
+    config: TournamentSettings,
+    remote?: RemoteConfig,
+  ): Promise<TournamentRun> {
     const specs = parseAgentSpecs(config.agents);
     if (!specs.ok) throw new Error(specs.error);
     const planned = planTournament(config).length;
@@ -54,7 +63,7 @@ export class TournamentRun {
       planned,
       createdAt: host.now(),
     });
-    return new TournamentRun(host, runId);
+    return new TournamentRun(host, runId, remote);
   }
 
   /** Plays whatever the run still lacks; the negotiations already stored are not played again. */
@@ -89,7 +98,7 @@ export class TournamentRun {
       let status: RunStatus = 'done';
       let message: string | null = null;
       try {
-        const summary = await runTournament(config, makeAgent, {
+        const summary = await runTournament(config, createAgentFactory(remoteSettings(this.remote)), {
           skip,
           signal: this.controller.signal,
           onResult: async (r) => {

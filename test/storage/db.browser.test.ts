@@ -65,8 +65,9 @@ describe('ParleyDb versions', () => {
       expect(page.rows).toEqual(rows);
       for (const row of page.rows) expect(NegotiationRowSchema.safeParse(row).success).toBe(true);
       expect(await db.settings.get('theme')).toEqual({ key: 'theme', value: 'dark' });
-      // Opening with today's code migrated it to version 2, which digests the stored negotiations.
-      expect(db.verno).toBe(2);
+      // Opening with today's code migrated it to version 3: version 2 digests the stored negotiations.
+      expect(db.verno).toBe(3);
+      expect(await db.keys.count()).toBe(0);
       const digested = await loadNegotiations(db, 'old', { filter: { outcome: rows[1]!.outcome } });
       expect(digested.rows).toEqual(rows.filter((r) => r.outcome === rows[1]!.outcome));
       expect(await db.digests.count()).toBeGreaterThan(0);
@@ -85,7 +86,7 @@ describe('ParleyDb versions', () => {
     class NextParleyDb extends ParleyDb {
       constructor(dbName: string) {
         super(dbName);
-        this.version(3)
+        this.version(4)
           .stores({ runs: 'id, createdAt, status' })
           .upgrade(async (tx) => {
             await tx
@@ -101,7 +102,7 @@ describe('ParleyDb versions', () => {
     try {
       expect((await db.runs.where('status').equals('done').toArray()).map((r) => r.id)).toEqual(['b']);
       expect((await getRun(db, 'a'))?.message).toBe('migrated from interrupted');
-      expect(db.verno).toBe(3);
+      expect(db.verno).toBe(4);
     } finally {
       db.close();
     }
@@ -114,7 +115,7 @@ describe('ParleyDb versions', () => {
     }
   });
 
-  test('a new database has exactly the version-2 tables and indexes', async () => {
+  test('a new database has exactly the version-3 tables and indexes', async () => {
     const name = `parley-test-${crypto.randomUUID()}`;
     cleanup(name);
     const db = openDb(name);
@@ -128,6 +129,7 @@ describe('ParleyDb versions', () => {
       negotiations: 'id, [runId+index]',
       settings: 'key',
       digests: 'id, [runId+first]',
+      keys: 'provider',
     });
   });
 });

@@ -1,6 +1,7 @@
 import type { BilateralEvent } from '../../core/bilateral/events';
 import { computeMetrics, type NegotiationMetrics } from '../../core/bilateral/metrics';
 import type { Scenario } from '../../core/scenario';
+import type { RemoteConfig } from '../../worker/messages';
 import { newId, sim } from './sim';
 
 export type ArenaStatus = 'idle' | 'playing' | 'finished' | 'failed';
@@ -17,6 +18,9 @@ export class ArenaSession {
   paused = $state(false);
   private gameId: string | null = null;
   private unsubscribe: (() => void) | null = null;
+
+  /** `remote`: the user's keys and base URLs, read when a game starts. */
+  constructor(private readonly remote: () => RemoteConfig | undefined = () => undefined) {}
 
   get metrics(): NegotiationMetrics | null {
     const last = this.events.at(-1);
@@ -45,7 +49,18 @@ export class ArenaSession {
         this.status = 'failed';
       }
     });
-    client.send({ type: 'arena.start', gameId, scenario, buyer, seller, delayMs: this.delayMs, paused: this.paused, save: true });
+    const remote = this.remote();
+    client.send({
+      type: 'arena.start',
+      gameId,
+      scenario,
+      buyer,
+      seller,
+      delayMs: this.delayMs,
+      paused: this.paused,
+      save: true,
+      ...(remote ? { remote } : {}),
+    });
   }
 
   setSpeed(delayMs: number): void {

@@ -1,5 +1,5 @@
 import type { Standings } from '../../core/bilateral/aggregate';
-import type { TournamentSettings } from '../../worker/messages';
+import type { RemoteConfig, TournamentSettings } from '../../worker/messages';
 import type { RunStatus } from '../../storage/schema';
 import { newId, sim } from './sim';
 
@@ -21,6 +21,14 @@ export class TournamentSession {
   standings = $state.raw<Standings | null>(null);
   private unsubscribe: (() => void) | null = null;
   private standingsAt = -Infinity;
+
+  /** `remote`: the user's keys and base URLs, read when a run starts or resumes. */
+  constructor(private readonly remote: () => RemoteConfig | undefined = () => undefined) {}
+
+  private remoteField(): { remote?: RemoteConfig } {
+    const remote = this.remote();
+    return remote ? { remote } : {};
+  }
 
   private follow(runId: string): void {
     this.unsubscribe?.();
@@ -52,7 +60,7 @@ export class TournamentSession {
     this.standings = null;
     this.progress = { done: 0, planned: 0, ratePerS: null, etaS: null };
     this.follow(runId);
-    sim().send({ type: 'run.start', runId, name, config });
+    sim().send({ type: 'run.start', runId, name, config, ...this.remoteField() });
     return runId;
   }
 
@@ -60,7 +68,7 @@ export class TournamentSession {
     this.status = 'running';
     this.message = null;
     this.follow(runId);
-    sim().send({ type: 'run.resume', runId });
+    sim().send({ type: 'run.resume', runId, ...this.remoteField() });
   }
 
   cancel(): void {

@@ -1,0 +1,37 @@
+import type { RemoteProvider } from '../../agents/remote-spec';
+
+export type ConnectionResult = { ok: true; model: string } | { ok: false; message: string };
+
+/** Time allowed for the test request. */
+const TEST_TIMEOUT_MS = 20_000;
+
+/**
+ * Sends one tiny request through the real backend, so a key, base URL and model can be checked
+ * before a run. The backends are loaded only here, on demand; the key never enters the message.
+ */
+export async function testConnection(
+  provider: RemoteProvider,
+  model: string,
+  entry: { apiKey: string; baseUrl: string },
+  signal?: AbortSignal,
+): Promise<ConnectionResult> {
+  const { RemoteBackends } = await import('../../agents/remote');
+  const apiKey = entry.apiKey;
+  const baseUrl = entry.baseUrl.trim();
+  const backends = new RemoteBackends({
+    apiKey: () => apiKey || undefined,
+    ...(baseUrl ? { baseUrls: { [provider]: baseUrl } } : {}),
+    timeoutMs: TEST_TIMEOUT_MS,
+  });
+  try {
+    const backend = backends.get({ provider, model });
+    const answer = await backend.complete(
+      { messages: [{ role: 'user', content: 'Reply with the word OK.' }], maxTokens: 16, thinking: false },
+      signal ?? new AbortController().signal,
+    );
+    return { ok: true, model: answer.model ?? model };
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    return { ok: false, message: apiKey ? message.split(apiKey).join('[key]') : message };
+  }
+}

@@ -1,0 +1,83 @@
+import { REMOTE_PROVIDERS, type RemoteProvider } from '../../agents/remote-spec';
+import type { ParleyDb } from '../../storage/db';
+import { deleteKey, getKeys, putKey } from '../../storage/keys';
+import type { RemoteConfig } from '../../worker/messages';
+import { database } from './sim';
+
+export interface ProviderEntry {
+  apiKey: string;
+  /** Replaces the provider's default address; '' keeps the default. */
+  baseUrl: string;
+  /** Kept in IndexedDB on this device; otherwise in this tab's memory only. */
+  remember: boolean;
+}
+
+const blank = (): ProviderEntry => ({ apiKey: '', baseUrl: '', remember: false });
+
+/**
+ * The user's API keys and base URLs, per remote provider. Held in memory; written to IndexedDB
+ * only for a provider whose "remember on this device" is ticked. Never logged or exported.
+ */
+export class KeyRing {
+  entries = $state<Record<RemoteProvider, ProviderEntry>>(
+    Object.fromEntries(REMOTE_PROVIDERS.map((p) => [p, blank()])) as Record<RemoteProvider, ProviderEntry>,
+  );
+  /** Why the remembered keys could not be read or written, if they could not. */
+  error = $state<string | null>(null);
+  private writes: Promise<void> = Promise.resolve();
+
+  constructor(private readonly db: () => ParleyDb = database) {}
+
+  /** Reads the remembered keys back. */
+  async load(): Promise<void> {
+    try {
+      for (const row of await getKeys(this.db())) {
+        if (!(REMOTE_PROVIDERS as readonly string[]).includes(row.provider)) continue;
+        this.entries[row.provider as RemoteProvider] = { apiKey: row.apiKey, baseUrl: row.baseUrl, remember: true };
+      }
+    } catch {
+      this.error = 'The remembered keys could not be read from this browser’s storage.';
+    }
+  }
+
+  /** Changes a provider's entry; a remembered one is stored, and unticking "remember" deletes it. */
+  set(provider: RemoteProvider, patch: Partial<ProviderEntry>): Promise<void> {
+    const was = this.entries[provider];
+    const entry = { ...was, ...patch };
+    this.entries[provider] = entry;
+    // A key held in memory only touches no storage at all.
+    if (!entry.remember && !was.remember) return this.writes;
+    const db = this.db();
+    // Writes go in order, so the last change is the one stored.
+    this.writes = this.writes
+      .then(() =>
+        entry.remember
+          ? putKey(db, { provider, apiKey: entry.apiKey, baseUrl: entry.baseUrl.trim() })
+          : deleteKey(db, provider),
+      )
+      .then(
+        () => {
+          this.error = null;
+        },
+        () => {
+          this.error = 'The key could not be saved in this browser’s storage; it is kept in memory for this tab.';
+        },
+      );
+    return this.writes;
+  }
+
+  /** Providers with a key or a base URL of their own: the ones offered for agents. */
+  get configured(): RemoteProvider[] {
+    return REMOTE_PROVIDERS.filter((p) => this.entries[p].apiKey !== '' || this.entries[p].baseUrl.trim() !== '');
+  }
+
+  /** What the worker needs for remote agents, as plain data; undefined when nothing is set. */
+  remote(): RemoteConfig | undefined {
+    const providers: RemoteConfig['providers'] = {};
+    for (const p of this.configured) {
+      const { apiKey, baseUrl } = this.entries[p];
+      providers[p] = { ...(apiKey ? { apiKey } : {}), ...(baseUrl.trim() ? { baseUrl: baseUrl.trim() } : {}) };
+    }
+    return Object.keys(providers).length ? { providers } : undefined;
+  }
+}
