@@ -1,6 +1,7 @@
 // Remote model specs as text (`provider:model`), with no backend loaded.
-/** Remote model providers an agent spec may name: `openai:gpt-4o-mini`, `vllm:Qwen/Qwen3-8B`. */
+/** The OpenAI-compatible presets (backends/openai.ts), named here without loading them. */
 export const OPENAI_COMPATIBLE = ['openai', 'openrouter', 'groq', 'together', 'deepseek', 'ollama', 'lmstudio', 'vllm'] as const;
+/** Remote model providers an agent spec may name: `openai:gpt-4o-mini`, `vllm:Qwen/Qwen3-8B`. */
 export const REMOTE_PROVIDERS = [...OPENAI_COMPATIBLE, 'anthropic', 'gemini'] as const;
 export type RemoteProvider = (typeof REMOTE_PROVIDERS)[number];
 

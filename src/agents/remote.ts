@@ -1,42 +1,17 @@
 import { anthropicBackend } from './backends/anthropic';
 import { geminiBackend } from './backends/gemini';
 import { Limiter } from './backends/http';
-import { PROVIDER_IDS, presetBackend, type ProviderId } from './backends/openai';
+import { presetBackend, type ProviderId } from './backends/openai';
 import type { ChatBackend } from './backends/types';
+import { OPENAI_COMPATIBLE, type RemoteModel, type RemoteProvider } from './remote-spec';
 
-/** Remote model providers an agent spec may name: `openai:gpt-4o-mini`, `vllm:Qwen/Qwen3-8B`. */
-export const REMOTE_PROVIDERS = [...PROVIDER_IDS, 'anthropic', 'gemini'] as const;
-export type RemoteProvider = (typeof REMOTE_PROVIDERS)[number];
+export * from './remote-spec';
 
-/** The environment variable each provider's key is read from by the command line. */
-export const KEY_ENV: Record<RemoteProvider, string> = {
-  openai: 'OPENAI_API_KEY',
-  openrouter: 'OPENROUTER_API_KEY',
-  groq: 'GROQ_API_KEY',
-  together: 'TOGETHER_API_KEY',
-  deepseek: 'DEEPSEEK_API_KEY',
-  ollama: 'OLLAMA_API_KEY',
-  lmstudio: 'LMSTUDIO_API_KEY',
-  vllm: 'VLLM_API_KEY',
-  anthropic: 'ANTHROPIC_API_KEY',
-  gemini: 'GEMINI_API_KEY',
-};
+// The spec module lists the OpenAI-compatible presets without loading them; they must agree.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const samePresets: Same<(typeof OPENAI_COMPATIBLE)[number], ProviderId> = true;
+void samePresets;
 
-export interface RemoteModel {
-  provider: RemoteProvider;
-  /** Everything after the first colon, so model names may hold colons (`ollama:qwen3:8b`). */
-  model: string;
-}
-
-/** `provider:model` for a known provider, else null (the text may name a scripted strategy). */
-export function parseRemoteSpec(text: string): RemoteModel | null {
-  const colon = text.indexOf(':');
-  if (colon < 0) return null;
-  const provider = text.slice(0, colon);
-  const model = text.slice(colon + 1).trim();
-  if (!(REMOTE_PROVIDERS as readonly string[]).includes(provider) || model === '') return null;
-  return { provider: provider as RemoteProvider, model };
-}
 
 export interface RemoteSettings {
   /** Replaces every provider's base URL, e.g. a lab's own vLLM cluster (the CLI's --base-url). */
