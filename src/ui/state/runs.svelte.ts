@@ -23,7 +23,10 @@ export class RunsStore {
   }
 
   async refresh(): Promise<void> {
-    this.runs = await listRuns(database());
+    const [runs, live] = await Promise.all([listRuns(database()), liveRunIds()]);
+    // A run marked running that no worker holds is not running, whether or not that could be
+    // written down (on a full disk it cannot): it shows as interrupted, ready to resume.
+    this.runs = runs.map((run) => (run.status === 'running' && !live.has(run.id) ? { ...run, status: 'interrupted' } : run));
     this.usage = await storageUsage();
     this.loaded = true;
   }
