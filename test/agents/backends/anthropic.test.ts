@@ -1,24 +1,14 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { anthropicBackend, type AnthropicBackendOptions } from '../../../src/agents/backends/anthropic';
 import type { ChatRequest } from '../../../src/agents/backends/types';
 import { decodeMove } from '../../../src/agents/llm/decoder';
 import { MOVE_TOOLS } from '../../../src/agents/llm/schema';
-import { failure, rateLimited, reply, slow, start, toolCall, type ChatServer, type Script } from '../../support/chat-server';
-import { ownHeaders } from './helpers';
+import { failure, rateLimited, reply, slow, toolCall, type ChatServer } from '../../support/chat-server';
+import { live, ownHeaders, serverPerTest } from './helpers';
 
 const KEY = 'sk-ant-api03-test-9e8d7c6b';
-const live = () => new AbortController().signal;
 
-const servers: ChatServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function serve(script: Script): Promise<ChatServer> {
-  const s = await start(script);
-  servers.push(s);
-  return s;
-}
+const serve = serverPerTest();
 
 const backendFor = (s: ChatServer, extra: Partial<AnthropicBackendOptions> = {}) =>
   anthropicBackend({ baseUrl: s.url, model: 'claude-test', apiKey: KEY, sleep: async () => {}, ...extra });

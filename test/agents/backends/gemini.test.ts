@@ -1,24 +1,14 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { geminiBackend, toGeminiSchema, type GeminiBackendOptions } from '../../../src/agents/backends/gemini';
 import type { ChatRequest } from '../../../src/agents/backends/types';
 import { decodeMove } from '../../../src/agents/llm/decoder';
 import { MOVE_SCHEMA_NAME, MOVE_TOOLS, moveJsonSchema } from '../../../src/agents/llm/schema';
-import { failure, move, rateLimited, reply, slow, start, toolCall, type ChatServer, type Script } from '../../support/chat-server';
-import { ownHeaders } from './helpers';
+import { failure, move, rateLimited, reply, slow, toolCall, type ChatServer } from '../../support/chat-server';
+import { live, ownHeaders, serverPerTest } from './helpers';
 
 const KEY = 'AIzaSy-test-4c5d6e7f8a9b';
-const live = () => new AbortController().signal;
 
-const servers: ChatServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function serve(script: Script): Promise<ChatServer> {
-  const s = await start(script);
-  servers.push(s);
-  return s;
-}
+const serve = serverPerTest();
 
 const backendFor = (s: ChatServer, extra: Partial<GeminiBackendOptions> = {}) =>
   geminiBackend({ baseUrl: s.url, model: 'gemini-2.5-flash', apiKey: KEY, sleep: async () => {}, ...extra });

@@ -3,7 +3,7 @@
  * local chat server. Every model move in the results is checked against what the server was
  * scripted to answer.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { anthropicBackend } from '../../../src/agents/backends/anthropic';
 import { geminiBackend } from '../../../src/agents/backends/gemini';
 import { openAiBackend } from '../../../src/agents/backends/openai';
@@ -21,34 +21,12 @@ import {
 } from '../../../src/core/bilateral/tournament';
 import { roundCents, type Role } from '../../../src/core/scenario';
 import { agent, scenario } from '../fixtures';
-import {
-  malformed,
-  move,
-  promptOf,
-  rateLimited,
-  serverError,
-  slow,
-  start,
-  thinkThen,
-  toolCall,
-  type Answer,
-  type ChatServer,
-  type RecordedRequest,
-  type Script,
-} from '../../support/chat-server';
+import { malformed, move, promptOf, rateLimited, serverError, slow, thinkThen, toolCall, type Answer, type ChatServer, type RecordedRequest, type Script } from '../../support/chat-server';
+import { serverPerTest } from './helpers';
 
 const KEY = 'sk-e2e-test-5566778899';
 
-const servers: ChatServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function serve(script: Script): Promise<ChatServer> {
-  const s = await start(script);
-  servers.push(s);
-  return s;
-}
+const serve = serverPerTest();
 
 const noWait = { sleep: async () => {}, random: () => 0 };
 

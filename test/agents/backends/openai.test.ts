@@ -1,25 +1,15 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Limiter } from '../../../src/agents/backends/http';
 import { openAiBackend, presetBackend, PROVIDER_IDS, PROVIDER_PRESETS, type OpenAiBackendOptions } from '../../../src/agents/backends/openai';
 import { BackendError, type ChatRequest } from '../../../src/agents/backends/types';
 import { decodeMove } from '../../../src/agents/llm/decoder';
 import { MOVE_SCHEMA_NAME, MOVE_TOOLS, moveJsonSchema } from '../../../src/agents/llm/schema';
-import { move, reply, serverError, slow, start, thinkThen, toolCall, type ChatServer, type Script } from '../../support/chat-server';
-import { ownHeaders } from './helpers';
+import { move, reply, serverError, slow, thinkThen, toolCall, type ChatServer } from '../../support/chat-server';
+import { live, ownHeaders, serverPerTest } from './helpers';
 
 const KEY = 'sk-proj-test-0a1b2c3d4e5f';
-const live = () => new AbortController().signal;
 
-const servers: ChatServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function serve(script: Script): Promise<ChatServer> {
-  const s = await start(script);
-  servers.push(s);
-  return s;
-}
+const serve = serverPerTest();
 
 const backendFor = (s: ChatServer, extra: Partial<OpenAiBackendOptions> = {}) =>
   openAiBackend({ baseUrl: `${s.url}/v1`, model: 'qwen3-8b', apiKey: KEY, sleep: async () => {}, ...extra });
