@@ -1,17 +1,27 @@
 import type { AgentFactory, BilateralAgent } from '../core/bilateral/tournament';
-import { llmAgent } from './llm/agent';
+import type { ChatBackend } from './backends/types';
+import { llmAgent, type LlmAgentOptions } from './llm/agent';
 import { RemoteBackends, type RemoteSettings } from './remote';
 import { parseAgentSpec, strategyByName, type AgentSpec } from './specs';
 import type { StrategyDef } from './scripted/types';
 
 export * from './specs';
 
+/** Backends that run on this device: the page's WebLLM engines, where there are any. */
+export interface LocalBackends {
+  /** The backend for one WebLLM model id; it loads the model on first use. */
+  webllm?: (modelId: string) => ChatBackend;
+}
+
+export const WEBLLM_ONLY_IN_BROWSER =
+  'WebLLM models run only in the browser app (the Arena and Tournament pages), on the GPU of the machine that opens it';
+
 /**
- * An agent factory for tournaments and single games: scripted strategies, and remote models
- * through backends made from `remote` (one per provider and model, shared by every seat).
- * Specs must have been checked already.
+ * An agent factory for tournaments and single games: scripted strategies, remote models
+ * through backends made from `remote` (one per provider and model, shared by every seat), and
+ * WebLLM models through `local`. Specs must have been checked already.
  */
-export function createAgentFactory(remote: RemoteSettings = {}): AgentFactory {
+export function createAgentFactory(remote: RemoteSettings = {}, local: LocalBackends = {}): AgentFactory {
   const backends = new RemoteBackends(remote);
   // A tournament builds two agents per negotiation from the same few spec texts.
   const parsedCache = new Map<string, AgentSpec>();
@@ -23,13 +33,15 @@ export function createAgentFactory(remote: RemoteSettings = {}): AgentFactory {
       spec = parsed.value;
       parsedCache.set(text, spec);
     }
-    if (spec.remote) {
-      const opts = {
-        ...(remote.thinking !== undefined ? { thinking: remote.thinking } : {}),
-        ...(remote.temperature !== undefined ? { temperature: remote.temperature } : {}),
-      };
-      return llmAgent(backends.get(spec.remote), opts);
+    const opts: LlmAgentOptions = {
+      ...((spec.thinking || remote.thinking) && { thinking: true }),
+      ...(remote.temperature !== undefined && { temperature: remote.temperature }),
+    };
+    if (spec.webllm !== undefined) {
+      if (!local.webllm) throw new Error(WEBLLM_ONLY_IN_BROWSER);
+      return llmAgent(local.webllm(spec.webllm), opts);
     }
+    if (spec.remote) return llmAgent(backends.get(spec.remote), opts);
     const def = strategyByName.get(spec.name) as StrategyDef;
     return def.create(spec.params, { role, rng: ctx.rng });
   };

@@ -1,6 +1,7 @@
 // Agent specs as text: parsed here without loading any backend, so the page can check them cheaply.
 import { err, ok, type Result } from '../core/result';
 import { parseRemoteSpec, REMOTE_PROVIDERS, type RemoteModel } from './remote-spec';
+import { QUANTIZATIONS, QWEN3_SIZES, qwen3ModelId } from './backends/webllm/models';
 import { STRATEGIES } from './scripted';
 import type { StrategyDef } from './scripted/types';
 
@@ -13,11 +14,24 @@ export interface AgentSpec {
   label: string;
   /** Set for a remote model (`provider:model`); its params are empty. */
   remote?: RemoteModel;
+  /** Set for a model run by WebLLM on this device (`webllm:Qwen3-1.7B-q4f16_1-MLC`): its model id. */
+  webllm?: string;
+  /** A language model told to think before it answers (the spec ends in `+think`). */
+  thinking?: boolean;
 }
+
+/** Every WebLLM build an agent spec may name; which of them this GPU can run is the page's question. */
+export const WEBLLM_MODEL_IDS: readonly string[] = QWEN3_SIZES.flatMap((size) => QUANTIZATIONS.map((q) => qwen3ModelId(size, q)));
+export const WEBLLM_PREFIX = 'webllm:';
+/** Appended to a model's spec, it asks the model to think first: `webllm:Qwen3-4B-q4f16_1-MLC+think`. */
+export const THINK_SUFFIX = '+think';
+
+/** A spec that names a language model (remote or WebLLM) rather than a scripted strategy. */
+export const isModelSpec = (spec: AgentSpec): boolean => spec.remote !== undefined || spec.webllm !== undefined;
 
 export const STRATEGY_NAMES: readonly string[] = STRATEGIES.map((s) => s.name);
 export const strategyByName = new Map<string, StrategyDef>(STRATEGIES.map((s) => [s.name, s]));
-const CHOICES = `${STRATEGY_NAMES.join(', ')}, or a model as PROVIDER:MODEL (${REMOTE_PROVIDERS.join(', ')})`;
+const CHOICES = `${STRATEGY_NAMES.join(', ')}, a model as PROVIDER:MODEL (${REMOTE_PROVIDERS.join(', ')}), or webllm:MODEL`;
 
 /**
  * Parses `name` or `name:key=value:key=value`. Errors are one line that names the valid
@@ -26,8 +40,19 @@ const CHOICES = `${STRATEGY_NAMES.join(', ')}, or a model as PROVIDER:MODEL (${R
 export function parseAgentSpec(text: string): Result<AgentSpec, string> {
   const trimmed = text.trim();
   if (trimmed === '') return err(`empty agent spec; choose one of: ${CHOICES}`);
-  const remote = parseRemoteSpec(trimmed);
-  if (remote) return ok({ name: remote.provider, params: {}, label: `${remote.provider}:${remote.model}`, remote });
+  const thinking = trimmed.endsWith(THINK_SUFFIX);
+  const body = thinking ? trimmed.slice(0, -THINK_SUFFIX.length).trimEnd() : trimmed;
+  const suffix = thinking ? THINK_SUFFIX : '';
+  if (body.startsWith(WEBLLM_PREFIX)) {
+    const model = body.slice(WEBLLM_PREFIX.length).trim();
+    if (!WEBLLM_MODEL_IDS.includes(model))
+      return err(`unknown WebLLM model "${model}"; choose one of: ${WEBLLM_MODEL_IDS.join(', ')}`);
+    return ok({ name: 'webllm', params: {}, label: `${WEBLLM_PREFIX}${model}${suffix}`, webllm: model, ...(thinking && { thinking }) });
+  }
+  const remote = parseRemoteSpec(body);
+  if (remote)
+    return ok({ name: remote.provider, params: {}, label: `${remote.provider}:${remote.model}${suffix}`, remote, ...(thinking && { thinking }) });
+  if (thinking) return err(`"${THINK_SUFFIX}" asks a language model to think; "${body}" is not one`);
   const [name = '', ...parts] = trimmed.split(':');
   const def = strategyByName.get(name);
   if (!def) return err(`unknown strategy "${name}"; choose one of: ${CHOICES}`);
@@ -70,5 +95,5 @@ export function parseAgentSpecs(texts: readonly string[]): Result<AgentSpec[], s
 }
 
 export const isDeterministic = (spec: AgentSpec): boolean =>
-  spec.remote === undefined && (strategyByName.get(spec.name)?.deterministic ?? false);
+  !isModelSpec(spec) && (strategyByName.get(spec.name)?.deterministic ?? false);
 

@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { isDeterministic, makeAgent, parseAgentSpec, parseAgentSpecs, STRATEGY_NAMES } from '../../src/agents/registry';
+import {
+  createAgentFactory,
+  isDeterministic,
+  makeAgent,
+  parseAgentSpec,
+  parseAgentSpecs,
+  STRATEGY_NAMES,
+  WEBLLM_MODEL_IDS,
+  WEBLLM_ONLY_IN_BROWSER,
+} from '../../src/agents/registry';
+import { observeAfter, scenario } from './fixtures';
 import { STRATEGIES } from '../../src/agents/scripted';
 import { createRng } from '../../src/core/rng';
 
@@ -127,5 +137,48 @@ describe('makeAgent', () => {
     };
     expect(isDeterministic(spec('tit-for-tat'))).toBe(true);
     expect(isDeterministic(spec('random'))).toBe(false);
+  });
+});
+
+describe('language model specs', () => {
+  it('names a WebLLM build by its model id, and refuses one WebLLM does not offer', () => {
+    const parsed = parseAgentSpec(' webllm:Qwen3-1.7B-q4f16_1-MLC ');
+    expect(parsed.ok && parsed.value).toMatchObject({ name: 'webllm', webllm: 'Qwen3-1.7B-q4f16_1-MLC', label: 'webllm:Qwen3-1.7B-q4f16_1-MLC' });
+    expect(parsed.ok && parsed.value.thinking).toBeUndefined();
+    expect(WEBLLM_MODEL_IDS).toHaveLength(8);
+    const error = errorOf('webllm:Llama-3-8B');
+    expect(error).toContain('unknown WebLLM model "Llama-3-8B"');
+    expect(error).toContain('Qwen3-8B-q4f32_1-MLC');
+  });
+
+  it('reads "+think" on a model as thinking on, and refuses it on a scripted strategy', () => {
+    const local = parseAgentSpec('webllm:Qwen3-4B-q4f32_1-MLC+think');
+    expect(local.ok && local.value).toMatchObject({ webllm: 'Qwen3-4B-q4f32_1-MLC', thinking: true, label: 'webllm:Qwen3-4B-q4f32_1-MLC+think' });
+    const remote = parseAgentSpec('ollama:qwen3:8b +think');
+    expect(remote.ok && remote.value).toMatchObject({ remote: { provider: 'ollama', model: 'qwen3:8b' }, thinking: true, label: 'ollama:qwen3:8b+think' });
+    expect(errorOf('boulware+think')).toContain('"boulware" is not one');
+    // Thinking and not thinking are two agents in one tournament.
+    expect(parseAgentSpecs(['openai:gpt-4o', 'openai:gpt-4o+think']).ok).toBe(true);
+  });
+
+  it('builds WebLLM agents only where the page gives the factory its engines', async () => {
+    expect(() => makeAgent('webllm:Qwen3-0.6B-q4f32_1-MLC', 'buyer', { rng: createRng(1), negotiationId: 'x' })).toThrow(WEBLLM_ONLY_IN_BROWSER);
+    const asked: { model: string; thinking: boolean | undefined }[] = [];
+    const factory = createAgentFactory({}, {
+      webllm: (model) => ({
+        name: 'webllm',
+        model,
+        capabilities: { jsonSchema: true, tools: false, thinking: true },
+        async complete(request) {
+          asked.push({ model, thinking: request.thinking });
+          return { text: '{"message":"no","action":{"type":"walk_away"}}', tokensIn: 1, tokensOut: 1 };
+        },
+      }),
+    });
+    const s = scenario(150, 90);
+    const agent = factory('webllm:Qwen3-0.6B-q4f32_1-MLC+think', 'buyer', { rng: createRng(1), negotiationId: 'x' });
+    const reply = await agent.act(observeAfter(s, [{ message: '', action: { type: 'offer', price: 120 } }]), new AbortController().signal);
+    expect(reply).toMatchObject({ kind: 'move', move: { action: { type: 'walk_away' } } });
+    expect(asked).toEqual([{ model: 'Qwen3-0.6B-q4f32_1-MLC', thinking: true }]);
   });
 });

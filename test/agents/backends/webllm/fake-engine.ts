@@ -8,6 +8,7 @@
  */
 import type { ChatCompletion, ChatCompletionRequestNonStreaming } from '@mlc-ai/web-llm';
 import type { WebLlmEngineLike } from '../../../../src/agents/backends/webllm/backend';
+import type { Role } from '../../../../src/core/scenario';
 
 /** One answer: the text, an Error (or a string, as errors cross WebLLM's worker) to reject with, or a hang. */
 export type FakeReply =
@@ -132,5 +133,38 @@ export function fakeEngine(model: FakeModel | readonly FakeReply[], opts: { load
         },
       },
     },
+  };
+}
+
+export const systemOf = (req: ChatCompletionRequestNonStreaming) => String(req.messages[0]?.content ?? '');
+export const userOf = (req: ChatCompletionRequestNonStreaming) => String(req.messages[req.messages.length - 1]?.content ?? '');
+const num = (re: RegExp, text: string): number | null => {
+  const m = re.exec(text);
+  return m ? Number(m[1]) : null;
+};
+const round2 = (x: number) => Math.round(x * 100) / 100;
+
+/**
+ * A "model" that reads its prompt: it never goes past its own reservation value, concedes a
+ * little each turn and accepts any pending offer it can afford.
+ */
+export function thrifty(wrap: (json: string, req: ChatCompletionRequestNonStreaming) => FakeReply = (json) => json): FakeModel {
+  return (req) => {
+    const system = systemOf(req);
+    const user = userOf(req);
+    const role = /You are the (buyer|seller)/.exec(system)?.[1] as Role;
+    const reservation = num(/Your private (?:value for it|cost): \$(\d+\.\d+)/, system) as number;
+    const list = num(/list price \$(\d+\.\d+)/, system) as number;
+    const pending = num(/binding offer of \$(\d+\.\d+); you may accept/, user);
+    const ownTurn = num(/your turn (\d+) of/, user) as number;
+    let json: string;
+    if (pending !== null && (role === 'buyer' ? pending <= reservation : pending >= reservation))
+      json = JSON.stringify({ message: 'Deal.', action: { type: 'accept' } });
+    else {
+      const step = 0.08 * (ownTurn - 1);
+      const price = role === 'buyer' ? Math.min(reservation, list * (0.3 + step)) : Math.max(reservation, list * (1.4 - step));
+      json = JSON.stringify({ message: `I can do ${round2(price)}.`, action: { type: 'offer', price: round2(price) } });
+    }
+    return wrap(json, req);
   };
 }

@@ -13,45 +13,12 @@ import { BilateralEventSchema, type BilateralEvent } from '../../../../src/core/
 import { playNegotiation, runTournament, type AgentFactory, type NegotiationResult } from '../../../../src/core/bilateral/tournament';
 import type { Role } from '../../../../src/core/scenario';
 import { agent, movesBy, scenario } from '../../fixtures';
-import { fakeEngine, type FakeEngine, type FakeModel, type FakeReply } from './fake-engine';
+import { fakeEngine, systemOf, thrifty, userOf, type FakeEngine, type FakeReply } from './fake-engine';
 
 const SMALL = 'Qwen3-0.6B-q4f16_1-MLC';
 const LARGER = 'Qwen3-1.7B-q4f16_1-MLC';
 
 const llm = (engine: FakeEngine, modelId = SMALL, opts: LlmAgentOptions = {}) => llmAgent(webLlmBackend({ engine, modelId }), opts);
-
-const systemOf = (req: ChatCompletionRequestNonStreaming) => String(req.messages[0]?.content ?? '');
-const userOf = (req: ChatCompletionRequestNonStreaming) => String(req.messages[req.messages.length - 1]?.content ?? '');
-const num = (re: RegExp, text: string): number | null => {
-  const m = re.exec(text);
-  return m ? Number(m[1]) : null;
-};
-const round2 = (x: number) => Math.round(x * 100) / 100;
-
-/**
- * A "model" that reads its prompt: it never goes past its own reservation value, concedes a
- * little each turn and accepts any pending offer it can afford.
- */
-function thrifty(wrap: (json: string, req: ChatCompletionRequestNonStreaming) => FakeReply = (json) => json): FakeModel {
-  return (req) => {
-    const system = systemOf(req);
-    const user = userOf(req);
-    const role = /You are the (buyer|seller)/.exec(system)?.[1] as Role;
-    const reservation = num(/Your private (?:value for it|cost): \$(\d+\.\d+)/, system) as number;
-    const list = num(/list price \$(\d+\.\d+)/, system) as number;
-    const pending = num(/binding offer of \$(\d+\.\d+); you may accept/, user);
-    const ownTurn = num(/your turn (\d+) of/, user) as number;
-    let json: string;
-    if (pending !== null && (role === 'buyer' ? pending <= reservation : pending >= reservation))
-      json = JSON.stringify({ message: 'Deal.', action: { type: 'accept' } });
-    else {
-      const step = 0.08 * (ownTurn - 1);
-      const price = role === 'buyer' ? Math.min(reservation, list * (0.3 + step)) : Math.max(reservation, list * (1.4 - step));
-      json = JSON.stringify({ message: `I can do ${round2(price)}.`, action: { type: 'offer', price: round2(price) } });
-    }
-    return wrap(json, req);
-  };
-}
 
 function expectStorable(events: readonly BilateralEvent[]): void {
   for (const e of events) expect(BilateralEventSchema.safeParse(e).success, JSON.stringify(e).slice(0, 200)).toBe(true);
