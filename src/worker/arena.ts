@@ -6,7 +6,7 @@ import { createAgentFactory, parseAgentSpec } from '../agents/registry';
 import { createRun, updateRun } from '../storage';
 import { NegotiationWriter } from '../storage/writer';
 import { negotiationRow } from '../storage/schema';
-import type { RunHost } from './tournament-run';
+import { useEngines, type RunHost } from './tournament-run';
 import type { RemoteConfig } from './messages';
 import { remoteSettings } from './remote-settings';
 
@@ -95,17 +95,23 @@ export class ArenaGame {
       if (!parsed.ok) throw new Error(parsed.error);
     }
     const seed = hashString(gameId);
-    const makeAgent = createAgentFactory(remoteSettings(this.request.remote));
+    const engines = useEngines(this.host.engines, [buyer, seller]);
+    const makeAgent = createAgentFactory(remoteSettings(this.request.remote), engines.local);
     const seat = (role: Role, spec: string) =>
       paced(makeAgent(spec, role, { rng: createRng(seed ^ (role === 'buyer' ? 1 : 2)), negotiationId: gameId }), this.pacer);
-    const result = await playNegotiation(
-      scenario,
-      { buyer: seat('buyer', buyer), seller: seat('seller', seller) },
-      {
-        signal: this.controller.signal,
-        onEvent: (event) => this.host.post({ type: 'arena.event', gameId, event }),
-      },
-    );
+    let result: Awaited<ReturnType<typeof playNegotiation>>;
+    try {
+      result = await playNegotiation(
+        scenario,
+        { buyer: seat('buyer', buyer), seller: seat('seller', seller) },
+        {
+          signal: this.controller.signal,
+          onEvent: (event) => this.host.post({ type: 'arena.event', gameId, event }),
+        },
+      );
+    } finally {
+      engines.release();
+    }
     if (!save || result.outcome.kind === 'cancelled') return null;
     const { db, now } = this.host;
     const run = await createRun(db, {

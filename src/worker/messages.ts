@@ -4,6 +4,9 @@ import { StandingsSchema } from '../core/bilateral/standings-schema';
 import { ScenarioSchema } from '../core/scenario';
 import { RUN_STATUSES, TournamentConfigSchema } from '../storage/schema';
 import { REMOTE_PROVIDERS } from '../agents/remote-spec';
+import type { EngineState } from '../agents/backends/webllm/pool';
+
+export const ENGINE_STATES = ['loading', 'ready', 'failed', 'lost', 'unloaded'] as const satisfies readonly EngineState[];
 
 const id = z.string().min(1).max(200);
 const spec = z.string().min(1).max(500);
@@ -49,6 +52,8 @@ export const ToWorkerSchema = z.discriminatedUnion('type', [
     step: z.boolean().optional(),
     cancel: z.boolean().optional(),
   }),
+  /** Unloads every WebLLM engine no run or game is using, freeing the GPU. */
+  z.object({ type: z.literal('engines.unload') }),
   z.object({ type: z.literal('export'), requestId: id, runId: id, format: z.enum(['json', 'jsonl']) }),
   z.object({ type: z.literal('import'), requestId: id, file: z.instanceof(Blob) }),
 ]);
@@ -79,6 +84,14 @@ export const FromWorkerSchema = z.discriminatedUnion('type', [
     planned: count,
   }),
   z.object({ type: z.literal('arena.event'), gameId: id, event: BilateralEventSchema }),
+  /** A WebLLM engine of the worker loads (with progress), is ready, fails, loses its GPU or is unloaded. */
+  z.object({
+    type: z.literal('engine.status'),
+    modelId: z.string().min(1).max(200),
+    state: z.enum(ENGINE_STATES),
+    fraction: z.number().min(0).max(1).optional(),
+    text: z.string().max(2000).optional(),
+  }),
   z.object({ type: z.literal('arena.end'), gameId: id, runId: id.nullable() }),
   z.object({ type: z.literal('exported'), requestId: id, fileName: z.string(), blob: z.instanceof(Blob) }),
   z.object({ type: z.literal('imported'), requestId: id, runId: id }),

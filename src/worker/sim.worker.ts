@@ -7,14 +7,36 @@ import { ArenaGame } from './arena';
 import { FromWorkerSchema, ToWorkerSchema, type FromWorker, type ToWorker } from './messages';
 import { TournamentRun, type RunHost } from './tournament-run';
 import { assertNever } from '../core/result';
+import { EnginePool, type EngineLoader, type EngineStatus } from '../agents/backends/webllm/pool';
+import { loadEngine } from '../agents/backends/webllm/engine';
 
 declare const self: DedicatedWorkerGlobalScope;
+
+/**
+ * The real WebLLM, or in the end-to-end test build (`vite build --mode e2e`) a fake engine with
+ * WebLLM's interface, since no weights can be downloaded there. Production builds drop the branch.
+ */
+const loader: EngineLoader =
+  import.meta.env.MODE === 'e2e'
+    ? async (modelId, opts) => (await import('../../test/support/e2e-engine')).loadE2eEngine(modelId, opts)
+    : loadEngine;
 
 const host: RunHost = {
   db: openDb(),
   post: (message: FromWorker) => self.postMessage(message),
   now: () => Date.now(),
+  engines: new EnginePool(loader),
 };
+
+/** Load progress reaches the page at most this often; every change of state at once. */
+const ENGINE_PROGRESS_MS = 200;
+const lastProgress = new Map<string, number>();
+host.engines?.subscribe((status: EngineStatus) => {
+  const t = Date.now();
+  if (status.state === 'loading' && status.fraction !== 0 && t - (lastProgress.get(status.modelId) ?? 0) < ENGINE_PROGRESS_MS) return;
+  lastProgress.set(status.modelId, t);
+  host.post({ type: 'engine.status', ...status });
+});
 const runs = new Map<string, TournamentRun>();
 const games = new Map<string, ArenaGame>();
 
@@ -60,6 +82,8 @@ async function handle(message: ToWorker): Promise<void> {
       if (message.step) game.pacer.release();
       return;
     }
+    case 'engines.unload':
+      return host.engines?.unloadUnused();
     case 'export': {
       const run = await getRun(host.db, message.runId);
       if (!run) throw new Error('that run is no longer stored');

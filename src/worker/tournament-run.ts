@@ -1,7 +1,8 @@
 import { Aggregator } from '../core/bilateral/aggregate';
 import { computeMetrics } from '../core/bilateral/metrics';
 import { planTournament, runTournament } from '../core/bilateral/tournament';
-import { createAgentFactory, parseAgentSpecs } from '../agents/registry';
+import { createAgentFactory, parseAgentSpecs, type LocalBackends } from '../agents/registry';
+import type { EnginePool } from '../agents/backends/webllm/pool';
 import { createRun, forEachNegotiation, getRun, runLockName, updateRun, type ParleyDb } from '../storage';
 import { NegotiationWriter, StorageFullError } from '../storage/writer';
 import { negotiationRow, type RunStatus } from '../storage/schema';
@@ -13,10 +14,43 @@ export const PROGRESS_INTERVAL_MS = 250;
 /** Bootstrap resamples for the intervals computed when a run stops. */
 export const FINAL_SAMPLES = 1000;
 
+/** Negotiations in flight at once in a run with remote models (each provider also has its own limit). */
+export const REMOTE_CONCURRENCY = 8;
+
 export interface RunHost {
   db: ParleyDb;
   post: (message: FromWorker) => void;
   now: () => number;
+  /** The worker's WebLLM engines; without them a WebLLM agent ends its negotiations as errors. */
+  engines?: EnginePool;
+}
+
+/** What a run or game needs from the engine pool: the backends, and a way to hear of trouble. */
+export interface EngineUse {
+  local: LocalBackends;
+  /** Why a model this run uses stopped working (GPU lost, load failed), once it has. */
+  trouble: () => string | null;
+  release: () => void;
+}
+
+/** Marks the WebLLM models among `agents` as in use, and watches them for trouble until released. */
+export function useEngines(engines: EnginePool | undefined, agents: readonly string[]): EngineUse {
+  const specs = parseAgentSpecs(agents);
+  const models = specs.ok ? specs.value.flatMap((s) => (s.webllm !== undefined ? [s.webllm] : [])) : [];
+  if (!engines || models.length === 0) return { local: {}, trouble: () => null, release: () => {} };
+  let trouble: string | null = null;
+  const unsubscribe = engines.subscribe((s) => {
+    if (models.includes(s.modelId) && (s.state === 'lost' || s.state === 'failed')) trouble ??= s.text ?? `${s.modelId} stopped working.`;
+  });
+  const unuse = engines.use(models);
+  return {
+    local: { webllm: (id) => engines.backend(id) },
+    trouble: () => trouble,
+    release: () => {
+      unsubscribe();
+      unuse();
+    },
+  };
 }
 
 /** One tournament run inside the worker: plays, stores in batches, reports, and can resume. */
@@ -97,19 +131,30 @@ export class TournamentRun {
       report(true);
       let status: RunStatus = 'done';
       let message: string | null = null;
+      const specs = parseAgentSpecs(config.agents);
+      const anyRemote = specs.ok && specs.value.some((s) => s.remote !== undefined);
+      const anyLocal = specs.ok && specs.value.some((s) => s.webllm !== undefined);
+      const engines = useEngines(this.host.engines, config.agents);
       try {
-        const summary = await runTournament(config, createAgentFactory(remoteSettings(this.remote)), {
+        const summary = await runTournament(config, createAgentFactory(remoteSettings(this.remote), engines.local), {
           skip,
           signal: this.controller.signal,
+          // One GPU answers one request at a time, and a lost GPU must stop the run at one negotiation.
+          concurrency: anyRemote && !anyLocal ? REMOTE_CONCURRENCY : 1,
           onResult: async (r) => {
             aggregator.add(r.buyer, r.seller, r.scenario.tier, r.metrics);
             await writer.add(negotiationRow(this.runId, r));
             done++;
             report(false);
+            if (engines.trouble() !== null) this.controller.abort(new Error('paused: a model stopped working'));
           },
         });
         await writer.flush();
-        if (summary.cancelled) status = 'cancelled';
+        const trouble = engines.trouble();
+        if (trouble !== null) {
+          status = 'paused';
+          message = `${trouble} The run was paused after ${done} negotiations; nothing saved was lost. Resume it to go on (the model loads again).`;
+        } else if (summary.cancelled) status = 'cancelled';
       } catch (e) {
         if (e instanceof StorageFullError) {
           status = 'paused';
@@ -120,6 +165,8 @@ export class TournamentRun {
           status = 'failed';
           message = e instanceof Error ? e.message : String(e);
         }
+      } finally {
+        engines.release();
       }
       const stored = (await getRun(db, this.runId))?.done ?? done;
       const standings = aggregator.standings({ samples: FINAL_SAMPLES, seed: config.seed });

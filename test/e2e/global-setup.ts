@@ -9,7 +9,7 @@ declare module 'vitest' {
 
 /** Builds the app once and serves it for every browser test file. */
 export default async function setup(project: TestProject) {
-  const served = await buildAndServe('dist-test');
+  const served = await buildAndServe('dist-test', 'e2e');
   project.provide('baseUrl', served.url);
   return () => served.close();
 }

@@ -11,9 +11,12 @@ export interface Served {
   close: () => Promise<void>;
 }
 
-/** Builds the app into `outDir` and serves it on a free loopback port. */
-export async function buildAndServe(outDir = 'dist'): Promise<Served> {
-  await build({ logLevel: 'warn', build: { outDir, emptyOutDir: true } });
+/**
+ * Builds the app into `outDir` and serves it on a free loopback port. Mode `e2e` builds the app
+ * with the fake WebLLM engine (test/support/e2e-engine.ts) in place of the real one.
+ */
+export async function buildAndServe(outDir = 'dist', mode = 'production'): Promise<Served> {
+  await build({ mode, logLevel: 'warn', build: { outDir, emptyOutDir: true } });
   const server: PreviewServer = await preview({
     logLevel: 'warn',
     build: { outDir },

@@ -19,6 +19,8 @@ export class TournamentSession {
   message = $state<string | null>(null);
   progress = $state.raw<Progress>({ done: 0, planned: 0, ratePerS: null, etaS: null });
   standings = $state.raw<Standings | null>(null);
+  /** The agents of the run followed, where known: the page shows their WebLLM engines' loading. */
+  agents = $state.raw<readonly string[]>([]);
   private unsubscribe: (() => void) | null = null;
   private standingsAt = -Infinity;
 
@@ -59,12 +61,14 @@ export class TournamentSession {
     this.message = null;
     this.standings = null;
     this.progress = { done: 0, planned: 0, ratePerS: null, etaS: null };
+    this.agents = config.agents;
     this.follow(runId);
     sim().send({ type: 'run.start', runId, name, config, ...this.remoteField() });
     return runId;
   }
 
-  resume(runId: string): void {
+  resume(runId: string, agents?: readonly string[]): void {
+    if (agents) this.agents = agents;
     this.status = 'running';
     this.message = null;
     this.follow(runId);

@@ -1,0 +1,114 @@
+/**
+ * WebLLM seats through the whole app: the picker, the worker's engine pool, loading progress,
+ * a lost GPU pausing a run and a resume finishing it. The e2e build loads the fake engine of
+ * test/support/e2e-engine.ts (WebLLM's interface) in place of WebLLM, which cannot download
+ * weights here; which behaviour a model has is chosen by its size.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import type { Browser } from './harness';
+import { configureTournament, openApp, screenshot, storedRuns } from './pages';
+
+const SMALL = 'webllm:Qwen3-0.6B-q4f32_1-MLC';
+const LOSES_GPU = 'webllm:Qwen3-4B-q4f32_1-MLC';
+const SLOW = 'webllm:Qwen3-8B-q4f32_1-MLC';
+
+/** The model calls stored for one run: backend and model of every event that has a call. */
+function storedCalls(page: Page, runId: string): Promise<{ backend: string; model: string; actor: string }[]> {
+  return page.evaluate(async (id) => {
+    const db: IDBDatabase = await new Promise((resolve, reject) => {
+      const open = indexedDB.open('parley');
+      open.onsuccess = () => resolve(open.result);
+      open.onerror = () => reject(open.error);
+    });
+    const rows: { runId: string; events: { actor?: string; call?: { backend: string; model: string } }[] }[] = await new Promise(
+      (resolve, reject) => {
+        const req = db.transaction('negotiations').objectStore('negotiations').getAll();
+        req.onsuccess = () => resolve(req.result);
+        req.onerror = () => reject(req.error);
+      },
+    );
+    db.close();
+    return rows
+      .filter((r) => r.runId === id)
+      .flatMap((r) => r.events.flatMap((e) => (e.call ? [{ backend: e.call.backend, model: e.call.model, actor: String(e.actor) }] : [])));
+  }, runId);
+}
+
+describe('WebLLM agents in the app (fake engine)', () => {
+  let browser: Browser;
+  let page: Page;
+  let url: string;
+  let errors: string[];
+
+  beforeAll(async () => {
+    ({ browser, page, url, errors } = await openApp());
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it('offers this GPU’s Qwen3 builds for a seat and plays an Arena game with one', async () => {
+    await page.goto(`${url}#/arena`);
+    const buyer = page.getByRole('group', { name: 'Buyer' });
+    const picker = buyer.getByLabel('Agent', { exact: true });
+    // Headless Chromium's SwiftShader adapter has no shader-f16, so the q4f32 builds are offered.
+    await expect.poll(() => picker.locator('optgroup[label="On this GPU (WebLLM)"] option').count(), { timeout: 20_000 }).toBe(4);
+    await picker.selectOption(SMALL);
+    await buyer.getByText(`Spec: ${SMALL}`).waitFor();
+    await page.getByLabel('Speed').selectOption({ label: 'Instant' });
+    await page.getByRole('button', { name: 'Play', exact: true }).click();
+    await page.getByRole('region', { name: 'Outcome' }).waitFor({ timeout: 30_000 });
+    expect(await page.locator('ol.transcript li.bubble').count()).toBeGreaterThanOrEqual(2);
+    await buyer.getByText('Loaded on the GPU.').waitFor();
+    await screenshot(page, 'arena-webllm');
+    const runs = await storedRuns(page);
+    expect(runs).toHaveLength(1);
+    const calls = await storedCalls(page, runs[0]?.id as string);
+    expect(calls.length).toBeGreaterThan(0);
+    expect(calls.every((c) => c.backend === 'webllm' && c.model === 'Qwen3-0.6B-q4f32_1-MLC' && c.actor === 'buyer')).toBe(true);
+  });
+
+  it('pauses a tournament when the GPU is lost, with nothing lost, and finishes it on resume', async () => {
+    await page.getByRole('link', { name: 'Tournament' }).click();
+    const before = new Set((await storedRuns(page)).map((r) => r.id));
+    await configureTournament(page, ['boulware'], 2);
+    await page.getByLabel('Agent', { exact: true }).selectOption(LOSES_GPU);
+    await page.getByRole('button', { name: `Add ${LOSES_GPU}` }).click();
+    await page.getByRole('button', { name: 'Run 4 negotiations' }).click();
+    await page.getByText('Paused.').waitFor({ timeout: 30_000 });
+    const alert = page.getByRole('alert').filter({ hasText: 'The GPU stopped working' });
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain('nothing saved was lost');
+    const newRun = async () => (await storedRuns(page)).find((r) => !before.has(r.id));
+    const paused = await newRun();
+    expect(paused).toMatchObject({ status: 'paused' });
+    expect(paused?.negotiations).toBeGreaterThan(0);
+    expect(paused?.negotiations).toBeLessThan(4);
+    await screenshot(page, 'tournament-webllm-paused');
+
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await page.getByText('Finished.').waitFor({ timeout: 30_000 });
+    const done = await newRun();
+    expect(done).toMatchObject({ status: 'done', done: 4, negotiations: 4 });
+    const calls = await storedCalls(page, done?.id as string);
+    expect(new Set(calls.map((c) => c.model))).toEqual(new Set(['Qwen3-4B-q4f32_1-MLC']));
+  });
+
+  it('shows a model’s loading progress and stops the load when the run is cancelled', async () => {
+    const before = new Set((await storedRuns(page)).map((r) => r.id));
+    await configureTournament(page, ['boulware'], 1);
+    await page.getByLabel('Agent', { exact: true }).selectOption(SLOW);
+    await page.getByRole('button', { name: `Add ${SLOW}` }).click();
+    await page.getByRole('button', { name: 'Run 2 negotiations' }).click();
+    const loading = page.getByRole('progressbar', { name: 'Loading Qwen3-8B-q4f32_1-MLC' });
+    await loading.waitFor({ timeout: 20_000 });
+    await expect.poll(async () => Number(await loading.getAttribute('value')), { timeout: 20_000 }).toBeGreaterThan(0);
+    await screenshot(page, 'tournament-webllm-loading');
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByText('Cancelled.').waitFor({ timeout: 20_000 });
+    const cancelled = (await storedRuns(page)).find((r) => !before.has(r.id));
+    expect(cancelled).toMatchObject({ status: 'cancelled', negotiations: 0 });
+    expect(errors).toEqual([]);
+  });
+});

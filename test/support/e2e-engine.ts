@@ -1,0 +1,47 @@
+/**
+ * The engine the end-to-end build (`vite build --mode e2e`) loads in place of WebLLM, which
+ * cannot download weights here: the fake engine with WebLLM's `chat.completions.create`
+ * interface, answering as the prompt-reading `thrifty` model. What each build does is chosen by
+ * its size, so a test picks a behaviour by picking a model:
+ * - 0.6B and 1.7B load in a moment and play;
+ * - 4B loses its GPU at its third answer, once per worker (a resumed run then finishes);
+ * - 8B takes seconds per loading step, so a test can watch the progress and cancel.
+ */
+import type { LoadedEngine, LoadOptions } from '../../src/agents/backends/webllm/engine';
+import { fakeEngine, thrifty } from '../agents/backends/webllm/fake-engine';
+
+const STEPS = 4;
+let lostOnce = false;
+
+const pause = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    }, { once: true });
+  });
+
+export async function loadE2eEngine(modelId: string, opts: LoadOptions): Promise<LoadedEngine> {
+  const stepMs = modelId.includes('-8B-') ? 3000 : 100;
+  for (let k = 1; k <= STEPS; k++) {
+    await pause(stepMs, opts.signal);
+    opts.onProgress?.({ fraction: k / STEPS, text: `Fetching param cache[${k}/${STEPS}]: ${modelId} (fake engine)` });
+  }
+  const play = thrifty();
+  let answers = 0;
+  const engine = fakeEngine(
+    (request, index) => {
+      answers++;
+      if (modelId.includes('-4B-') && !lostOnce && answers === 3) {
+        lostOnce = true;
+        // As WebLLM's worker sends it: the error's text, not an Error.
+        return { reject: 'DeviceLostError: The WebGPU device was lost (fake engine, out of memory)' };
+      }
+      return play(request, index);
+    },
+    { loaded: [modelId] },
+  );
+  return { chat: engine.chat, interruptGenerate: () => engine.interruptGenerate(), unload: async () => {} };
+}
