@@ -72,6 +72,6 @@ describe('OutcomeCard', () => {
 function side() {
   return {
     utility: 0, share: null, irViolation: false, offers: [], firstOffer: null, totalConcession: null, patience: null,
-    moves: 0, invalidMoves: 0, forfeits: 0, tokensIn: 0, tokensOut: 0, latencyMs: 0,
+    moves: 0, invalidMoves: 0, forfeits: 0, calls: 0, tokensIn: 0, tokensOut: 0, latencyMs: 0,
   };
 }

@@ -3,6 +3,7 @@ import { createRng, deriveSeed } from '../rng';
 import { ROLES, type Role } from '../scenario';
 import { bootstrapRatios, type Interval } from '../stats';
 import type { NegotiationMetrics } from './metrics';
+import { UsageAccumulator, type RunUsage } from './usage';
 
 /** The per-agent statistics of DESIGN.md, in the order they are stored. */
 export const RATE_NAMES = [
@@ -50,6 +51,8 @@ export interface Standings {
   byTier: TierRow[];
   pairs: PairRow[];
   dealPositions: DealPositions;
+  /** Model calls, tokens and latency per agent that made calls, and for the whole run. */
+  usage: RunUsage;
 }
 
 /** Numerator and denominator of each rate for one side of one negotiation. */
@@ -114,7 +117,7 @@ export interface StandingsOptions {
 
 /**
  * Accumulates finished negotiations (metrics only, never events) and computes the
- * leaderboard, the per-tier rows and the pair table on demand.
+ * leaderboard, the per-tier rows, the pair table and the model usage on demand.
  */
 export class Aggregator {
   /** agent → role → groups indexed by tier (0 = all tiers). */
@@ -122,11 +125,13 @@ export class Aggregator {
   private pairMap = new Map<string, Map<string, PairAcc>>();
   private unit = new Float64Array(2 * K);
   private positions: DealPositions = { bins: new Array<number>(DEAL_POSITION_BINS).fill(0), below: 0, above: 0 };
+  private usage = new UsageAccumulator();
   count = 0;
 
   add(buyer: string, seller: string, tier: Tier, m: NegotiationMetrics): void {
     if (m.outcome === 'cancelled') return;
     this.count++;
+    this.usage.add(buyer, seller, m);
     const asBuyer = this.agentGroups(buyer).buyer;
     unitRates(m, 'buyer', this.unit);
     (asBuyer[0] as Group).push(this.unit);
@@ -215,7 +220,7 @@ export class Aggregator {
         sellerShare: p.deals ? p.sellerShare / p.deals : null,
       }));
     const dealPositions = { ...this.positions, bins: [...this.positions.bins] };
-    return { leaderboard, byTier, pairs, dealPositions };
+    return { leaderboard, byTier, pairs, dealPositions, usage: this.usage.usage() };
   }
 }
 

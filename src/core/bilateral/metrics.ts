@@ -16,6 +16,8 @@ export interface SideMetrics {
   moves: number;
   invalidMoves: number;
   forfeits: number;
+  /** Events with a model call (moves and invalid answers); 0 for a scripted agent. */
+  calls: number;
   tokensIn: number;
   tokensOut: number;
   latencyMs: number;
@@ -56,8 +58,8 @@ export function computeMetrics(scenario: Scenario, events: readonly BilateralEve
   const listPrice = scenario.item.listPrice;
   const gft = hasGainsFromTrade(scenario);
   const acc = {
-    buyer: { prices: [] as number[], moves: 0, invalid: 0, forfeits: 0, tokensIn: 0, tokensOut: 0, latencyMs: 0 },
-    seller: { prices: [] as number[], moves: 0, invalid: 0, forfeits: 0, tokensIn: 0, tokensOut: 0, latencyMs: 0 },
+    buyer: { prices: [] as number[], moves: 0, invalid: 0, forfeits: 0, calls: 0, tokensIn: 0, tokensOut: 0, latencyMs: 0 },
+    seller: { prices: [] as number[], moves: 0, invalid: 0, forfeits: 0, calls: 0, tokensIn: 0, tokensOut: 0, latencyMs: 0 },
   };
   let result: BilateralResult | null = null;
   let turnsUsed = 0;
@@ -73,6 +75,7 @@ export function computeMetrics(scenario: Scenario, events: readonly BilateralEve
       continue;
     }
     if (e.call) {
+      side.calls++;
       side.tokensIn += e.call.tokensIn;
       side.tokensOut += e.call.tokensOut;
       side.latencyMs += e.call.latencyMs;
@@ -101,6 +104,7 @@ export function computeMetrics(scenario: Scenario, events: readonly BilateralEve
       moves: a.moves,
       invalidMoves: a.invalid,
       forfeits: a.forfeits,
+      calls: a.calls,
       tokensIn: a.tokensIn,
       tokensOut: a.tokensOut,
       latencyMs: a.latencyMs,

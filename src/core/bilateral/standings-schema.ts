@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { RoleSchema } from '../scenario';
 import type { Standings } from './aggregate';
+import { USAGE_ROLES } from './usage';
 
 const rate = z.number().finite().nullable();
 const interval = z.tuple([z.number(), z.number()]).nullable();
@@ -27,7 +28,19 @@ const row = {
   }),
 };
 
-/** Standings as they cross a thread boundary or come back from storage. */
+const usage = {
+  negotiations: z.int().nonnegative(),
+  calls: z.int().nonnegative(),
+  tokensIn: z.int().nonnegative(),
+  tokensOut: z.int().nonnegative(),
+  latencyMs: z.number().finite().nonnegative(),
+  meanLatencyMs: z.number().finite().nonnegative().nullable(),
+};
+
+/**
+ * Standings as they cross a thread boundary. Stored standings are not parsed with it: runs stored
+ * before usage was counted have none (storage's StoredStandings says so).
+ */
 export const StandingsSchema = z.object({
   leaderboard: z.array(z.object(row)),
   byTier: z.array(z.object({ ...row, tier: z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(4), z.literal(5)]) })),
@@ -42,6 +55,10 @@ export const StandingsSchema = z.object({
     }),
   ),
   dealPositions: z.object({ bins: z.array(z.int().nonnegative()), below: z.int().nonnegative(), above: z.int().nonnegative() }),
+  usage: z.object({
+    byAgent: z.array(z.object({ agent: z.string().max(200), role: z.enum(USAGE_ROLES), ...usage })),
+    total: z.object(usage),
+  }),
 });
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

@@ -28,6 +28,7 @@ function side(s: SideSpec = {}): SideMetrics {
     moves: s.moves ?? 1,
     invalidMoves: s.invalid ?? 0,
     forfeits: 0,
+    calls: 0,
     tokensIn: 0,
     tokensOut: 0,
     latencyMs: 0,

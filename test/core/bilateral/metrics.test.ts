@@ -199,7 +199,7 @@ describe('computeMetrics: moves, invalid moves, forfeits and costs', () => {
     expect(m.turnsUsed).toBe(4);
   });
 
-  it('sums tokens and latency per side from the call records of moves and invalid answers', () => {
+  it('counts calls and sums tokens and latency per side from the call records of moves and invalid answers', () => {
     const events: BilateralEvent[] = [
       { type: 'move', turn: 0, actor: 'seller', move: offer(180), call: call(100, 10, 200) },
       { type: 'invalid', turn: 1, actor: 'buyer', attempt: 0, reason: 'no JSON', raw: '??', call: call(80, 5, 50) },
@@ -209,13 +209,14 @@ describe('computeMetrics: moves, invalid moves, forfeits and costs', () => {
       { type: 'end', turn: 4, outcome: { kind: 'walk_away', by: 'buyer', turn: 4 } },
     ];
     const m = computeMetrics(SCN, events);
-    expect([m.seller.tokensIn, m.seller.tokensOut, m.seller.latencyMs]).toEqual([100, 10, 200]);
-    expect([m.buyer.tokensIn, m.buyer.tokensOut, m.buyer.latencyMs]).toEqual([290, 15, 150]);
+    expect([m.seller.calls, m.seller.tokensIn, m.seller.tokensOut, m.seller.latencyMs]).toEqual([1, 100, 10, 200]);
+    expect([m.buyer.calls, m.buyer.tokensIn, m.buyer.tokensOut, m.buyer.latencyMs]).toEqual([3, 290, 15, 150]);
   });
 
   it('has zero costs for scripted agents and turnsUsed from the end event', () => {
     const m = computeMetrics(SCN, log(['forfeit', say('hi'), 'forfeit'], { kind: 'turn_limit', turn: 3 }));
-    expect([m.buyer.tokensIn, m.buyer.tokensOut, m.buyer.latencyMs]).toEqual([0, 0, 0]);
+    expect([m.buyer.calls, m.buyer.tokensIn, m.buyer.tokensOut, m.buyer.latencyMs]).toEqual([0, 0, 0, 0]);
+    expect(m.seller.calls).toBe(0);
     expect(m.seller.forfeits).toBe(2);
     expect(m.buyer.moves).toBe(1);
     expect(m.turnsUsed).toBe(3);
