@@ -2,19 +2,22 @@
 export class UsageError extends Error {}
 
 export interface FlagSpec {
-  /** `true` for a flag that takes a value, `false` for a switch. */
-  [flag: string]: boolean;
+  /** `true` for a flag that takes a value, `false` for a switch, `'repeat'` for a value that may be given many times. */
+  [flag: string]: boolean | 'repeat';
 }
 
 export interface ParsedArgs {
   values: Map<string, string>;
   switches: Set<string>;
+  /** Every value of each repeatable flag, in order. */
+  lists: Map<string, string[]>;
 }
 
 /** Parses `--flag value`, `--flag=value` and `--switch`; anything unknown is a UsageError. */
 export function parseFlags(argv: readonly string[], spec: FlagSpec, command: string): ParsedArgs {
   const values = new Map<string, string>();
   const switches = new Set<string>();
+  const lists = new Map<string, string[]>();
   const known = Object.keys(spec)
     .map((f) => `--${f}`)
     .join(', ');
@@ -32,10 +35,14 @@ export function parseFlags(argv: readonly string[], spec: FlagSpec, command: str
     }
     const value = eq >= 0 ? arg.slice(eq + 1) : argv[++i];
     if (value === undefined || (eq < 0 && value.startsWith('--'))) throw new UsageError(`--${name} needs a value`);
+    if (takesValue === 'repeat') {
+      lists.set(name, [...(lists.get(name) ?? []), value]);
+      continue;
+    }
     if (values.has(name)) throw new UsageError(`--${name} given twice`);
     values.set(name, value);
   }
-  return { values, switches };
+  return { values, switches, lists };
 }
 
 export function intFlag(args: ParsedArgs, name: string, fallback: number, min: number, max: number): number {

@@ -1,6 +1,8 @@
 import type { BilateralEvent, BilateralResult } from '../core/bilateral/events';
 import type { NegotiationMetrics } from '../core/bilateral/metrics';
 import { RATE_NAMES, type LeaderboardRow, type PairRow, type RateName, type Standings } from '../core/bilateral/aggregate';
+import { formatLatency, type RunUsage, type Usage } from '../core/bilateral/usage';
+import { agentCost, describeCost, describeRunCost, runCost, type Prices } from '../agents/pricing';
 import { assertNever } from '../core/result';
 import type { Scenario } from '../core/scenario';
 import type { Interval } from '../core/stats';
@@ -25,12 +27,13 @@ export function describeOutcome(outcome: BilateralResult): string {
   }
 }
 
-/** One negotiation as plain text: header, one line per event, outcome and split. */
+/** One negotiation as plain text: header, one line per event, outcome and split, and each side's model usage. */
 export function formatTranscript(
   scenario: Scenario,
   agents: { buyer: string; seller: string },
   events: readonly BilateralEvent[],
   metrics: NegotiationMetrics,
+  prices?: Prices,
 ): string {
   const v = scenario.buyerValue;
   const c = scenario.sellerCost;
@@ -75,7 +78,12 @@ export function formatTranscript(
   const side = (role: 'buyer' | 'seller') =>
     `${role} utility ${money(metrics[role].utility)}${metrics[role].share === null ? '' : ` (share ${pct(metrics[role].share)})`}${metrics[role].irViolation ? ' IR VIOLATION' : ''}`;
   lines.push(`${side('buyer')}; ${side('seller')}`);
-  return lines.join('\n') + '\n';
+  return (
+    lines.join('\n') +
+    '\n' +
+    formatSideUsage('buyer', agents.buyer, metrics.buyer, prices) +
+    formatSideUsage('seller', agents.seller, metrics.seller, prices)
+  );
 }
 
 const COLUMNS: { name: RateName; title: string }[] = [
@@ -114,6 +122,47 @@ export function formatPairs(rows: readonly PairRow[]): string {
   return table(
     ['buyer', 'seller', 'n', 'deal rate (gft)', 'buyer share', 'seller share'],
     rows.map((p) => [p.buyer, p.seller, String(p.n), pct(p.dealRate), pct(p.buyerShare), pct(p.sellerShare)]),
+  );
+}
+
+const count = (n: number): string => n.toLocaleString('en-US');
+
+/**
+ * Calls, tokens and latency per agent that called a model, and the run's total; a cost column
+ * when any price was given. Empty when no agent made a call.
+ */
+export function formatUsage(usage: RunUsage, prices: Prices = new Map()): string {
+  const rows = usage.byAgent.filter((r) => r.role === 'all');
+  if (rows.length === 0) return '';
+  const priced = prices.size > 0;
+  const cells = (name: string, u: Usage, cost: string) => [
+    name,
+    count(u.negotiations),
+    count(u.calls),
+    count(u.tokensIn),
+    count(u.tokensOut),
+    formatLatency(u.meanLatencyMs),
+    ...(priced ? [cost] : []),
+  ];
+  return (
+    'model usage (latency is wall-clock time per call' + (priced ? '; cost estimated from --price' : '') + ')\n' +
+    table(
+      ['agent', 'negotiations', 'calls', 'tokens in', 'tokens out', 'latency/call', ...(priced ? ['cost'] : [])],
+      [
+        ...rows.map((r) => cells(r.agent, r, describeCost(agentCost(r.agent, r, prices)))),
+        cells('all agents', usage.total, describeRunCost(runCost(rows, prices))),
+      ],
+    )
+  );
+}
+
+/** One side's model usage in a transcript, or nothing for a side that made no call. */
+export function formatSideUsage(role: 'buyer' | 'seller', agent: string, side: NegotiationMetrics['buyer'], prices?: Prices): string {
+  if (side.calls === 0) return '';
+  const cost = prices && prices.size > 0 ? `, cost ${describeCost(agentCost(agent, side, prices))}` : '';
+  return (
+    `${role} ${agent}: ${count(side.calls)} model call${side.calls === 1 ? '' : 's'}, ${count(side.tokensIn)} tokens in, ${count(side.tokensOut)} out, ` +
+    `${formatLatency(side.latencyMs / side.calls)} per call${cost}\n`
   );
 }
 

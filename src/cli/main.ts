@@ -7,7 +7,10 @@ import { createAgentFactory, parseAgentSpec, parseAgentSpecs, type AgentSpec } f
 import { KEY_ENV, type RemoteSettings } from '../agents/remote';
 import { STRATEGIES } from '../agents/scripted';
 import { choiceFlag, intFlag, parseFlags, requiredFlag, UsageError } from './args';
-import { formatLeaderboard, formatPairs, formatTranscript, standingsCsv } from './format';
+import { formatLeaderboard, formatPairs, formatTranscript, formatUsage, standingsCsv } from './format';
+import { agentCost, priceSpec, runCost, type Prices } from '../agents/pricing';
+import { parseDollars, type Price } from '../core/cost';
+import type { RunUsage } from '../core/bilateral/usage';
 
 const USAGE = `usage: npm run parley -- <command> [flags]
 
@@ -19,8 +22,10 @@ commands:
 
 SPEC is a strategy name with optional parameters, e.g. boulware or boulware:beta=0.2:kappa=0.1,
 or a remote model as PROVIDER:MODEL, e.g. openai:gpt-4o-mini or vllm:Qwen/Qwen3-8B.
-Remote models: [--base-url URL] [--timeout-ms N] [--thinking]; the key is read from the
-provider's environment variable (${Object.values(KEY_ENV).slice(0, 3).join(', ')}, …) or PARLEY_API_KEY.
+Remote models: [--base-url URL] [--timeout-ms N] [--thinking] [--price SPEC=IN,OUT ...]; the key is read
+from the provider's environment variable (${Object.values(KEY_ENV).slice(0, 3).join(', ')}, …) or PARLEY_API_KEY.
+--price (repeatable) gives a model's US dollars per million input and output tokens, for a cost estimate:
+--price openai:gpt-4o-mini=0.15,0.6
 presets: ${PRESETS.join(', ')}
 `;
 
@@ -33,7 +38,44 @@ export interface Io {
   env?: Record<string, string | undefined>;
 }
 
-const REMOTE_FLAGS = { 'base-url': true, 'timeout-ms': true, thinking: false } as const;
+const REMOTE_FLAGS = { 'base-url': true, 'timeout-ms': true, thinking: false, price: 'repeat' } as const;
+
+const PRICE_FORM = 'SPEC=IN,OUT in US dollars per million input and output tokens, e.g. openai:gpt-4o-mini=0.15,0.6';
+
+/** Every `--price SPEC=IN,OUT`, by model spec. */
+function priceFlags(args: ReturnType<typeof parseFlags>): Map<string, Price> {
+  const prices = new Map<string, Price>();
+  for (const raw of args.lists.get('price') ?? []) {
+    const eq = raw.lastIndexOf('=');
+    const amounts = eq < 0 ? [] : raw.slice(eq + 1).split(',');
+    if (amounts.length !== 2) throw new UsageError(`--price must be ${PRICE_FORM}; got "${raw}"`);
+    const spec = priceSpec(raw.slice(0, eq));
+    if (!spec.ok) throw new UsageError(`--price: ${spec.error}`);
+    const input = parseDollars(amounts[0] as string);
+    const output = parseDollars(amounts[1] as string);
+    if (!input.ok) throw new UsageError(`--price ${spec.value}: input price: ${input.error}`);
+    if (!output.ok) throw new UsageError(`--price ${spec.value}: output price: ${output.error}`);
+    if (prices.has(spec.value)) throw new UsageError(`--price for ${spec.value} given twice`);
+    prices.set(spec.value, { inputPerMTok: input.value, outputPerMTok: output.value });
+  }
+  return prices;
+}
+
+/** US dollars for JSON: 0 for a local model, null without a price. */
+function usd(agent: string, usage: { tokensIn: number; tokensOut: number }, prices: Prices): number | null {
+  const cost = agentCost(agent, usage, prices);
+  return cost.kind === 'priced' ? cost.usd : cost.kind === 'local' ? 0 : null;
+}
+
+/** What a tournament's --json adds when prices were given: each usage row's cost and the priced total. */
+function costJson(usage: RunUsage, prices: Prices) {
+  const overall = runCost(usage.byAgent.filter((r) => r.role === 'all'), prices);
+  return {
+    byAgent: usage.byAgent.map((r) => ({ agent: r.agent, role: r.role, usd: usd(r.agent, r, prices) })),
+    totalUsd: overall.usd,
+    unpriced: overall.unpriced,
+  };
+}
 
 /** Remote-model settings from the flags and the environment; keys never leave this object. */
 function remoteSettings(args: ReturnType<typeof parseFlags>, io: Io, specs: AgentSpec[]): RemoteSettings {
@@ -79,6 +121,7 @@ async function runCommand(argv: string[], io: Io): Promise<void> {
   const [scenario] = generateScenarios({ preset, seed, count: 1, turnLimit, firstMover });
   if (!scenario) throw new Error('no scenario generated');
   const negotiationId = `run-${seed}`;
+  const prices = priceFlags(args);
   const makeAgent = createAgentFactory(remoteSettings(args, io, [buyer.value, seller.value]));
   const seat = (role: Role, label: string) =>
     makeAgent(label, role, { rng: createRng(deriveSeed(seed, negotiationId, role)), negotiationId });
@@ -86,10 +129,13 @@ async function runCommand(argv: string[], io: Io): Promise<void> {
     buyer: seat('buyer', buyer.value.label),
     seller: seat('seller', seller.value.label),
   });
+  const agents = { buyer: buyer.value.label, seller: seller.value.label };
   if (args.switches.has('json')) {
-    io.out(JSON.stringify({ scenario, agents: { buyer: buyer.value.label, seller: seller.value.label }, ...result }, null, 2) + '\n');
+    const cost = (role: Role) => usd(agents[role], result.metrics[role], prices);
+    const priced = prices.size > 0 ? { prices: Object.fromEntries(prices), cost: { buyer: cost('buyer'), seller: cost('seller') } } : {};
+    io.out(JSON.stringify({ scenario, agents, ...result, ...priced }, null, 2) + '\n');
   } else {
-    io.out(formatTranscript(scenario, { buyer: buyer.value.label, seller: seller.value.label }, result.events, result.metrics));
+    io.out(formatTranscript(scenario, agents, result.events, result.metrics, prices));
   }
 }
 
@@ -124,6 +170,7 @@ async function tournamentCommand(argv: string[], io: Io): Promise<void> {
   const samples = intFlag(args, 'samples', 1000, 0, 100_000);
   const anyRemote = specs.value.some((s) => s.remote !== undefined);
   const concurrency = intFlag(args, 'concurrency', anyRemote ? 8 : 1, 1, 1024);
+  const prices = priceFlags(args);
   const makeAgent = createAgentFactory(remoteSettings(args, io, specs.value));
   const { preset, seed, turnLimit, firstMover } = sharedScenarioFlags(args);
   const config: TournamentConfig = {
@@ -162,7 +209,12 @@ async function tournamentCommand(argv: string[], io: Io): Promise<void> {
   if (io.now() - started >= 1000) io.err(`parley: ${planned}/${planned} negotiations; computing intervals\n`);
   const standings = aggregator.standings({ samples, seed });
   if (args.switches.has('json')) {
-    io.out(JSON.stringify({ config: { ...config, samples }, negotiations: aggregator.count, ...standings }, null, 2) + '\n');
+    const priced = prices.size > 0 ? { cost: costJson(standings.usage, prices) } : {};
+    const withPrices = prices.size > 0 ? { prices: Object.fromEntries(prices) } : {};
+    io.out(
+      JSON.stringify({ config: { ...config, samples, ...withPrices }, negotiations: aggregator.count, ...standings, ...priced }, null, 2) +
+        '\n',
+    );
   } else if (args.switches.has('csv')) {
     io.out(standingsCsv(standings));
   } else {
@@ -171,6 +223,7 @@ async function tournamentCommand(argv: string[], io: Io): Promise<void> {
         `rates with 95% bootstrap intervals (${samples} resamples)\n\n` +
         formatLeaderboard(standings.leaderboard) +
         '\n' +
+        (standings.usage.byAgent.length > 0 ? formatUsage(standings.usage, prices) + '\n' : '') +
         formatPairs(standings.pairs),
     );
   }

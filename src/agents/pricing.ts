@@ -1,0 +1,77 @@
+// What an agent's model calls cost: prices are keyed by model spec text (`openai:gpt-4o-mini`).
+import { estimateCost, formatUsd, type Price } from '../core/cost';
+import { err, ok, type Result } from '../core/result';
+import { parseRemoteSpec, REMOTE_PROVIDERS } from './remote-spec';
+
+/** As in specs.ts: a model run by WebLLM on this device, and a model told to think first. */
+const WEBLLM_PREFIX = 'webllm:';
+const THINK_SUFFIX = '+think';
+
+/** A model that runs on this device: its calls cost nothing. */
+export const isLocalModel = (agent: string): boolean => agent.startsWith(WEBLLM_PREFIX);
+
+/** The model an agent's price is kept under: the spec without `+think` (thinking is billed as tokens). */
+const modelOf = (agent: string): string =>
+  agent.endsWith(THINK_SUFFIX) ? agent.slice(0, -THINK_SUFFIX.length).trimEnd() : agent;
+
+export type Prices = ReadonlyMap<string, Price>;
+
+/** An agent's own price, else its model's. */
+export const priceOf = (agent: string, prices: Prices): Price | undefined => prices.get(agent) ?? prices.get(modelOf(agent));
+
+export type AgentCost = { kind: 'local' } | { kind: 'priced'; usd: number } | { kind: 'unpriced' };
+
+export function agentCost(agent: string, usage: { tokensIn: number; tokensOut: number }, prices: Prices): AgentCost {
+  if (isLocalModel(agent)) return { kind: 'local' };
+  const price = priceOf(agent, prices);
+  return price ? { kind: 'priced', usd: estimateCost(usage, price) } : { kind: 'unpriced' };
+}
+
+/** The run's cost: the sum over agents with a price, and which agents have none. */
+export interface RunCost {
+  usd: number;
+  priced: number;
+  local: number;
+  unpriced: string[];
+}
+
+export function runCost(rows: readonly { agent: string; tokensIn: number; tokensOut: number }[], prices: Prices): RunCost {
+  const total: RunCost = { usd: 0, priced: 0, local: 0, unpriced: [] };
+  for (const row of rows) {
+    const cost = agentCost(row.agent, row, prices);
+    if (cost.kind === 'priced') {
+      total.usd += cost.usd;
+      total.priced++;
+    } else if (cost.kind === 'local') total.local++;
+    else total.unpriced.push(row.agent);
+  }
+  return total;
+}
+
+/** `$0.0123`, `local (free)`, or `—` where no price is set. */
+export function describeCost(cost: AgentCost): string {
+  return cost.kind === 'local' ? 'local (free)' : cost.kind === 'priced' ? formatUsd(cost.usd) : '—';
+}
+
+/** A sum that leaves out unpriced agents is a lower bound, and says so: `≥ $0.0123`. */
+export function describeRunCost(cost: RunCost): string {
+  if (cost.priced === 0) return cost.unpriced.length === 0 && cost.local > 0 ? 'local (free)' : '—';
+  return `${cost.unpriced.length > 0 ? '≥ ' : ''}${formatUsd(cost.usd)}`;
+}
+
+/**
+ * The model spec a price is kept under, from what a person typed: a remote model as
+ * PROVIDER:MODEL (`+think` dropped). WebLLM models and scripted strategies need no price.
+ */
+export function priceSpec(text: string): Result<string, string> {
+  const trimmed = text.trim();
+  if (trimmed === '') return err('enter a model as PROVIDER:MODEL, e.g. openai:gpt-4o-mini');
+  const model = modelOf(trimmed);
+  if (isLocalModel(model)) return err('WebLLM models run on this device and cost nothing; they need no price');
+  const remote = parseRemoteSpec(model);
+  if (!remote)
+    return err(`"${trimmed}" is not a remote model; write PROVIDER:MODEL with PROVIDER one of ${REMOTE_PROVIDERS.join(', ')}`);
+  const spec = `${remote.provider}:${remote.model}`;
+  if (spec.length > 200) return err('a model spec has at most 200 characters');
+  return ok(spec);
+}
