@@ -67,6 +67,14 @@ describe('WebLLM agents in the app (fake engine)', () => {
     const calls = await storedCalls(page, runs[0]?.id as string);
     expect(calls.length).toBeGreaterThan(0);
     expect(calls.every((c) => c.backend === 'webllm' && c.model === 'Qwen3-0.6B-q4f32_1-MLC' && c.actor === 'buyer')).toBe(true);
+
+    // The Models page says the model stays loaded for play, and frees the GPU when asked.
+    await page.getByRole('navigation').getByRole('link', { name: 'Models' }).click();
+    const row = page.locator('tr', { has: page.locator('code', { hasText: 'Qwen3-0.6B-q4f32_1-MLC' }) });
+    await expect.poll(() => row.locator('td').nth(4).textContent(), { timeout: 20_000 }).toBe('yes');
+    await page.getByRole('button', { name: 'Unload models from the GPU' }).click();
+    await expect.poll(() => row.locator('td').nth(4).textContent()).toBe('no');
+    await page.getByRole('navigation').getByRole('link', { name: 'Arena' }).click();
   });
 
   it('pauses a tournament when the GPU is lost, with nothing lost, and finishes it on resume', async () => {

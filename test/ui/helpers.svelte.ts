@@ -56,3 +56,29 @@ export function must<T extends Element>(el: T | null | undefined, what = 'elemen
   if (!el) throw new Error(`${what} not found`);
   return el;
 }
+
+/** The control labelled `name` (by its <label for> or an enclosing <label>). */
+export function control<T extends HTMLElement>(target: HTMLElement, name: string): T {
+  for (const label of target.querySelectorAll('label')) {
+    const own = [...label.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent).join('');
+    if (own.trim() === name && label.control) return label.control as T;
+  }
+  throw new Error(`no control labelled ${name}`);
+}
+
+/** Props whose bindable field is recorded on every write, like a parent's bind:. */
+export function bound<K extends string, V>(key: K, initial: V, rest: object = {}) {
+  const writes: V[] = [];
+  let value = initial;
+  const props = {
+    ...rest,
+    get [key]() {
+      return value;
+    },
+    set [key](next: V) {
+      value = next;
+      writes.push(next);
+    },
+  } as Record<K, V>;
+  return { props, writes, get: () => value };
+}

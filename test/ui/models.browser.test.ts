@@ -42,7 +42,11 @@ describe('Models page', () => {
     // Each row says its download size and memory need, and (once the cache answers) that it is not cached.
     for (const row of rows) expect(text(row)).toMatch(/\d+ MB|\d\.\d GB/);
     await vi.waitFor(() => expect(rows.every((r) => text(r.children[4]) === 'no')).toBe(true), { timeout: 10_000 });
-    expect(target.querySelectorAll('section[aria-labelledby="webgpu-heading"] button').length).toBe(4);
+    expect(target.querySelectorAll('section[aria-labelledby="webgpu-heading"] tbody button').length).toBe(4);
+    // Nothing is loaded for play yet, so there is nothing to unload.
+    expect(rows.every((r) => text(r.children[5]) === 'no')).toBe(true);
+    const unload = [...target.querySelectorAll('button')].find((b) => text(b) === 'Unload models from the GPU');
+    expect(unload?.disabled).toBe(true);
   });
 
   test('a provider form: password key field, base URL, remember on this device', async () => {

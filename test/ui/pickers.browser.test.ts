@@ -8,35 +8,9 @@ import { STRATEGIES } from '../../src/agents/scripted';
 import { parseAgentSpec } from '../../src/agents/registry';
 import { CATALOG, type CatalogItem } from '../../src/core/catalog';
 import { generateScenarios, makeScenario, type Scenario } from '../../src/core/scenario';
-import { cleanup, must, reactive, render, text } from './helpers.svelte';
+import { bound, cleanup, control, must, reactive, render, text } from './helpers.svelte';
 
 afterEach(cleanup);
-
-/** The control labelled `name` (by its <label for> or an enclosing <label>). */
-function control<T extends HTMLElement>(target: HTMLElement, name: string): T {
-  for (const label of target.querySelectorAll('label')) {
-    const own = [...label.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent).join('');
-    if (own.trim() === name && label.control) return label.control as T;
-  }
-  throw new Error(`no control labelled ${name}`);
-}
-
-/** Props whose bindable field is recorded on every write, like a parent's bind:. */
-function bound<K extends string, V>(key: K, initial: V, rest: object = {}) {
-  const writes: V[] = [];
-  let value = initial;
-  const props = {
-    ...rest,
-    get [key]() {
-      return value;
-    },
-    set [key](next: V) {
-      value = next;
-      writes.push(next);
-    },
-  } as Record<K, V>;
-  return { props, writes, get: () => value };
-}
 
 describe('AgentPicker', () => {
   test('lists the scripted strategies and writes only non-default parameters', async () => {

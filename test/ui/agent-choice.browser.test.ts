@@ -1,0 +1,64 @@
+/**
+ * The seat picker with language models, in Chromium: this GPU's Qwen3 builds (headless
+ * Chromium's SwiftShader adapter has no shader-f16, so q4f32), remote models typed as
+ * PROVIDER:MODEL, and "think before answering" written as `+think`.
+ */
+import { afterEach, describe, expect, test } from 'vitest';
+import { flushSync } from 'svelte';
+import { userEvent } from 'vitest/browser';
+import AgentChoice from '../../src/ui/components/AgentChoice.svelte';
+import { parseAgentSpec } from '../../src/agents/specs';
+import { localEngines } from '../../src/ui/state/engines.svelte';
+import { bound, cleanup, control, reactive, render } from './helpers.svelte';
+
+afterEach(cleanup);
+
+const localOptions = (target: HTMLElement) =>
+  [...target.querySelectorAll<HTMLOptionElement>('optgroup[label="On this GPU (WebLLM)"] option')].map((o) => o.value);
+
+describe('AgentChoice', () => {
+  test('offers the q4f32 Qwen3 builds on a GPU without shader-f16, and writes +think when asked', async () => {
+    const { props, get } = bound('spec', 'boulware', { label: 'Buyer' });
+    const target = render(AgentChoice, props);
+    await expect.poll(() => localOptions(target)).toEqual([
+      'webllm:Qwen3-0.6B-q4f32_1-MLC',
+      'webllm:Qwen3-1.7B-q4f32_1-MLC',
+      'webllm:Qwen3-4B-q4f32_1-MLC',
+      'webllm:Qwen3-8B-q4f32_1-MLC',
+    ]);
+    expect(localEngines.quantization).toBe('q4f32_1');
+    for (const value of localOptions(target)) expect(parseAgentSpec(value).ok).toBe(true);
+    await userEvent.selectOptions(control<HTMLSelectElement>(target, 'Agent'), 'webllm:Qwen3-1.7B-q4f32_1-MLC');
+    expect(get()).toBe('webllm:Qwen3-1.7B-q4f32_1-MLC');
+    expect(target.textContent).toContain('Runs on this device’s GPU with WebLLM');
+    const think = target.querySelector<HTMLInputElement>('input[type="checkbox"]');
+    await userEvent.click(think as HTMLInputElement);
+    expect(get()).toBe('webllm:Qwen3-1.7B-q4f32_1-MLC+think');
+    await userEvent.click(think as HTMLInputElement);
+    expect(get()).toBe('webllm:Qwen3-1.7B-q4f32_1-MLC');
+  });
+
+  test('a remote model typed as PROVIDER:MODEL can think too; a bad one is explained and never written', async () => {
+    const { props, get } = bound('spec', 'linear', { label: 'Seller' });
+    const target = render(AgentChoice, props);
+    await userEvent.selectOptions(control<HTMLSelectElement>(target, 'Agent'), 'remote model…');
+    const input = control<HTMLInputElement>(target, 'Remote model');
+    await userEvent.type(input, 'nowhere:x');
+    expect(target.textContent).toContain('Type a provider and a model');
+    expect(parseAgentSpec(get()).ok).toBe(false);
+    await userEvent.clear(input);
+    await userEvent.type(input, 'ollama:qwen3:8b');
+    await userEvent.click(target.querySelector<HTMLInputElement>('input[type="checkbox"]') as HTMLInputElement);
+    expect(get()).toBe('ollama:qwen3:8b+think');
+  });
+
+  test('adopts a spec set from outside, even a build this GPU would not pick', async () => {
+    const props = reactive({ label: 'Buyer', spec: 'boulware' });
+    const target = render(AgentChoice, props);
+    props.spec = 'webllm:Qwen3-8B-q4f16_1-MLC+think';
+    flushSync();
+    await expect.poll(() => control<HTMLSelectElement>(target, 'Agent').value).toBe('webllm:Qwen3-8B-q4f16_1-MLC');
+    expect(target.querySelector<HTMLInputElement>('input[type="checkbox"]')?.checked).toBe(true);
+    expect(props.spec).toBe('webllm:Qwen3-8B-q4f16_1-MLC+think');
+  });
+});
