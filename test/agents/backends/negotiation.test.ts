@@ -21,7 +21,8 @@ import {
 } from '../../../src/core/bilateral/tournament';
 import { roundCents, type Role } from '../../../src/core/scenario';
 import { agent, scenario } from '../fixtures';
-import { malformed, move, promptOf, rateLimited, serverError, slow, thinkThen, toolCall, type Answer, type ChatServer, type RecordedRequest, type Script } from '../../support/chat-server';
+import { malformed, move, promptOf, rateLimited, serverError, slow, thinkThen, type ChatServer, type RecordedRequest, type Script } from '../../support/chat-server';
+import { policy, policyAnswer } from '../../support/policy-model';
 import { serverPerTest } from './helpers';
 
 const KEY = 'sk-e2e-test-5566778899';
@@ -35,43 +36,6 @@ const movesBy = (events: readonly BilateralEvent[], role: Role) =>
 
 function expectStorable(events: readonly BilateralEvent[]): void {
   for (const e of events) expect(BilateralEventSchema.safeParse(e).success, JSON.stringify(e).slice(0, 200)).toBe(true);
-}
-
-/**
- * A "model" that reads its prompt: it accepts a pending offer within 10% of its own value and
- * otherwise concedes a fixed step per own turn. Pure, so the test can recompute every move.
- */
-function policy(prompt: string): Move {
-  const role = /You are the (buyer|seller)/.exec(prompt)?.[1] as Role;
-  const own = Number(/Your private (?:value for it|cost): \$(\d+(?:\.\d+)?)/.exec(prompt)?.[1]);
-  const ownTurn = Number(/your turn (\d+) of/.exec(prompt)?.[1]);
-  const pendingText = /binding offer of \$(\d+(?:\.\d+)?); you may accept it/.exec(prompt)?.[1];
-  const pending = pendingText === undefined ? null : Number(pendingText);
-  const message = ownTurn === 1 ? `Hello from the ${role}.` : undefined;
-  const withMessage = (m: Move): Move => (message === undefined ? m : { message, ...m });
-  if (role === 'buyer') {
-    if (pending !== null && pending <= own * 0.9) return withMessage({ action: { type: 'accept' } });
-    return withMessage({ action: { type: 'offer', price: roundCents(own * Math.min(0.9, 0.5 + 0.08 * (ownTurn - 1))) } });
-  }
-  if (pending !== null && pending >= own * 1.1) return withMessage({ action: { type: 'accept' } });
-  return withMessage({ action: { type: 'offer', price: roundCents(own * Math.max(1.1, 2 - 0.15 * (ownTurn - 1))) } });
-}
-
-const promptTextOf = (req: RecordedRequest): string => {
-  const { system, user } = promptOf(req);
-  return `${system}\n${user}`;
-};
-
-/** The policy's move in the form the request asked for: a tool call where tools were given, else JSON. */
-function policyAnswer(req: RecordedRequest): Answer {
-  const m = policy(promptTextOf(req));
-  const asksTools = Array.isArray((req.body as { tools?: unknown }).tools);
-  if (!asksTools) return move(m, { tokensIn: 200 + req.index, tokensOut: 17 });
-  const { action, message } = m;
-  const said = message === undefined ? {} : { message };
-  if (action?.type === 'offer') return toolCall('make_offer', { price: action.price, ...said }, { tokensIn: 200, tokensOut: 17 });
-  if (action?.type === 'accept') return toolCall('respond_to_offer', { decision: 'accept', ...said }, { tokensIn: 200, tokensOut: 17 });
-  throw new Error(`the policy made an unexpected move ${JSON.stringify(m)}`);
 }
 
 /** Each model move in the log is the one the policy gives for the prompt on its call record. */
