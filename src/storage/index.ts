@@ -1,5 +1,6 @@
 export { ParleyDb, openDb, DEFAULT_DB_NAME, SCHEMA_V1, type SettingRow, type KeyRow } from './db';
 export { getKeys, putKey, deleteKey } from './keys';
+export { getPrices, putPrice, deletePrice } from './prices';
 export {
   TournamentConfigSchema,
   RunConfigSchema,
