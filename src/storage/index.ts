@@ -18,6 +18,7 @@ export {
   type RunStatus,
   type RunRecord,
   type RunRow,
+  type StoredStandings,
   type NegotiationRow,
   type ExportedNegotiation,
 } from './schema';

@@ -60,9 +60,12 @@ export const RunRecordSchema = z.object({
 });
 export type RunRecord = z.infer<typeof RunRecordSchema>;
 
+/** Standings as stored: runs stored before model usage was counted have no `usage`. */
+export type StoredStandings = Omit<Standings, 'usage'> & Partial<Pick<Standings, 'usage'>>;
+
 /** A stored run. Standings are derived data (an import recomputes them), so they have no schema here. */
 export interface RunRow extends RunRecord {
-  standings: Standings | null;
+  standings: StoredStandings | null;
 }
 
 export const OutcomeKindSchema = z.enum(OUTCOME_KINDS as [OutcomeKind, ...OutcomeKind[]]);
