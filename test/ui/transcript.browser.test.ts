@@ -63,6 +63,24 @@ describe('Transcript', () => {
     expect(raw.endsWith('…')).toBe(true);
   });
 
+  test('a model call folds away its backend, tokens, latency, thinking, raw answer and prompt, all as text', async () => {
+    const { s, events } = await negotiation();
+    const call = { backend: 'webllm', model: 'Qwen3-0.6B-q4f32_1-MLC', latencyMs: 1234, tokensIn: 321, tokensOut: 12, prompt: `You are the buyer. ${HOSTILE}`, raw: '{"action":{"type":"accept"}}', thinking: `They moved twice. ${HOSTILE}` };
+    const withCall = events.map((e) => (e.type === 'move' && e.actor === 'buyer' ? { ...e, call } : e));
+    const target = render(Transcript, { scenario: s, events: withCall, agents });
+    const details = [...target.querySelectorAll('li.bubble.buyer details')];
+    expect(details).toHaveLength(withCall.filter((e) => e.type === 'move' && e.actor === 'buyer').length);
+    const first = must(details[0]) as HTMLDetailsElement;
+    expect(first.open).toBe(false);
+    expect(text(first.querySelector('summary'))).toBe('Thinking and model call: webllm · Qwen3-0.6B-q4f32_1-MLC · 321 in / 12 out · 1.2 s');
+    const [thinking, raw, prompt] = [...first.querySelectorAll('pre')].map((p) => p.textContent);
+    expect(thinking).toBe(call.thinking);
+    expect(raw).toBe(call.raw);
+    expect(prompt).toBe(call.prompt);
+    expect(target.querySelector('img')).toBeNull();
+    expect(target.querySelectorAll('li.bubble.seller details')).toHaveLength(0);
+  });
+
   test('closes with the outcome and shows forfeits', async () => {
     const s = scenario({ turnLimit: 4 });
     const bad = { kind: 'invalid' as const, reason: 'garbled', raw: '??' };
