@@ -19,31 +19,37 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: `${SCREENSHOTS}/${name}.png`, fullPage: true });
 }
 
-/** Runs and their negotiation counts, read straight from IndexedDB in the page. */
-export function storedRuns(page: Page): Promise<{ id: string; status: string; done: number; negotiations: number; standings: unknown }[]> {
-  return page.evaluate(async () => {
+/** Every row of one object store of the app's database, read straight from IndexedDB in the page. */
+export function storedRows<T>(page: Page, store: 'runs' | 'negotiations'): Promise<T[]> {
+  return page.evaluate(async (name) => {
     const db: IDBDatabase = await new Promise((resolve, reject) => {
       const open = indexedDB.open('parley');
       open.onsuccess = () => resolve(open.result);
       open.onerror = () => reject(open.error);
     });
-    const all = <T,>(store: string): Promise<T[]> =>
-      new Promise((resolve, reject) => {
-        const req = db.transaction(store).objectStore(store).getAll();
+    try {
+      return await new Promise<T[]>((resolve, reject) => {
+        const req = db.transaction(name).objectStore(name).getAll();
         req.onsuccess = () => resolve(req.result as T[]);
         req.onerror = () => reject(req.error);
       });
-    const runs = await all<{ id: string; status: string; done: number; standings: unknown }>('runs');
-    const negotiations = await all<{ runId: string }>('negotiations');
-    db.close();
-    return runs.map((r) => ({
-      id: r.id,
-      status: r.status,
-      done: r.done,
-      standings: r.standings,
-      negotiations: negotiations.filter((n) => n.runId === r.id).length,
-    }));
-  });
+    } finally {
+      db.close();
+    }
+  }, store);
+}
+
+/** Runs and their negotiation counts, read straight from IndexedDB in the page. */
+export async function storedRuns(page: Page): Promise<{ id: string; status: string; done: number; negotiations: number; standings: unknown }[]> {
+  const runs = await storedRows<{ id: string; status: string; done: number; standings: unknown }>(page, 'runs');
+  const negotiations = await storedRows<{ runId: string }>(page, 'negotiations');
+  return runs.map((r) => ({
+    id: r.id,
+    status: r.status,
+    done: r.done,
+    standings: r.standings,
+    negotiations: negotiations.filter((n) => n.runId === r.id).length,
+  }));
 }
 
 /** Sets up a tournament with the given agents and scenario count on the Tournament page. */

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { Browser } from './harness';
-import { configureTournament, openApp, storedRuns } from './pages';
+import { configureTournament, openApp, storedRows, storedRuns } from './pages';
 import { malformed, rateLimited, start, type ChatServer } from '../support/chat-server';
 import { policy, policyAnswer } from '../support/policy-model';
 import type { BilateralEvent } from '../../src/core/bilateral/events';
@@ -21,23 +21,6 @@ interface StoredNegotiation {
   buyer: string;
   seller: string;
   events: BilateralEvent[];
-}
-
-function storedNegotiations(page: Page): Promise<StoredNegotiation[]> {
-  return page.evaluate(async () => {
-    const db: IDBDatabase = await new Promise((resolve, reject) => {
-      const open = indexedDB.open('parley');
-      open.onsuccess = () => resolve(open.result);
-      open.onerror = () => reject(open.error);
-    });
-    const rows: StoredNegotiation[] = await new Promise((resolve, reject) => {
-      const req = db.transaction('negotiations').objectStore('negotiations').getAll();
-      req.onsuccess = () => resolve(req.result);
-      req.onerror = () => reject(req.error);
-    });
-    db.close();
-    return rows;
-  });
 }
 
 describe('a tournament of remote models over the real HTTP clients in Chromium', () => {
@@ -76,7 +59,7 @@ describe('a tournament of remote models over the real HTTP clients in Chromium',
     const run = (await storedRuns(page)).find((r) => r.status === 'done' && r.negotiations === 12);
     expect(run).toBeDefined();
 
-    const rows = (await storedNegotiations(page)).filter((r) => r.runId === run?.id);
+    const rows = (await storedRows<StoredNegotiation>(page, 'negotiations')).filter((r) => r.runId === run?.id);
     expect(rows).toHaveLength(12);
     let moves = 0;
     let invalid = 0;

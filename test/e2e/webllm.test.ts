@@ -7,32 +7,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { Browser } from './harness';
-import { configureTournament, openApp, screenshot, storedRuns } from './pages';
+import { configureTournament, openApp, screenshot, storedRows, storedRuns } from './pages';
+import type { BilateralEvent } from '../../src/core/bilateral/events';
 
 const SMALL = 'webllm:Qwen3-0.6B-q4f32_1-MLC';
 const LOSES_GPU = 'webllm:Qwen3-4B-q4f32_1-MLC';
 const SLOW = 'webllm:Qwen3-8B-q4f32_1-MLC';
 
 /** The model calls stored for one run: backend and model of every event that has a call. */
-function storedCalls(page: Page, runId: string): Promise<{ backend: string; model: string; actor: string }[]> {
-  return page.evaluate(async (id) => {
-    const db: IDBDatabase = await new Promise((resolve, reject) => {
-      const open = indexedDB.open('parley');
-      open.onsuccess = () => resolve(open.result);
-      open.onerror = () => reject(open.error);
-    });
-    const rows: { runId: string; events: { actor?: string; call?: { backend: string; model: string } }[] }[] = await new Promise(
-      (resolve, reject) => {
-        const req = db.transaction('negotiations').objectStore('negotiations').getAll();
-        req.onsuccess = () => resolve(req.result);
-        req.onerror = () => reject(req.error);
-      },
+async function storedCalls(page: Page, runId: string): Promise<{ backend: string; model: string; actor: string }[]> {
+  const rows = await storedRows<{ runId: string; events: BilateralEvent[] }>(page, 'negotiations');
+  return rows
+    .filter((r) => r.runId === runId)
+    .flatMap((r) =>
+      r.events.flatMap((e) => ((e.type === 'move' || e.type === 'invalid') && e.call ? [{ backend: e.call.backend, model: e.call.model, actor: e.actor }] : [])),
     );
-    db.close();
-    return rows
-      .filter((r) => r.runId === id)
-      .flatMap((r) => r.events.flatMap((e) => (e.call ? [{ backend: e.call.backend, model: e.call.model, actor: String(e.actor) }] : [])));
-  }, runId);
 }
 
 describe('WebLLM agents in the app (fake engine)', () => {
