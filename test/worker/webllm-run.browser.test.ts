@@ -13,7 +13,7 @@ import { getRun, runNegotiations } from '../../src/storage/runs';
 import { ArenaGame } from '../../src/worker/arena';
 import type { FromWorker } from '../../src/worker/messages';
 import { TournamentRun, type RunHost } from '../../src/worker/tournament-run';
-import { fakeEngine, thrifty, type FakeModel } from '../agents/backends/webllm/fake-engine';
+import { fakeEngine, thrifty, type FakeEngine, type FakeModel } from '../agents/backends/webllm/fake-engine';
 import { generateScenarios } from '../../src/core/scenario';
 
 const MODEL = 'Qwen3-0.6B-q4f32_1-MLC';
@@ -30,15 +30,17 @@ function host(model: (modelId: string, load: number) => FakeModel) {
   const posted: FromWorker[] = [];
   const statuses: EngineStatus[] = [];
   let loads = 0;
+  const fakes: FakeEngine[] = [];
   const engines = new EnginePool(async (modelId, opts): Promise<LoadedEngine> => {
     const load = ++loads;
     opts.onProgress?.({ fraction: 1, text: 'Finished loading (fake engine)' });
     const engine = fakeEngine(model(modelId, load), { loaded: [modelId] });
+    fakes.push(engine);
     return { chat: engine.chat, interruptGenerate: () => engine.interruptGenerate(), unload: async () => undefined };
   });
   engines.subscribe((s) => statuses.push(s));
   const h: RunHost = { db, post: (m) => posted.push(m), now: () => Date.now(), engines };
-  return { host: h, posted, statuses, loads: () => loads };
+  return { host: h, posted, statuses, fakes, loads: () => loads };
 }
 
 const config = {
@@ -143,6 +145,10 @@ describe('WebLLM seats in the worker', () => {
     expect(t.loads()).toBe(2);
     game.cancel();
     expect(await played).toBeNull();
+    // The seller's engine was told to stop generating; the buyer's had nothing to stop.
+    const seller = t.fakes.find((f) => f.requests[0]?.model === 'Qwen3-1.7B-q4f32_1-MLC');
+    expect(seller?.interrupts).toBe(1);
+    expect(t.fakes.find((f) => f !== seller)?.interrupts).toBe(0);
     const end = events.filter((m) => m.type === 'arena.event').at(-1);
     expect(end?.type === 'arena.event' && end.event).toMatchObject({ type: 'end', outcome: { kind: 'cancelled' } });
   });
