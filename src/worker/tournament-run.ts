@@ -153,7 +153,7 @@ export class TournamentRun {
         const trouble = engines.trouble();
         if (trouble !== null) {
           status = 'paused';
-          message = `${trouble} The run was paused after ${done} negotiations; nothing saved was lost. Resume it to go on (the model loads again).`;
+          message = `${trouble} The run was paused after ${done} negotiation${done === 1 ? '' : 's'}; nothing saved was lost. Resume it to go on (the model loads again).`;
         } else if (summary.cancelled) status = 'cancelled';
       } catch (e) {
         if (e instanceof StorageFullError) {

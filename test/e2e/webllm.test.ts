@@ -13,6 +13,7 @@ import type { BilateralEvent } from '../../src/core/bilateral/events';
 const SMALL = 'webllm:Qwen3-0.6B-q4f32_1-MLC';
 const LOSES_GPU = 'webllm:Qwen3-4B-q4f32_1-MLC';
 const SLOW = 'webllm:Qwen3-8B-q4f32_1-MLC';
+const NO_WEIGHTS = 'webllm:Qwen3-1.7B-q4f32_1-MLC';
 
 /** The model calls stored for one run: backend and model of every event that has a call. */
 async function storedCalls(page: Page, runId: string): Promise<{ backend: string; model: string; actor: string }[]> {
@@ -107,5 +108,23 @@ describe('WebLLM agents in the app (fake engine)', () => {
     const cancelled = (await storedRuns(page)).find((r) => !before.has(r.id));
     expect(cancelled).toMatchObject({ status: 'cancelled', negotiations: 0 });
     expect(errors).toEqual([]);
+  });
+
+  it('runs the real WebLLM in a worker of the simulation worker: a model it cannot download pauses the run with the reason', async () => {
+    await page.goto(`${url}#/tournament`);
+    const before = new Set((await storedRuns(page)).map((r) => r.id));
+    await configureTournament(page, ['boulware'], 1);
+    await page.getByLabel('Agent', { exact: true }).selectOption(NO_WEIGHTS);
+    await page.getByRole('button', { name: `Add ${NO_WEIGHTS}` }).click();
+    await page.getByRole('button', { name: 'Run 2 negotiations' }).click();
+    await page.getByText('Paused.').waitFor({ timeout: 60_000 });
+    const alert = page.getByRole('alert').filter({ hasText: 'Qwen3-1.7B-q4f32_1-MLC' }).first();
+    await alert.waitFor();
+    const text = (await alert.textContent()) ?? '';
+    expect(text).toMatch(/^The download of Qwen3-1\.7B-q4f32_1-MLC failed \(.+\)\. Check the connection and try again; finished parts are kept\. /);
+    expect(text).toContain('The run was paused after 1 negotiation; nothing saved was lost.');
+    const run = (await storedRuns(page)).find((r) => !before.has(r.id));
+    expect(run).toMatchObject({ status: 'paused', negotiations: 1 });
+    await screenshot(page, 'tournament-webllm-download-failed');
   });
 });

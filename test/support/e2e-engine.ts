@@ -3,11 +3,14 @@
  * cannot download weights here: the fake engine with WebLLM's `chat.completions.create`
  * interface, answering as the prompt-reading `thrifty` model. What each build does is chosen by
  * its size, so a test picks a behaviour by picking a model:
- * - 0.6B and 1.7B load in a moment and play;
+ * - 0.6B loads in a moment and plays;
+ * - 1.7B is the real WebLLM, in its own worker started by the simulation worker, pointed at a
+ *   closed port on 127.0.0.1 (nothing is fetched from outside): its load fails as a download
+ *   fails offline;
  * - 4B loses its GPU at its third answer, once per worker (a resumed run then finishes);
  * - 8B takes seconds per loading step, so a test can watch the progress and cancel.
  */
-import type { LoadedEngine, LoadOptions } from '../../src/agents/backends/webllm/engine';
+import { loadEngine, type LoadedEngine, type LoadOptions } from '../../src/agents/backends/webllm/engine';
 import { fakeEngine, thrifty } from '../agents/backends/webllm/fake-engine';
 
 const STEPS = 4;
@@ -24,6 +27,11 @@ const pause = (ms: number, signal?: AbortSignal) =>
   });
 
 export async function loadE2eEngine(modelId: string, opts: LoadOptions): Promise<LoadedEngine> {
+  if (modelId.includes('-1.7B-')) {
+    const base = `http://127.0.0.1:9/parley-e2e-no-weights/${modelId}/`;
+    const model_list = [{ model: base, model_id: modelId, model_lib: `${base}${modelId}.wasm` }];
+    return loadEngine(modelId, { ...opts, appConfig: { model_list } });
+  }
   const stepMs = modelId.includes('-8B-') ? 3000 : 100;
   for (let k = 1; k <= STEPS; k++) {
     await pause(stepMs, opts.signal);

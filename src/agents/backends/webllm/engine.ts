@@ -4,7 +4,7 @@
  * worker; a failed or cancelled load terminates it, so trying again starts clean (WebLLM keeps
  * the files it had finished downloading in its cache).
  */
-import type { InitProgressReport } from '@mlc-ai/web-llm';
+import type { AppConfig, InitProgressReport } from '@mlc-ai/web-llm';
 import { BackendError } from '../types';
 import { errorText, loadError } from './errors';
 import type { WebLlmEngineLike } from './backend';
@@ -33,6 +33,8 @@ export interface LoadOptions {
   onProgress?: (progress: LoadProgress) => void;
   /** Cancels the load: the worker is terminated and the promise rejects with the reason. */
   signal?: AbortSignal;
+  /** Where WebLLM finds the model's files; WebLLM's prebuilt list (Hugging Face) when left out. */
+  appConfig?: AppConfig;
 }
 
 export interface LoadedEngine extends WebLlmEngineLike {
@@ -80,7 +82,8 @@ export async function loadEngine(modelId: string, opts: LoadOptions = {}, deps: 
       onCrash = (event) => reject(new Error(`the WebLLM worker stopped: ${event.message || 'it could not start'}`));
       signal?.addEventListener('abort', onAbort, { once: true });
       worker.addEventListener?.('error', onCrash);
-      webllm.CreateWebWorkerMLCEngine(worker, modelId, { initProgressCallback: report }).then(resolve, reject);
+      const config = { initProgressCallback: report, ...(opts.appConfig && { appConfig: opts.appConfig }) };
+      webllm.CreateWebWorkerMLCEngine(worker, modelId, config).then(resolve, reject);
     });
     return {
       chat: engine.chat,

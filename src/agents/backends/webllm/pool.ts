@@ -155,7 +155,11 @@ export class EnginePool {
           return engine;
         },
         (e: unknown) => {
-          const text = controller.signal.aborted ? 'The load was stopped: nothing needs this model now.' : errorText(e);
+          const text = controller.signal.aborted
+            ? 'The load was stopped: nothing needs this model now.'
+            : e instanceof Error
+              ? e.message
+              : errorText(e);
           this.emit({ modelId: slot.modelId, state: 'failed', text });
           throw e;
         },

@@ -119,7 +119,7 @@ describe('EnginePool', () => {
     p.subscribe((s) => statuses.push(s));
     p.use([SMALL]);
     await expect(p.backend(SMALL).complete(REQUEST, never)).rejects.toThrow('Failed to fetch');
-    expect(statuses.at(-1)).toMatchObject({ state: 'failed', text: 'Error: Failed to fetch' });
+    expect(statuses.at(-1)).toMatchObject({ state: 'failed', text: 'Failed to fetch' });
     fail = false;
     expect((await p.backend(SMALL).complete(REQUEST, never)).text).toContain('{}');
     expect(statuses.at(-1)?.state).toBe('ready');
