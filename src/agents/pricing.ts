@@ -2,10 +2,7 @@
 import { estimateCost, formatUsd, type Price } from '../core/cost';
 import { err, ok, type Result } from '../core/result';
 import { parseRemoteSpec, REMOTE_PROVIDERS } from './remote-spec';
-
-/** As in specs.ts: a model run by WebLLM on this device, and a model told to think first. */
-const WEBLLM_PREFIX = 'webllm:';
-const THINK_SUFFIX = '+think';
+import { THINK_SUFFIX, WEBLLM_PREFIX } from './specs';
 
 /** A model that runs on this device: its calls cost nothing. */
 export const isLocalModel = (agent: string): boolean => agent.startsWith(WEBLLM_PREFIX);
