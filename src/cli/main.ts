@@ -3,7 +3,7 @@ import { Aggregator } from '../core/bilateral/aggregate';
 import { playNegotiation, runTournament, planTournament, type TournamentConfig } from '../core/bilateral/tournament';
 import { createRng, deriveSeed } from '../core/rng';
 import { generateScenarios, PRESETS, ROLES, DEFAULT_TURN_LIMIT, type Role } from '../core/scenario';
-import { createAgentFactory, parseAgentSpec, parseAgentSpecs, type AgentSpec } from '../agents/registry';
+import { createAgentFactory, parseAgentSpec, parseAgentSpecs, WEBLLM_ONLY_IN_BROWSER, type AgentSpec } from '../agents/registry';
 import { KEY_ENV, type RemoteSettings } from '../agents/remote';
 import { STRATEGIES } from '../agents/scripted';
 import { choiceFlag, intFlag, parseFlags, requiredFlag, UsageError } from './args';
@@ -84,6 +84,7 @@ function remoteSettings(args: ReturnType<typeof parseFlags>, io: Io, specs: Agen
     throw new UsageError(`--base-url must be an http(s) URL, got "${baseUrl}"`);
   const env = io.env ?? {};
   for (const spec of specs) {
+    if (spec.webllm !== undefined) throw new UsageError(`${spec.label}: ${WEBLLM_ONLY_IN_BROWSER}`);
     const provider = spec.remote?.provider;
     if (!provider || provider === 'ollama' || provider === 'lmstudio' || provider === 'vllm' || baseUrl) continue;
     if (!env[KEY_ENV[provider]] && !env.PARLEY_API_KEY)

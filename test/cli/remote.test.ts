@@ -66,4 +66,27 @@ describe('the CLI with remote models', () => {
     expect(r.status).toBe(2);
     expect(r.err.trim()).toBe('parley: error: anthropic:claude-x needs a key: set ANTHROPIC_API_KEY (or PARLEY_API_KEY) in the environment');
   });
+
+  it('refuses a WebLLM model, which runs only in the browser, before playing anything', async () => {
+    const before = server.requests.length;
+    const r = await cli(['tournament', '--agents', 'boulware,webllm:Qwen3-0.6B-q4f32_1-MLC', '--scenarios', '1'], {});
+    expect(r.status).toBe(2);
+    expect(r.err.trim()).toBe('parley: error: webllm:Qwen3-0.6B-q4f32_1-MLC: WebLLM models run only in the browser app (the Arena and Tournament pages), on the GPU of the machine that opens it');
+    expect(r.out).toBe('');
+    expect(server.requests.length).toBe(before);
+  });
+
+  it('tells a model to think with +think, per agent', async () => {
+    const before = server.requests.length;
+    const r = await cli(['run', '--buyer', 'vllm:m+think', '--seller', 'hardliner', '--base-url', `${server.url}/v1`, '--json'], {});
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.out).agents).toMatchObject({ buyer: 'vllm:m+think' });
+    const asked = server.requests.slice(before);
+    expect(asked.length).toBeGreaterThan(0);
+    // The vLLM preset passes the switch to Qwen3's chat template.
+    for (const req of asked) {
+      expect(req.model).toBe('m');
+      expect((req.body as { chat_template_kwargs?: unknown }).chat_template_kwargs).toEqual({ enable_thinking: true });
+    }
+  });
 });
