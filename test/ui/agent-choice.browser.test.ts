@@ -61,4 +61,21 @@ describe('AgentChoice', () => {
     expect(target.querySelector<HTMLInputElement>('input[type="checkbox"]')?.checked).toBe(true);
     expect(props.spec).toBe('webllm:Qwen3-8B-q4f16_1-MLC+think');
   });
+
+  test('offers remote models that answered a connection test by name, and adopts one with +think', async () => {
+    const { props, get } = bound('spec', 'boulware', { label: 'Buyer', remoteModels: ['vllm:Qwen/Qwen3-8B', 'openai:gpt-4o-mini'] });
+    const target = render(AgentChoice, props);
+    const remote = [...target.querySelectorAll<HTMLOptionElement>('optgroup[label="Remote models"] option')].map((o) => o.textContent);
+    expect(remote).toEqual(['vllm:Qwen/Qwen3-8B', 'openai:gpt-4o-mini', 'Another remote model…']);
+    await userEvent.selectOptions(control<HTMLSelectElement>(target, 'Agent'), 'openai:gpt-4o-mini');
+    expect(get()).toBe('openai:gpt-4o-mini');
+    expect(() => control(target, 'Remote model')).toThrow();
+    await userEvent.click(target.querySelector<HTMLInputElement>('input[type="checkbox"]') as HTMLInputElement);
+    expect(get()).toBe('openai:gpt-4o-mini+think');
+
+    const outside = reactive({ label: 'Seller', spec: 'vllm:Qwen/Qwen3-8B+think', remoteModels: ['vllm:Qwen/Qwen3-8B'] });
+    const other = render(AgentChoice, outside);
+    await expect.poll(() => control<HTMLSelectElement>(other, 'Agent').value).toBe('vllm:Qwen/Qwen3-8B');
+    expect(other.querySelector<HTMLInputElement>('input[type="checkbox"]')?.checked).toBe(true);
+  });
 });

@@ -22,6 +22,8 @@ export class KeyRing {
   entries = $state<Record<RemoteProvider, ProviderEntry>>(
     Object.fromEntries(REMOTE_PROVIDERS.map((p) => [p, blank()])) as Record<RemoteProvider, ProviderEntry>,
   );
+  /** Remote models (`provider:model`) that answered a connection test in this tab, oldest first. */
+  working = $state<string[]>([]);
   /** Why the remembered keys could not be read or written, if they could not. */
   error = $state<string | null>(null);
   private writes: Promise<void> = Promise.resolve();
@@ -64,6 +66,11 @@ export class KeyRing {
         },
       );
     return this.writes;
+  }
+
+  /** Notes a remote model that answered, so the agent pickers can offer it. */
+  noteWorking(spec: string): void {
+    if (!this.working.includes(spec)) this.working.push(spec);
   }
 
   /** Providers with a key or a base URL of their own: the ones offered for agents. */
