@@ -68,7 +68,7 @@ describe('WebLLM agents in the app (fake engine)', () => {
   });
 
   it('pauses a tournament when the GPU is lost, with nothing lost, and finishes it on resume', async () => {
-    await page.getByRole('link', { name: 'Tournament' }).click();
+    await page.goto(`${url}#/tournament`);
     const before = new Set((await storedRuns(page)).map((r) => r.id));
     await configureTournament(page, ['boulware'], 2);
     await page.getByLabel('Agent', { exact: true }).selectOption(LOSES_GPU);
@@ -94,6 +94,7 @@ describe('WebLLM agents in the app (fake engine)', () => {
   });
 
   it('shows a model’s loading progress and stops the load when the run is cancelled', async () => {
+    await page.goto(`${url}#/tournament`);
     const before = new Set((await storedRuns(page)).map((r) => r.id));
     await configureTournament(page, ['boulware'], 1);
     await page.getByLabel('Agent', { exact: true }).selectOption(SLOW);
