@@ -7,11 +7,19 @@ import {
   qwen3ModelId,
   qwen3Models,
 } from '../../../../src/agents/backends/webllm/models';
+import { WEBLLM_MODEL_IDS } from '../../../../src/agents/specs';
 
 // The installed WebLLM's own list; importing the package in Node touches no WebGPU.
 const modelList = await prebuiltModelList();
 
 describe('qwen3Models, against the prebuilt list of the installed WebLLM', () => {
+  it('every WebLLM model an agent spec may name is in the list (specs are checked without loading WebLLM)', () => {
+    const ids = new Set(modelList.map((r) => r.model_id));
+    expect(WEBLLM_MODEL_IDS.filter((id) => !ids.has(id))).toEqual([]);
+    const offered = [true, false].flatMap((shaderF16) => qwen3Models(modelList, { shaderF16 }).map((m) => m.id));
+    expect(new Set(WEBLLM_MODEL_IDS)).toEqual(new Set(offered));
+  });
+
   it('offers 0.6B, 1.7B, 4B and 8B as q4f16_1 where the adapter has shader-f16', () => {
     const models = qwen3Models(modelList, { shaderF16: true });
     expect(models.map((m) => m.id)).toEqual([
