@@ -1,16 +1,7 @@
-import { describe, expect, onTestFinished, test } from 'vitest';
-import { openDb, type ParleyDb } from '../../src/storage/db';
+import { describe, expect, test } from 'vitest';
 import { getKeys } from '../../src/storage/keys';
 import { KeyRing } from '../../src/ui/state/keys.svelte';
-
-function freshDb(): ParleyDb {
-  const db = openDb(`parley-test-${crypto.randomUUID()}`);
-  onTestFinished(async () => {
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    await db.delete();
-  });
-  return db;
-}
+import { freshDb } from '../storage/helpers';
 
 const KEY = 'sk-ring-3b1d';
 

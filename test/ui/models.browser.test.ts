@@ -1,24 +1,15 @@
-import { afterEach, describe, expect, onTestFinished, test, vi } from 'vitest';
+import { afterEach, describe, expect, test, vi } from 'vitest';
 import { userEvent } from 'vitest/browser';
 import ModelsPage from '../../src/ui/pages/ModelsPage.svelte';
-import { openDb, type ParleyDb } from '../../src/storage/db';
 import { getKeys } from '../../src/storage/keys';
 import { KeyRing } from '../../src/ui/state/keys.svelte';
 import { cleanup, must, render, text } from './helpers.svelte';
+import { freshDb } from '../storage/helpers';
 
 afterEach(() => {
   cleanup();
   vi.unstubAllGlobals();
 });
-
-function freshDb(): ParleyDb {
-  const db = openDb(`parley-test-${crypto.randomUUID()}`);
-  onTestFinished(async () => {
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    await db.delete();
-  });
-  return db;
-}
 
 const KEY = 'sk-page-91c2e';
 

@@ -12,22 +12,13 @@ import { deletePrice } from '../../src/storage/prices';
 import { database } from '../../src/ui/state/sim';
 import type { Standings } from '../../src/core/bilateral/aggregate';
 import { estimateCost, formatUsd, type Price } from '../../src/core/cost';
-import { openDb, type ParleyDb } from '../../src/storage/db';
 import { getPrices, putPrice } from '../../src/storage/prices';
 import { PriceBook } from '../../src/ui/state/prices.svelte';
 import { playModelTournament } from '../support/model-tournament';
 import { cleanup, must, reactive, render, text } from './helpers.svelte';
+import { freshDb } from '../storage/helpers';
 
 afterEach(cleanup);
-
-function freshDb(): ParleyDb {
-  const db = openDb(`parley-test-${crypto.randomUUID()}`);
-  onTestFinished(async () => {
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    await db.delete();
-  });
-  return db;
-}
 
 const WEBLLM = 'webllm:Qwen3-0.6B-q4f32_1-MLC';
 const AGENTS = ['boulware', 'groq:model-b', 'openai:model-a', WEBLLM];
