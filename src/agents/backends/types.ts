@@ -36,6 +36,12 @@ export interface ChatResponse {
   tokensOut: number;
   /** The model that answered, where the provider says (it may differ from the one asked for). */
   model?: string;
+  /**
+   * Milliseconds the model took to answer, where the backend times it itself: WebLLM leaves out
+   * the wait for the model to download and load, and for the GPU to be free. Otherwise the
+   * agent times the whole call.
+   */
+  latencyMs?: number;
 }
 
 export interface BackendCapabilities {

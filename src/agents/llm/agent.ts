@@ -56,13 +56,14 @@ export function llmAgent(backend: ChatBackend, opts: LlmAgentOptions = {}): Bila
       signal.throwIfAborted(); // an answer that arrives after a cancel is not played
       if (typeof response !== 'object' || response === null)
         throw new BackendError('bad-response', `${backend.name} returned no response`);
-      const { text, toolCalls, tokensIn, tokensOut, model } = response as Record<string, unknown>;
+      const { text, toolCalls, tokensIn, tokensOut, model, latencyMs } = response as Record<string, unknown>;
+      const latency = typeof latencyMs === 'number' && Number.isFinite(latencyMs) ? latencyMs : elapsed;
 
       const decoded = decodeMove(text, toolCalls);
       const call: CallRecord = {
         backend: clip(backend.name, 100),
         model: clip(typeof model === 'string' && model !== '' ? model : backend.model, 300),
-        latencyMs: Number.isFinite(elapsed) && elapsed > 0 ? elapsed : 0,
+        latencyMs: Number.isFinite(latency) && latency > 0 ? latency : 0,
         tokensIn: count(tokensIn),
         tokensOut: count(tokensOut),
         prompt: clip(promptText(messages), MAX_RAW_LENGTH),

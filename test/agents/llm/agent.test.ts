@@ -8,7 +8,7 @@ import { scriptedBackend, type ScriptedBackendOptions, type ScriptedReply } from
 import { BackendError, type ChatRequest, type ChatResponse } from '../../../src/agents/backends/types';
 import { llmAgent, resolveMode, type LlmAgentOptions } from '../../../src/agents/llm/agent';
 import { MOVE_SCHEMA_NAME, MOVE_TOOLS, moveJsonSchema } from '../../../src/agents/llm/schema';
-import { agent, scenario } from '../fixtures';
+import { agent, observeAfter, scenario } from '../fixtures';
 
 const reply = (text: string, extra: Partial<ChatResponse> = {}): ChatResponse => ({ text, tokensIn: 120, tokensOut: 15, ...extra });
 const toolReply = (name: string, args: object, extra: Partial<ChatResponse> = {}): ChatResponse =>
@@ -76,6 +76,15 @@ describe('llmAgent: a negotiation by JSON-schema decoding', () => {
       expect(req.messages.map((m) => m.role)).toEqual(['system', 'user']);
     }
     expect(userText(backend.requests[1])).toContain('2. you: "Hello there." [binding offer: $60.00]');
+  });
+
+  it('takes the latency a backend timed itself over its own timing of the whole call', async () => {
+    const { llm } = timed([reply('{"action":{"type":"walk_away"}}', { latencyMs: 42 }), reply('{"action":{"type":"walk_away"}}')], 900);
+    const s = scenario(150, 90, { listPrice: 200, firstMover: 'buyer' });
+    const first = await llm.act(observeAfter(s, []), new AbortController().signal);
+    expect(first.kind === 'move' && first.call?.latencyMs).toBe(42);
+    const second = await llm.act(observeAfter(s, []), new AbortController().signal);
+    expect(second.kind === 'move' && second.call?.latencyMs).toBe(900);
   });
 
   it('passes the thinking flag, temperature and token limit on', async () => {

@@ -125,7 +125,10 @@ export class EnginePool {
     const engine = await raced(this.ready(slot), signal);
     const release = await slot.limiter.acquire(signal);
     try {
-      return await webLlmBackend({ engine, modelId }).complete(request, signal);
+      // Timed here, so a call's latency is the generation alone, not the download, load or queue.
+      const started = performance.now();
+      const response = await webLlmBackend({ engine, modelId }).complete(request, signal);
+      return { ...response, latencyMs: performance.now() - started };
     } catch (e) {
       if (e instanceof BackendError && e.kind === 'gpu-lost') this.lose(slot, e.message);
       throw e;

@@ -3,7 +3,7 @@
  * asks, one generation at a time, a lost GPU that stops calls instead of reloading, idle engines
  * unloaded for a new model, and loads nobody needs stopped.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { LoadedEngine, LoadOptions } from '../../../../src/agents/backends/webllm/engine';
 import { EnginePool, type EngineStatus } from '../../../../src/agents/backends/webllm/pool';
 import { BackendError, type ChatRequest } from '../../../../src/agents/backends/types';
@@ -70,6 +70,28 @@ describe('EnginePool', () => {
     expect(t.statuses[1]).toMatchObject({ fraction: 0.5, text: 'Fetching param cache[1/2]' });
     expect(t.pool.states()).toEqual([{ modelId: SMALL, state: 'ready' }]);
     release();
+  });
+
+  it('times a call by its generation alone: not the load before it, nor the wait for the GPU', async () => {
+    let clock = 0;
+    vi.spyOn(performance, 'now').mockImplementation(() => clock);
+    try {
+      const p = new EnginePool(async (modelId) => {
+        clock += 60_000; // a download and load of a minute
+        const engine = fakeEngine(() => {
+          clock += 250;
+          return '{}';
+        }, { loaded: [modelId] });
+        return { chat: engine.chat, interruptGenerate: () => undefined, unload: async () => undefined };
+      });
+      p.use([SMALL]);
+      const [a, b] = await Promise.all([p.backend(SMALL).complete(REQUEST, never), p.backend(SMALL).complete(REQUEST, never)]);
+      expect(a.latencyMs).toBe(250);
+      expect(b.latencyMs).toBe(250);
+      expect(clock).toBe(60_500);
+    } finally {
+      vi.restoreAllMocks();
+    }
   });
 
   it('lets one generation run at a time on an engine', async () => {
