@@ -5,6 +5,7 @@ import { ScenarioSchema } from '../core/scenario';
 import { RUN_STATUSES, TournamentConfigSchema } from '../storage/schema';
 import { REMOTE_PROVIDERS } from '../agents/remote-spec';
 import type { EngineState } from '../agents/backends/webllm/pool';
+import { WEBLLM_MODEL_IDS } from '../agents/specs';
 
 export const ENGINE_STATES = ['loading', 'ready', 'failed', 'lost', 'unloaded'] as const satisfies readonly EngineState[];
 
@@ -54,6 +55,10 @@ export const ToWorkerSchema = z.discriminatedUnion('type', [
   }),
   /** Unloads every WebLLM engine no run or game is using, freeing the GPU. */
   z.object({ type: z.literal('engines.unload') }),
+  /** Downloads and loads a WebLLM model ahead of play; progress comes as engine.status. */
+  z.object({ type: z.literal('engines.load'), modelId: z.enum(WEBLLM_MODEL_IDS as [string, ...string[]]) }),
+  /** Stops a load asked for by engines.load (a run or game that needs the model keeps it going). */
+  z.object({ type: z.literal('engines.cancel'), modelId: z.string().min(1).max(200) }),
   z.object({ type: z.literal('export'), requestId: id, runId: id, format: z.enum(['json', 'jsonl']) }),
   z.object({ type: z.literal('import'), requestId: id, file: z.instanceof(Blob) }),
 ]);

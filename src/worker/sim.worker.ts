@@ -38,6 +38,8 @@ host.engines?.subscribe((status: EngineStatus) => {
   host.post({ type: 'engine.status', ...status });
 });
 const runs = new Map<string, TournamentRun>();
+/** Loads asked for by the Models page, so that each can be cancelled. */
+const loads = new Map<string, AbortController>();
 const games = new Map<string, ArenaGame>();
 
 const describe = (e: unknown): string => (e instanceof Error ? e.message : String(e));
@@ -84,6 +86,18 @@ async function handle(message: ToWorker): Promise<void> {
     }
     case 'engines.unload':
       return host.engines?.unloadUnused();
+    case 'engines.load': {
+      if (loads.has(message.modelId) || !host.engines) return;
+      const controller = new AbortController();
+      loads.set(message.modelId, controller);
+      // How it went reaches the page as engine.status (ready, or failed with the reason).
+      await host.engines.preload(message.modelId, controller.signal).catch(() => undefined);
+      loads.delete(message.modelId);
+      return;
+    }
+    case 'engines.cancel':
+      loads.get(message.modelId)?.abort(new Error('cancelled'));
+      return;
     case 'export': {
       const run = await getRun(host.db, message.runId);
       if (!run) throw new Error('that run is no longer stored');

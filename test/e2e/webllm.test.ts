@@ -128,4 +128,33 @@ describe('WebLLM agents in the app (fake engine)', () => {
     expect(run).toMatchObject({ status: 'paused', negotiations: 1 });
     await screenshot(page, 'tournament-webllm-download-failed');
   });
+
+  it('downloads from the Models page through the simulator, with progress; a cancel or a failure can be retried', async () => {
+    await page.goto(`${url}#/models`);
+    const row = (id: string) => page.locator('tr', { has: page.locator('code', { hasText: id }) });
+    const slow = row('Qwen3-8B-q4f32_1-MLC');
+    await slow.getByRole('button', { name: 'Download Qwen3 8B (q4f32)' }).click({ timeout: 30_000 });
+    const bar = slow.getByRole('progressbar', { name: 'Downloading Qwen3 8B (q4f32)' });
+    await expect.poll(async () => Number(await bar.getAttribute('value')), { timeout: 20_000 }).toBeGreaterThan(0);
+    expect(await slow.textContent()).toContain('Fetching param cache');
+    await slow.getByRole('button', { name: 'Cancel' }).click();
+    await slow.getByText('The download was cancelled; download again to continue.').waitFor();
+    expect(await slow.getByRole('button', { name: 'Download Qwen3 8B (q4f32)' }).isEnabled()).toBe(true);
+
+    // The real WebLLM, offline: a clear message, and the button to try again.
+    const offline = row('Qwen3-1.7B-q4f32_1-MLC');
+    await offline.getByRole('button', { name: 'Download Qwen3 1.7B (q4f32)' }).click();
+    const failure = offline.getByRole('alert');
+    await failure.waitFor({ timeout: 60_000 });
+    expect(await failure.textContent()).toMatch(/^The download of Qwen3-1\.7B-q4f32_1-MLC failed \(.+\)\. Check the connection and try again; finished parts are kept\.$/);
+    expect(await offline.getByRole('button', { name: 'Download Qwen3 1.7B (q4f32)' }).isEnabled()).toBe(true);
+    expect(await offline.locator('td').nth(3).textContent()).toBe('no');
+
+    const small = row('Qwen3-0.6B-q4f32_1-MLC');
+    await small.getByRole('button', { name: 'Download Qwen3 0.6B (q4f32)' }).click();
+    await expect.poll(() => small.locator('td').nth(3).textContent(), { timeout: 20_000 }).toBe('yes');
+    expect(await small.locator('td').nth(4).textContent()).toBe('yes');
+    await screenshot(page, 'models-download');
+    expect(errors).toEqual([]);
+  });
 });

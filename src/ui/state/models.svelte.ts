@@ -1,4 +1,5 @@
 import type { GpuReport, LoadProgress } from '../../agents/backends/webllm';
+import { sim } from './sim';
 
 /** Loaded on first use: @mlc-ai/web-llm must never enter the main bundle. */
 const webLlm = () => import('../../agents/backends/webllm');
@@ -18,7 +19,6 @@ export class LocalModels {
   report = $state.raw<GpuReport | null>(null);
   checkError = $state<string | null>(null);
   states = $state<Record<string, LocalModelState>>({});
-  private controllers = new Map<string, AbortController>();
 
   async check(): Promise<void> {
     try {
@@ -42,35 +42,49 @@ export class LocalModels {
     }
   }
 
-  /** Downloads a model into the browser's cache (and loads it once, which is what fills the cache). */
-  async download(modelId: string): Promise<void> {
+  /**
+   * Downloads a model into the browser's cache by loading it in the simulation worker, where it
+   * then stays loaded for the next game; progress and the outcome come back as engine statuses.
+   */
+  download(modelId: string): void {
     const state = this.states[modelId];
     if (!state || state.busy) return;
-    const controller = new AbortController();
-    this.controllers.set(modelId, controller);
+    this.follow();
+    this.cancelled.delete(modelId);
     Object.assign(state, { busy: 'download', error: null, progress: { fraction: 0, text: 'Starting…' } });
-    try {
-      const w = await webLlm();
-      const engine = await w.loadEngine(modelId, {
-        signal: controller.signal,
-        onProgress: (progress) => {
-          state.progress = progress;
-        },
-      });
-      await engine.unload();
-      state.cached = true;
-    } catch (e) {
-      state.error = controller.signal.aborted ? 'The download was cancelled; download again to continue.' : describe(e);
-      state.cached = await cachedNow(modelId);
-    } finally {
-      this.controllers.delete(modelId);
-      state.busy = null;
-      state.progress = null;
-    }
+    sim().send({ type: 'engines.load', modelId });
   }
 
   cancel(modelId: string): void {
-    this.controllers.get(modelId)?.abort(new Error('cancelled'));
+    if (this.states[modelId]?.busy !== 'download') return;
+    this.cancelled.add(modelId);
+    sim().send({ type: 'engines.cancel', modelId });
+  }
+
+  private cancelled = new Set<string>();
+  private following = false;
+
+  /** Listens to the worker's engines once: a download ends when its model is ready or fails. */
+  private follow(): void {
+    if (this.following) return;
+    this.following = true;
+    sim().subscribe((m) => {
+      if (m.type !== 'engine.status') return;
+      const state = this.states[m.modelId];
+      if (!state || state.busy !== 'download') return;
+      if (m.state === 'loading') state.progress = { fraction: m.fraction ?? 0, text: m.text ?? '' };
+      else if (m.state === 'ready') {
+        Object.assign(state, { busy: null, progress: null, cached: true });
+      } else if (m.state === 'failed' || m.state === 'lost') {
+        const cancelled = this.cancelled.delete(m.modelId);
+        Object.assign(state, {
+          busy: null,
+          progress: null,
+          error: cancelled ? 'The download was cancelled; download again to continue.' : (m.text ?? 'The download failed.'),
+        });
+        void cachedNow(m.modelId).then((cached) => (state.cached = cached));
+      }
+    });
   }
 
   async remove(modelId: string): Promise<void> {

@@ -53,7 +53,7 @@ export class EnginePool {
   private readonly listeners = new Set<(status: EngineStatus) => void>();
   private readonly backends = new Map<string, ChatBackend>();
 
-  constructor(private readonly load: EngineLoader) {}
+  constructor(private readonly loader: EngineLoader) {}
 
   subscribe(listener: (status: EngineStatus) => void): () => void {
     this.listeners.add(listener);
@@ -146,7 +146,7 @@ export class EnginePool {
     this.emit({ modelId: slot.modelId, state: 'loading', fraction: 0, text: 'Starting…' });
     slot.loading = this.unloadIdle(slot)
       .then(() =>
-        this.load(slot.modelId, {
+        this.loader(slot.modelId, {
           signal: controller.signal,
           onProgress: (p) => this.emit({ modelId: slot.modelId, state: 'loading', fraction: p.fraction, text: p.text }),
         }),
@@ -196,6 +196,25 @@ export class EnginePool {
     // The engine's worker holds a dead device: end it; a later load starts a fresh one.
     engine?.unload().catch(() => undefined);
     this.emit({ modelId: slot.modelId, state: 'lost', text: message });
+  }
+
+  /**
+   * Loads a model ahead of play (the Models page's Download): downloaded into the cache and left
+   * loaded for the next game. Aborting the signal stops the load unless a run or game needs it too.
+   */
+  async preload(modelId: string, signal: AbortSignal): Promise<void> {
+    const release = this.use([modelId]);
+    signal.addEventListener('abort', release, { once: true });
+    try {
+      const slot = this.slot(modelId);
+      const loadedBefore = slot.engine !== null;
+      await raced(this.ready(slot), signal);
+      // A model already loaded says so, so the page's download ends too.
+      if (loadedBefore) this.emit({ modelId, state: 'ready', fraction: 1 });
+    } finally {
+      signal.removeEventListener('abort', release);
+      release();
+    }
   }
 
   /** Unloads every engine no run or game uses (the page's "free the GPU"). */

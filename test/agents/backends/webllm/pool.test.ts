@@ -181,4 +181,39 @@ describe('EnginePool', () => {
     expect(t.unloads).toContain('Qwen3-1.7B-q4f32_1-MLC');
     expect(t.statuses.filter((s) => s.state === 'unloaded')).toHaveLength(3);
   });
+
+  it('loads a model ahead of play and leaves it loaded; a cancelled preload stops unless a run needs the model', async () => {
+    const t = pool(undefined, true);
+    const done = t.pool.preload(SMALL, new AbortController().signal);
+    await Promise.resolve();
+    t.finish();
+    await done;
+    expect(t.pool.states()).toEqual([{ modelId: SMALL, state: 'ready' }]);
+    expect(t.unloads).toEqual([]);
+    // Asked again, an engine already loaded says it is ready at once.
+    await t.pool.preload(SMALL, new AbortController().signal);
+    expect(t.statuses.at(-1)).toMatchObject({ modelId: SMALL, state: 'ready' });
+    expect(t.loads).toHaveLength(1);
+
+    const gated = pool(undefined, true);
+    const stop = new AbortController();
+    const cancelled = gated.pool.preload(LARGE, stop.signal);
+    await Promise.resolve();
+    stop.abort(new Error('cancelled'));
+    await expect(cancelled).rejects.toThrow('cancelled');
+    expect(gated.loads[0]?.signal?.aborted).toBe(true);
+
+    const shared = pool(undefined, true);
+    const release = shared.pool.use([LARGE]);
+    const stop2 = new AbortController();
+    const preload = shared.pool.preload(LARGE, stop2.signal);
+    const play = shared.pool.backend(LARGE).complete(REQUEST, never);
+    await Promise.resolve();
+    stop2.abort(new Error('cancelled'));
+    await expect(preload).rejects.toThrow('cancelled');
+    expect(shared.loads[0]?.signal?.aborted).toBe(false);
+    shared.finish();
+    expect((await play).text).toContain('walk_away');
+    release();
+  });
 });
