@@ -33,4 +33,11 @@ describe('remote settings in worker messages', () => {
     expect(settings.thinking).toBe(true);
     expect(remoteSettings(undefined)).toEqual({});
   });
+
+  test('engine messages name a WebLLM model a spec may name, and nothing else', () => {
+    expect(ToWorkerSchema.safeParse({ type: 'engines.load', modelId: 'Qwen3-0.6B-q4f32_1-MLC' }).success).toBe(true);
+    expect(ToWorkerSchema.safeParse({ type: 'engines.load', modelId: 'Llama-3-8B' }).success).toBe(false);
+    expect(ToWorkerSchema.safeParse({ type: 'engines.cancel', modelId: 'Qwen3-0.6B-q4f32_1-MLC' }).success).toBe(true);
+    expect(ToWorkerSchema.safeParse({ type: 'engines.unload' }).success).toBe(true);
+  });
 });
