@@ -2,13 +2,10 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main';
+import { runCli } from './helpers';
 
-async function cli(...argv: string[]) {
-  let out = '';
-  let err = '';
-  const status = await main(argv, { out: (t) => (out += t), err: (t) => (err += t), now: () => 0 });
-  return { status, out, err };
-}
+const cli = (...argv: string[]) => runCli(argv);
+
 
 describe('parley run', () => {
   it('prints a transcript that ends with the outcome and the split', async () => {

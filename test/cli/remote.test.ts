@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main';
+import { runCli as cli } from './helpers';
 import { move, promptOf, slow, start, type ChatServer, type RecordedRequest } from '../support/chat-server';
 
 const KEY = 'sk-test-do-not-print-0123456789';
@@ -14,12 +14,6 @@ function answer(req: RecordedRequest) {
   return slow(15, move({ message: 'My offer.', action: { type: 'offer', price: Math.round(price * 100) / 100 } }));
 }
 
-async function cli(argv: string[], env: Record<string, string>) {
-  let out = '';
-  let err = '';
-  const status = await main(argv, { out: (t) => (out += t), err: (t) => (err += t), now: () => 0, env });
-  return { status, out, err };
-}
 
 describe('the CLI with remote models', () => {
   let server: ChatServer;

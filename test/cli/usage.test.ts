@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main';
+import { runCli } from './helpers';
+
+const cli = (argv: string[]) => runCli(argv, { PARLEY_API_KEY: 'sk-usage' });
 import { move, promptOf, start, type ChatServer, type RecordedRequest } from '../support/chat-server';
 
 /** Offers its own number, accepts any offer on the table; 300 tokens in and 40 out per call. */
@@ -12,12 +14,6 @@ function answer(req: RecordedRequest) {
   return move({ message: 'My offer.', action: { type: 'offer', price } }, tokens);
 }
 
-async function cli(argv: string[]) {
-  let out = '';
-  let err = '';
-  const status = await main(argv, { out: (t) => (out += t), err: (t) => (err += t), now: () => 0, env: { PARLEY_API_KEY: 'sk-usage' } });
-  return { status, out, err };
-}
 
 describe('the CLI reports model usage and cost', () => {
   let server: ChatServer;
