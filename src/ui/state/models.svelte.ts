@@ -75,7 +75,8 @@ export class LocalModels {
       if (m.state === 'loading') state.progress = { fraction: m.fraction ?? 0, text: m.text ?? '' };
       else if (m.state === 'ready') {
         Object.assign(state, { busy: null, progress: null, cached: true });
-      } else if (m.state === 'failed' || m.state === 'lost') {
+      } else {
+        // failed, lost, or unloaded: a cancelled load is stopped, not failed.
         const cancelled = this.cancelled.delete(m.modelId);
         Object.assign(state, {
           busy: null,

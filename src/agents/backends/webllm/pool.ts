@@ -158,12 +158,9 @@ export class EnginePool {
           return engine;
         },
         (e: unknown) => {
-          const text = controller.signal.aborted
-            ? 'The load was stopped: nothing needs this model now.'
-            : e instanceof Error
-              ? e.message
-              : errorText(e);
-          this.emit({ modelId: slot.modelId, state: 'failed', text });
+          // Stopped on purpose (a cancel) is not a failure: the model is simply not loaded.
+          if (controller.signal.aborted) this.emit({ modelId: slot.modelId, state: 'unloaded', text: 'The load was stopped.' });
+          else this.emit({ modelId: slot.modelId, state: 'failed', text: e instanceof Error ? e.message : errorText(e) });
           throw e;
         },
       )
