@@ -94,6 +94,16 @@ export function parseAgentSpecs(texts: readonly string[]): Result<AgentSpec[], s
   return ok(specs);
 }
 
+/** The WebLLM model ids the agents name, each once (buyer and seller may be the same model). */
+export function webllmModels(agents: readonly string[]): string[] {
+  const models = new Set<string>();
+  for (const text of agents) {
+    const parsed = parseAgentSpec(text);
+    if (parsed.ok && parsed.value.webllm !== undefined) models.add(parsed.value.webllm);
+  }
+  return [...models];
+}
+
 export const isDeterministic = (spec: AgentSpec): boolean =>
   !isModelSpec(spec) && (strategyByName.get(spec.name)?.deterministic ?? false);
 

@@ -1,7 +1,7 @@
 import { Aggregator } from '../core/bilateral/aggregate';
 import { computeMetrics } from '../core/bilateral/metrics';
 import { planTournament, runTournament } from '../core/bilateral/tournament';
-import { createAgentFactory, parseAgentSpecs, type LocalBackends } from '../agents/registry';
+import { createAgentFactory, parseAgentSpecs, webllmModels, type LocalBackends } from '../agents/registry';
 import type { EnginePool } from '../agents/backends/webllm/pool';
 import { createRun, forEachNegotiation, getRun, runLockName, updateRun, type ParleyDb } from '../storage';
 import { NegotiationWriter, StorageFullError } from '../storage/writer';
@@ -27,6 +27,8 @@ export interface RunHost {
 
 /** What a run or game needs from the engine pool: the backends, and a way to hear of trouble. */
 export interface EngineUse {
+  /** The WebLLM models in use, each once. */
+  models: readonly string[];
   local: LocalBackends;
   /** Why a model this run uses stopped working (GPU lost, load failed), once it has. */
   trouble: () => string | null;
@@ -35,15 +37,15 @@ export interface EngineUse {
 
 /** Marks the WebLLM models among `agents` as in use, and watches them for trouble until released. */
 export function useEngines(engines: EnginePool | undefined, agents: readonly string[]): EngineUse {
-  const specs = parseAgentSpecs(agents);
-  const models = specs.ok ? specs.value.flatMap((s) => (s.webllm !== undefined ? [s.webllm] : [])) : [];
-  if (!engines || models.length === 0) return { local: {}, trouble: () => null, release: () => {} };
+  const models = webllmModels(agents);
+  if (!engines || models.length === 0) return { models, local: {}, trouble: () => null, release: () => {} };
   let trouble: string | null = null;
   const unsubscribe = engines.subscribe((s) => {
     if (models.includes(s.modelId) && (s.state === 'lost' || s.state === 'failed')) trouble ??= s.text ?? `${s.modelId} stopped working.`;
   });
   const unuse = engines.use(models);
   return {
+    models,
     local: { webllm: (id) => engines.backend(id) },
     trouble: () => trouble,
     release: () => {
@@ -133,8 +135,8 @@ export class TournamentRun {
       let message: string | null = null;
       const specs = parseAgentSpecs(config.agents);
       const anyRemote = specs.ok && specs.value.some((s) => s.remote !== undefined);
-      const anyLocal = specs.ok && specs.value.some((s) => s.webllm !== undefined);
       const engines = useEngines(this.host.engines, config.agents);
+      const anyLocal = engines.models.length > 0;
       try {
         const summary = await runTournament(config, createAgentFactory(remoteSettings(this.remote), engines.local), {
           skip,

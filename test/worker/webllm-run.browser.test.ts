@@ -152,4 +152,18 @@ describe('WebLLM seats in the worker', () => {
     const end = events.filter((m) => m.type === 'arena.event').at(-1);
     expect(end?.type === 'arena.event' && end.event).toMatchObject({ type: 'end', outcome: { kind: 'cancelled' } });
   });
+
+  test('an Arena game with the same WebLLM model in both seats loads it once and plays it to the end', async () => {
+    const t = host(() => thrifty());
+    const s = generateScenarios({ preset: 'standard', seed: 5, count: 1 })[0];
+    if (!s) throw new Error('no scenario');
+    const game = new ArenaGame(t.host, { gameId: crypto.randomUUID(), scenario: s, buyer: SPEC, seller: SPEC, delayMs: 0, paused: false, save: true });
+    const runId = await game.play();
+    expect(runId).not.toBeNull();
+    expect(t.loads()).toBe(1);
+    const [row] = await runNegotiations(db, runId as string).toArray();
+    const actors = new Set(row?.events.flatMap((e) => (e.type === 'move' && e.call?.backend === 'webllm' ? [e.actor] : [])));
+    expect(actors).toEqual(new Set(['buyer', 'seller']));
+    expect(row?.outcome).not.toBe('error');
+  });
 });
