@@ -3,7 +3,7 @@
  * `x-api-key`, `anthropic-version` and the header that allows direct browser access. Moves come
  * by tools (Anthropic has no JSON-schema decoding here); thinking is extended thinking.
  */
-import { endpoint, fetchJson, httpOptionsFor, type Limiter, type TransportOptions } from './http';
+import { endpoint, fetchJson, httpOptionsFor, type TransportOptions } from './http';
 import { BackendError, type ChatBackend, type ChatRequest, type ChatResponse } from './types';
 import { countOf, isRecord, splitSystem, textOf, withThinking } from './wire';
 
@@ -16,11 +16,8 @@ export const MIN_THINKING_BUDGET = 1024;
 
 export interface AnthropicBackendOptions extends TransportOptions {
   model: string;
-  apiKey?: string;
   /** Default https://api.anthropic.com; `/v1/messages` is added. */
   baseUrl?: string;
-  concurrency?: number;
-  limiter?: Limiter;
   /** Whether the model has extended thinking (Claude 3.7 and later); default false. */
   thinking?: boolean;
   /** Tokens the model may think for when asked to (default and minimum 1024). */

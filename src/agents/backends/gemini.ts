@@ -3,7 +3,7 @@
  * `x-goog-api-key`). Moves by `responseSchema` (Gemini's OpenAPI-subset dialect, converted here)
  * or by function declarations.
  */
-import { endpoint, fetchJson, httpOptionsFor, type Limiter, type TransportOptions } from './http';
+import { endpoint, fetchJson, httpOptionsFor, type TransportOptions } from './http';
 import { BackendError, type ChatBackend, type ChatRequest, type ChatResponse } from './types';
 import { countOf, isRecord, splitSystem, textOf, withThinking } from './wire';
 
@@ -12,11 +12,8 @@ export const GEMINI_BASE_URL = 'https://generativelanguage.googleapis.com';
 export interface GeminiBackendOptions extends TransportOptions {
   /** e.g. gemini-2.5-flash (a leading `models/` is dropped). */
   model: string;
-  apiKey?: string;
   /** Default https://generativelanguage.googleapis.com; `/v1beta/models/…` is added. */
   baseUrl?: string;
-  concurrency?: number;
-  limiter?: Limiter;
   /**
    * Whether the model thinks and can be told not to (Gemini 2.5 Flash: a budget of 0 turns it
    * off). Default false: nothing about thinking is sent, and the model does as it likes.

@@ -288,14 +288,18 @@ export function endpoint(baseUrl: string, path: string): string {
   return `${url.href.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
 }
 
-/** The transport settings every backend takes beside its own. */
-export type TransportOptions = Omit<HttpOptions, 'provider' | 'secrets' | 'limiter'>;
+/** The transport settings every HTTP backend takes beside its own. */
+export interface TransportOptions extends Omit<HttpOptions, 'provider' | 'secrets' | 'limiter'> {
+  /** The user's key: sent to this backend's host alone, and blanked out of every error. */
+  apiKey?: string;
+  /** Requests in flight at once (default 4); ignored when a shared `limiter` is given. */
+  concurrency?: number;
+  /** One limiter shared by every backend that talks to the same provider. */
+  limiter?: Limiter;
+}
 
 /** A backend's HttpOptions: the transport settings alone, its key to redact, and its limiter. */
-export function httpOptionsFor(
-  provider: string,
-  opts: TransportOptions & { apiKey?: string; limiter?: Limiter; concurrency?: number },
-): HttpOptions {
+export function httpOptionsFor(provider: string, opts: TransportOptions): HttpOptions {
   const { timeoutMs, maxRetries, baseDelayMs, maxDelayMs, maxRetryAfterMs, sleep, random, now, fetch } = opts;
   return {
     provider,

@@ -3,7 +3,7 @@
  * OpenRouter, Groq, Together, DeepSeek, and local Ollama, LM Studio and vLLM servers. It sends
  * only what a browser may: `Content-Type` and, with a key, `Authorization: Bearer`.
  */
-import { endpoint, fetchJson, httpOptionsFor, type Limiter, type TransportOptions } from './http';
+import { endpoint, fetchJson, httpOptionsFor, type TransportOptions } from './http';
 import { BackendError, type ChatBackend, type ChatRequest, type ChatResponse } from './types';
 import { countOf, isRecord, textOf, withThinking } from './wire';
 
@@ -20,15 +20,10 @@ export interface OpenAiBackendOptions extends TransportOptions {
   /** e.g. https://api.openai.com/v1; `/chat/completions` is added. */
   baseUrl: string;
   model: string;
-  apiKey?: string;
   /** Further headers some providers welcome (OpenRouter's `HTTP-Referer`, `X-Title`). */
   headers?: Record<string, string>;
   /** Names the backend on the record (default 'openai'). */
   name?: string;
-  /** Requests in flight at once (default 4); ignored when a shared `limiter` is given. */
-  concurrency?: number;
-  /** One limiter shared by every backend that talks to the same provider. */
-  limiter?: Limiter;
   jsonMode?: JsonMode;
   /** Whether the model takes function tools (default true). */
   tools?: boolean;
