@@ -1,7 +1,7 @@
 /** Small fixtures shared by the core tests: hand-built scenarios and inline agents. */
 import type { Move } from '../../src/core/bilateral/moves';
 import type { BilateralObservation } from '../../src/core/bilateral/protocol';
-import type { Agent, AgentReply, Retry } from '../../src/core/session';
+import type { Agent, AgentReply, CallRecord, Retry } from '../../src/core/session';
 import { makeScenario, type Role, type Scenario } from '../../src/core/scenario';
 
 export const ITEM = { id: 'test-widget', name: 'Test widget', category: 'test', listPrice: 200 };
@@ -47,3 +47,12 @@ export function replay(items: readonly (Move | AgentReply<Move>)[]): BilateralTe
 
 /** A move that is not a valid Move at the type level (to exercise the protocol's own checks). */
 export const malformed = (x: unknown): Move => x as Move;
+
+/** A model call's record, as an agent would attach it to its reply. */
+export const call = (tokensIn: number, tokensOut: number, latencyMs: number): CallRecord => ({
+  backend: 'fake',
+  model: 'm',
+  tokensIn,
+  tokensOut,
+  latencyMs,
+});

@@ -4,10 +4,10 @@ import { bilateral, type BilateralObservation } from '../../src/core/bilateral/p
 import type { BilateralEvent } from '../../src/core/bilateral/events';
 import { SimulatedClock } from '../../src/core/clock';
 import { createRng } from '../../src/core/rng';
-import { runSession, type Agent, type AgentReply, type CallRecord, type RunOptions } from '../../src/core/session';
+import { runSession, type Agent, type AgentReply, type RunOptions } from '../../src/core/session';
 import type { Role } from '../../src/core/scenario';
 import type { BilateralOutcome } from '../../src/core/bilateral/protocol';
-import { malformed, replay, scenario } from './helpers';
+import { call, malformed, replay, scenario } from './helpers';
 
 type BAgent = Agent<BilateralObservation, Move>;
 type Opts = RunOptions<Role, Move, BilateralOutcome>;
@@ -33,13 +33,6 @@ function stalled(): BAgent & { called: Promise<AbortSignal>; calls: number } {
   return agent;
 }
 
-const call = (tokensIn: number, tokensOut: number, latencyMs: number): CallRecord => ({
-  backend: 'fake',
-  model: 'm',
-  tokensIn,
-  tokensOut,
-  latencyMs,
-});
 
 function expectWellFormed(events: readonly BilateralEvent[]) {
   expect(events.length).toBeGreaterThan(0);

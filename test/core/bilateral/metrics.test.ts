@@ -3,23 +3,15 @@ import type { BilateralEvent, BilateralResult } from '../../../src/core/bilatera
 import { computeMetrics } from '../../../src/core/bilateral/metrics';
 import { ACCEPT, WALK_AWAY, offer, say, type Move } from '../../../src/core/bilateral/moves';
 import { bilateral } from '../../../src/core/bilateral/protocol';
-import type { CallRecord } from '../../../src/core/session';
 import { runSession } from '../../../src/core/session';
 import type { Role } from '../../../src/core/scenario';
-import { replay, scenario } from '../helpers';
+import { call, replay, scenario } from '../helpers';
 
 // v = 150, c = 90, list price 200: v − c = 60.
 const SCN = scenario();
 const NO_GFT = scenario({ buyerValue: 80, sellerCost: 100 });
 
 const firstActor = (turn: number): Role => (turn % 2 === 0 ? 'seller' : 'buyer');
-const call = (tokensIn: number, tokensOut: number, latencyMs: number): CallRecord => ({
-  backend: 'fake',
-  model: 'm',
-  tokensIn,
-  tokensOut,
-  latencyMs,
-});
 
 /** A log from moves taken in turn (seller first); each entry is a Move or 'forfeit'. */
 function log(moves: (Move | 'forfeit')[], outcome: BilateralResult): BilateralEvent[] {
