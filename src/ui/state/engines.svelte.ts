@@ -21,6 +21,7 @@ export class LocalEngines {
   probe = $state.raw<GpuProbe | null>(null);
   statuses = $state<Record<string, EngineStatus>>({});
   private started = false;
+  private probing: Promise<GpuProbe> | null = null;
 
   /** q4f16_1 with shader-f16, q4f32_1 without, null with no WebGPU adapter (or before the check). */
   get quantization(): Quantization | null {
@@ -28,11 +29,17 @@ export class LocalEngines {
     return probe?.kind === 'adapter' ? quantizationFor(probe.features.includes('shader-f16')) : null;
   }
 
+  /** What WebGPU said of this browser's adapter, asked once for the whole page. */
+  probeOnce(nav: Pick<Navigator, 'gpu'> = navigator): Promise<GpuProbe> {
+    this.probing ??= probeWebGpu(nav).then((probe) => (this.probe = probe));
+    return this.probing;
+  }
+
   /** Asks WebGPU once and follows the worker's engines from then on; later calls do nothing. */
   start(nav: Pick<Navigator, 'gpu'> = navigator): void {
     if (this.started) return;
     this.started = true;
-    void probeWebGpu(nav).then((probe) => (this.probe = probe));
+    void this.probeOnce(nav);
     sim().subscribe((m) => {
       if (m.type !== 'engine.status') return;
       const { type: _, ...status } = m;

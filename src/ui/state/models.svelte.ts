@@ -1,5 +1,6 @@
 import type { GpuReport, LoadProgress } from '../../agents/backends/webllm';
 import { sim } from './sim';
+import { localEngines } from './engines.svelte';
 
 /** Loaded on first use: @mlc-ai/web-llm must never enter the main bundle. */
 const webLlm = () => import('../../agents/backends/webllm');
@@ -23,7 +24,8 @@ export class LocalModels {
   async check(): Promise<void> {
     try {
       const w = await webLlm();
-      const report = await w.checkWebGpu();
+      // The adapter the agent pickers already asked for, assessed against WebLLM's model list.
+      const report = w.assessGpu(await localEngines.probeOnce(), await w.prebuiltModelList());
       this.report = report;
       for (const { model } of report.models) this.states[model.id] ??= { cached: null, busy: null, progress: null, error: null };
       await Promise.all(
