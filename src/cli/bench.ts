@@ -38,7 +38,7 @@ for (let r = 0; r <= repeats; r++) {
   const summary = await runTournament(config, makeAgent, {
     onResult: (res) => {
       events += res.events.length;
-      aggregator.add(res.buyer, res.seller, res.scenario.tier, res.metrics);
+      aggregator.add(res.buyer, res.seller, res.scenario, res.metrics);
     },
   });
   const t1 = performance.now();

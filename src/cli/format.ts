@@ -88,7 +88,7 @@ export function formatTranscript(
 
 const COLUMNS: { name: RateName; title: string }[] = [
   { name: 'dealRate', title: 'deal rate (gft)' },
-  { name: 'walkAwayRateNoGft', title: 'no deal (no gft)' },
+  { name: 'noDealRateNoGft', title: 'no deal (no gft)' },
   { name: 'surplusShare', title: 'share' },
   { name: 'expectedSurplusShare', title: 'E[share]' },
   { name: 'irViolationRate', title: 'IR viol.' },

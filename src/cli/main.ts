@@ -2,7 +2,18 @@ import { setMaxListeners } from 'node:events';
 import { Aggregator } from '../core/bilateral/aggregate';
 import { playNegotiation, runTournament, planTournament, type TournamentConfig } from '../core/bilateral/tournament';
 import { createRng, deriveSeed } from '../core/rng';
-import { generateScenarios, PRESETS, ROLES, DEFAULT_TURN_LIMIT, type Role } from '../core/scenario';
+import {
+  DEADLINE_KINDS,
+  DEFAULT_DEADLINE,
+  DEFAULT_FIRST_MOVER,
+  DEFAULT_TURN_LIMIT,
+  FIRST_MOVERS,
+  generateScenarios,
+  PRESETS,
+  uncertainAround,
+  type Deadline,
+  type Role,
+} from '../core/scenario';
 import { createAgentFactory, parseAgentSpec, parseAgentSpecs, WEBLLM_ONLY_IN_BROWSER, type AgentSpec } from '../agents/registry';
 import { KEY_ENV, type RemoteSettings } from '../agents/remote';
 import { STRATEGIES } from '../agents/scripted';
@@ -15,9 +26,15 @@ import type { RunUsage } from '../core/bilateral/usage';
 const USAGE = `usage: npm run parley -- <command> [flags]
 
 commands:
-  run         --buyer SPEC --seller SPEC [--preset P] [--seed N] [--turns N] [--first buyer|seller] [--json]
-  tournament  --agents SPEC,SPEC,... --scenarios N [--preset P] [--seed N] [--turns N] [--first buyer|seller]
-              [--self-play] [--samples N] [--concurrency N] [--json|--csv]
+  run         --buyer SPEC --seller SPEC [--preset P] [--seed N] [--deadline fixed|uncertain] [--turns N|MIN-MAX]
+              [--first alternate|seller|buyer] [--json]
+  tournament  --agents SPEC,SPEC,... --scenarios N [--preset P] [--seed N] [--deadline fixed|uncertain]
+              [--turns N|MIN-MAX] [--first alternate|seller|buyer] [--self-play] [--samples N] [--concurrency N]
+              [--json|--csv] [--jsonl PATH]
+
+Deadline: by default the turn limit is drawn per scenario from 16–24 turns, which both sides know
+(uncertain), and seller and buyer open alternate scenarios (alternate). --turns N alone fixes the limit at N;
+--turns MIN-MAX alone draws it from that range.
   strategies  list the scripted strategies and their parameters
 
 SPEC is a strategy name with optional parameters, e.g. boulware or boulware:beta=0.2:kappa=0.1,
@@ -98,19 +115,36 @@ function remoteSettings(args: ReturnType<typeof parseFlags>, io: Io, specs: Agen
   };
 }
 
+/** `--deadline fixed|uncertain` with `--turns N` or `--turns MIN-MAX`; see USAGE. */
+function deadlineFlags(args: ReturnType<typeof parseFlags>): Deadline {
+  const kind = args.values.has('deadline') ? choiceFlag(args, 'deadline', DEADLINE_KINDS, 'uncertain') : null;
+  const raw = args.values.get('turns');
+  if (raw === undefined) return kind === 'fixed' ? { kind: 'fixed', turns: DEFAULT_TURN_LIMIT } : DEFAULT_DEADLINE;
+  const range = /^\s*(\d+)\s*-\s*(\d+)\s*$/.exec(raw);
+  if (range) {
+    const [min, max] = [Number(range[1]), Number(range[2])];
+    if (kind === 'fixed') throw new UsageError(`--turns ${raw} is a range; a fixed deadline takes one number`);
+    if (min < 1 || max > 1000 || min > max)
+      throw new UsageError(`--turns MIN-MAX must have 1 ≤ MIN ≤ MAX ≤ 1000, got "${raw}"`);
+    return { kind: 'uncertain', min, max };
+  }
+  const turns = intFlag(args, 'turns', DEFAULT_TURN_LIMIT, 1, 1000);
+  return kind === 'uncertain' ? uncertainAround(turns) : { kind: 'fixed', turns };
+}
+
 function sharedScenarioFlags(args: ReturnType<typeof parseFlags>) {
   return {
     preset: choiceFlag(args, 'preset', PRESETS, 'standard'),
     seed: intFlag(args, 'seed', 1, 0, 2 ** 32 - 1),
-    turnLimit: intFlag(args, 'turns', DEFAULT_TURN_LIMIT, 1, 1000),
-    firstMover: choiceFlag<Role>(args, 'first', ROLES, 'seller'),
+    deadline: deadlineFlags(args),
+    firstMover: choiceFlag(args, 'first', FIRST_MOVERS, DEFAULT_FIRST_MOVER),
   };
 }
 
 async function runCommand(argv: string[], io: Io): Promise<void> {
   const args = parseFlags(
     argv,
-    { buyer: true, seller: true, preset: true, seed: true, turns: true, first: true, json: false, ...REMOTE_FLAGS },
+    { buyer: true, seller: true, preset: true, seed: true, deadline: true, turns: true, first: true, json: false, ...REMOTE_FLAGS },
     'run',
   );
   const hint = `a strategy such as ${STRATEGIES.map((s) => s.name).join(', ')}, or PROVIDER:MODEL`;
@@ -118,8 +152,8 @@ async function runCommand(argv: string[], io: Io): Promise<void> {
   if (!buyer.ok) throw new UsageError(`--buyer: ${buyer.error}`);
   const seller = parseAgentSpec(requiredFlag(args, 'seller', hint));
   if (!seller.ok) throw new UsageError(`--seller: ${seller.error}`);
-  const { preset, seed, turnLimit, firstMover } = sharedScenarioFlags(args);
-  const [scenario] = generateScenarios({ preset, seed, count: 1, turnLimit, firstMover });
+  const { preset, seed, deadline, firstMover } = sharedScenarioFlags(args);
+  const [scenario] = generateScenarios({ preset, seed, count: 1, deadline, firstMover });
   if (!scenario) throw new Error('no scenario generated');
   const negotiationId = `run-${seed}`;
   const prices = priceFlags(args);
@@ -148,6 +182,7 @@ async function tournamentCommand(argv: string[], io: Io): Promise<void> {
       scenarios: true,
       preset: true,
       seed: true,
+      deadline: true,
       turns: true,
       first: true,
       samples: true,
@@ -173,14 +208,14 @@ async function tournamentCommand(argv: string[], io: Io): Promise<void> {
   const concurrency = intFlag(args, 'concurrency', anyRemote ? 8 : 1, 1, 1024);
   const prices = priceFlags(args);
   const makeAgent = createAgentFactory(remoteSettings(args, io, specs.value));
-  const { preset, seed, turnLimit, firstMover } = sharedScenarioFlags(args);
+  const { preset, seed, deadline, firstMover } = sharedScenarioFlags(args);
   const config: TournamentConfig = {
     agents: specs.value.map((s) => s.label),
     scenariosPerPair,
     preset,
     seed,
     selfPlay,
-    turnLimit,
+    deadline,
     firstMover,
   };
   const planned = planTournament(config).length;
@@ -195,7 +230,7 @@ async function tournamentCommand(argv: string[], io: Io): Promise<void> {
     concurrency,
     signal: cancel.signal,
     onResult: (r) => {
-      aggregator.add(r.buyer, r.seller, r.scenario.tier, r.metrics);
+      aggregator.add(r.buyer, r.seller, r.scenario, r.metrics);
       done++;
       if ((done & 255) === 0) {
         const now = io.now();

@@ -20,6 +20,44 @@ export const ItemSchema = z.object({
 
 export const DEFAULT_TURN_LIMIT = 20;
 
+const turns = z.int().min(1).max(1000);
+
+/**
+ * How a scenario set's turn limit is chosen. `fixed`: every scenario has `turns` and both sides
+ * know it. `uncertain`: each scenario draws its limit from [min, max]; both sides know the range,
+ * neither knows the exact last turn, so neither can make a last-turn ultimatum knowingly.
+ */
+export const DeadlineSchema = z
+  .discriminatedUnion('kind', [
+    z.object({ kind: z.literal('fixed'), turns }),
+    z.object({ kind: z.literal('uncertain'), min: turns, max: turns }),
+  ])
+  .refine((d) => d.kind === 'fixed' || d.min <= d.max, { message: 'the lowest turn limit is above the highest' });
+export type Deadline = z.infer<typeof DeadlineSchema>;
+export const DEADLINE_KINDS = ['fixed', 'uncertain'] as const satisfies readonly Deadline['kind'][];
+
+/** 20 turns on average, neither side knowing the last one. */
+export const DEFAULT_DEADLINE: Deadline = { kind: 'uncertain', min: 16, max: 24 };
+
+/** An uncertain deadline around `turns`: ±20%, at least one turn either side when there is room. */
+export function uncertainAround(turns: number): Deadline {
+  const spread = Math.max(1, Math.round(turns * 0.2));
+  return { kind: 'uncertain', min: Math.max(1, turns - spread), max: Math.min(1000, turns + spread) };
+}
+
+export const deadlineLabel = (d: Deadline): string =>
+  d.kind === 'fixed' ? `${d.turns} turns (fixed)` : `${d.min}–${d.max} turns (uncertain)`;
+
+/**
+ * Who opens. `alternate`: the seller opens even-numbered scenarios and the buyer odd ones, so each
+ * role moves last in half of the scenarios (exactly, not just on average) and neither gets the last
+ * word by construction.
+ */
+export const FIRST_MOVERS = ['alternate', 'seller', 'buyer'] as const;
+export const FirstMoverSchema = z.enum(FIRST_MOVERS);
+export type FirstMoverChoice = z.infer<typeof FirstMoverSchema>;
+export const DEFAULT_FIRST_MOVER: FirstMoverChoice = 'alternate';
+
 export const ScenarioSchema = z.object({
   id: z.string().min(1).max(200),
   item: ItemSchema,
@@ -28,22 +66,53 @@ export const ScenarioSchema = z.object({
   /** The seller's private cost c. */
   sellerCost: z.number().nonnegative().finite(),
   tier: z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(4), z.literal(5)]),
-  turnLimit: z.int().min(1).max(1000),
+  /** The exact turn limit. With an uncertain deadline the agents are told only `turnRange`. */
+  turnLimit: turns,
+  /** With an uncertain deadline: the range both sides know the turn limit lies in. */
+  turnRange: z.object({ min: turns, max: turns }).optional(),
   firstMover: RoleSchema,
   preset: PresetSchema.optional(),
 });
 export type Scenario = z.infer<typeof ScenarioSchema>;
 
-export const hasGainsFromTrade = (s: Scenario): boolean => s.buyerValue > s.sellerCost;
+/** The prices of a scenario, all that gains from trade and the zone depend on. */
+type Prices = Pick<Scenario, 'buyerValue' | 'sellerCost' | 'item'>;
+
+export const hasGainsFromTrade = (s: Pick<Scenario, 'buyerValue' | 'sellerCost'>): boolean => s.buyerValue > s.sellerCost;
 
 export const roundCents = (price: number): number => Math.round(price * 100) / 100;
+
+/** The turn limits the agents know are possible: [turnLimit, turnLimit] when it is fixed. */
+export const knownTurnRange = (s: Scenario): { min: number; max: number } =>
+  s.turnRange ?? { min: s.turnLimit, max: s.turnLimit };
+
+/** Zone width `(v − c)` / list price: negative when there are no gains from trade. */
+export const zoneWidth = (s: Prices): number => (s.buyerValue - s.sellerCost) / s.item.listPrice;
+
+/** Zone bins by width: no gains, then upper edges (inclusive) of each bin with gains. */
+export const ZONE_BINS = [
+  { bin: 1, label: 'no gains', upTo: 0 },
+  { bin: 2, label: '0–10%', upTo: 0.1 },
+  { bin: 3, label: '10–20%', upTo: 0.2 },
+  { bin: 4, label: '20–40%', upTo: 0.4 },
+  { bin: 5, label: 'over 40%', upTo: Infinity },
+] as const;
+export type ZoneBin = (typeof ZONE_BINS)[number]['bin'];
+export const ZoneBinSchema = z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(4), z.literal(5)]);
+
+export function zoneBinOf(s: Prices): ZoneBin {
+  if (!hasGainsFromTrade(s)) return 1;
+  const w = zoneWidth(s);
+  for (const z of ZONE_BINS) if (z.bin > 1 && w <= z.upTo) return z.bin;
+  return 5;
+}
 
 export interface ScenarioOptions {
   preset?: Preset;
   seed?: number;
   count: number;
-  turnLimit?: number;
-  firstMover?: Role;
+  deadline?: Deadline;
+  firstMover?: FirstMoverChoice;
 }
 
 /** Share of `standard` scenarios that have gains from trade. */
@@ -74,7 +143,7 @@ export function makeScenario(
   item: CatalogItem,
   buyerValue: number,
   sellerCost: number,
-  opts: { turnLimit?: number; firstMover?: Role; preset?: Preset } = {},
+  opts: { turnLimit?: number; turnRange?: { min: number; max: number }; firstMover?: Role; preset?: Preset } = {},
 ): Scenario {
   return {
     id,
@@ -83,6 +152,7 @@ export function makeScenario(
     sellerCost: roundCents(sellerCost),
     tier: tierOf(item.listPrice),
     turnLimit: opts.turnLimit ?? DEFAULT_TURN_LIMIT,
+    ...(opts.turnRange ? { turnRange: { min: opts.turnRange.min, max: opts.turnRange.max } } : {}),
     firstMover: opts.firstMover ?? 'seller',
     ...(opts.preset ? { preset: opts.preset } : {}),
   };
@@ -92,6 +162,8 @@ export function makeScenario(
 export function generateScenarios(opts: ScenarioOptions): Scenario[] {
   const preset = opts.preset ?? 'standard';
   const seed = opts.seed ?? 1;
+  const deadline = opts.deadline ?? DEFAULT_DEADLINE;
+  const firstMover = opts.firstMover ?? DEFAULT_FIRST_MOVER;
   const out: Scenario[] = [];
   for (let i = 0; i < opts.count; i++) {
     const rng = createRng(deriveSeed(seed, 'scenario', preset, i));
@@ -104,10 +176,18 @@ export function generateScenarios(opts: ScenarioOptions): Scenario[] {
       if (value >= cost) buyerValue = roundCents(buyerValue + 0.01);
       else sellerCost = roundCents(sellerCost + 0.01);
     }
+    // The deadline draws from a stream of its own, so the items and values of a seed stay the
+    // same whatever the deadline.
+    const turnLimit =
+      deadline.kind === 'fixed'
+        ? deadline.turns
+        : deadline.min + createRng(deriveSeed(seed, 'turns', preset, i)).int(deadline.max - deadline.min + 1);
+    const opener: Role = firstMover === 'alternate' ? (i % 2 === 0 ? 'seller' : 'buyer') : firstMover;
     out.push(
       makeScenario(`${preset}-${seed}-${i}`, item, buyerValue, sellerCost, {
-        turnLimit: opts.turnLimit,
-        firstMover: opts.firstMover,
+        turnLimit,
+        ...(deadline.kind === 'uncertain' ? { turnRange: { min: deadline.min, max: deadline.max } } : {}),
+        firstMover: opener,
         preset,
       }),
     );

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { DEFAULT_TURN_LIMIT, PresetSchema, RoleSchema, ScenarioSchema } from '../core/scenario';
+import {
+  DEFAULT_DEADLINE,
+  DEFAULT_FIRST_MOVER,
+  DeadlineSchema,
+  FirstMoverSchema,
+  PresetSchema,
+  ScenarioSchema,
+} from '../core/scenario';
 import { BilateralEventSchema, OUTCOME_KINDS, type OutcomeKind } from '../core/bilateral/events';
 import type { NegotiationResult, TournamentConfig } from '../core/bilateral/tournament';
 import type { Standings } from '../core/bilateral/aggregate';
@@ -12,15 +19,25 @@ const timestamp = z.number().finite().nonnegative();
 const count = z.int().nonnegative();
 const tier = z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(4), z.literal(5)]);
 
-export const TournamentConfigSchema = z.object({
-  agents: z.array(agentName).min(1).max(64),
-  scenariosPerPair: z.int().min(1).max(1_000_000),
-  preset: PresetSchema,
-  seed: z.int().min(0).max(2 ** 32 - 1),
-  selfPlay: z.boolean(),
-  turnLimit: z.int().min(1).max(1000),
-  firstMover: RoleSchema,
-});
+/** Runs stored before deadlines had a kind kept a fixed `turnLimit`: read it as a fixed deadline. */
+const legacyDeadline = (raw: unknown): unknown => {
+  if (typeof raw !== 'object' || raw === null || 'deadline' in raw || !('turnLimit' in raw)) return raw;
+  const { turnLimit, ...rest } = raw as { turnLimit: unknown };
+  return { ...rest, deadline: { kind: 'fixed', turns: turnLimit } };
+};
+
+export const TournamentConfigSchema = z.preprocess(
+  legacyDeadline,
+  z.object({
+    agents: z.array(agentName).min(1).max(64),
+    scenariosPerPair: z.int().min(1).max(1_000_000),
+    preset: PresetSchema,
+    seed: z.int().min(0).max(2 ** 32 - 1),
+    selfPlay: z.boolean(),
+    deadline: DeadlineSchema,
+    firstMover: FirstMoverSchema,
+  }),
+);
 
 export type StoredTournamentConfig = z.infer<typeof TournamentConfigSchema>;
 
@@ -31,8 +48,8 @@ export const fullTournamentConfig = (config: TournamentConfig): StoredTournament
   preset: config.preset,
   seed: config.seed,
   selfPlay: config.selfPlay,
-  turnLimit: config.turnLimit ?? DEFAULT_TURN_LIMIT,
-  firstMover: config.firstMover ?? 'seller',
+  deadline: config.deadline ?? DEFAULT_DEADLINE,
+  firstMover: config.firstMover ?? DEFAULT_FIRST_MOVER,
 });
 
 export const RunConfigSchema = z.discriminatedUnion('kind', [

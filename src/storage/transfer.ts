@@ -102,7 +102,7 @@ export const IMPORT_BOOTSTRAP_SAMPLES = 1000;
 function recomputeStandings(run: RunRecord, rows: ExportedNegotiation[]): RunRow['standings'] {
   if (rows.length === 0) return null;
   const aggregator = new Aggregator();
-  for (const row of rows) aggregator.add(row.buyer, row.seller, row.tier, computeMetrics(row.scenario, row.events));
+  for (const row of rows) aggregator.add(row.buyer, row.seller, row.scenario, computeMetrics(row.scenario, row.events));
   const seed = run.config.kind === 'tournament' ? run.config.tournament.seed : 0;
   return aggregator.standings({ samples: IMPORT_BOOTSTRAP_SAMPLES, seed });
 }

@@ -127,7 +127,7 @@ export class ArenaGame {
     );
     await writer.flush();
     const aggregator = new Aggregator();
-    aggregator.add(buyer, seller, scenario.tier, result.metrics);
+    aggregator.add(buyer, seller, scenario, result.metrics);
     await updateRun(db, run.id, { status: 'done', standings: aggregator.standings({ samples: 0 }), updatedAt: now() });
     return run.id;
   }

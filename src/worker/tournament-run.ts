@@ -72,7 +72,7 @@ export class TournamentRun {
     // Stored negotiations are a prefix of the plan: feeding them first keeps resumed results identical.
     await forEachNegotiation(this.host.db, this.runId, (row) => {
       ids.add(row.jobId);
-      aggregator.add(row.buyer, row.seller, row.tier, computeMetrics(row.scenario, row.events));
+      aggregator.add(row.buyer, row.seller, row.scenario, computeMetrics(row.scenario, row.events));
     });
     return aggregator;
   }
@@ -144,7 +144,7 @@ export class TournamentRun {
           // One GPU answers one request at a time, and a lost GPU must stop the run at one negotiation.
           concurrency: anyRemote && !anyLocal ? REMOTE_CONCURRENCY : 1,
           onResult: async (r) => {
-            aggregator.add(r.buyer, r.seller, r.scenario.tier, r.metrics);
+            aggregator.add(r.buyer, r.seller, r.scenario, r.metrics);
             await writer.add(negotiationRow(this.runId, r));
             done++;
             report(false);

@@ -27,6 +27,17 @@ const FORMAT: Record<PromptStyle, string> = {
     'send_message (talk only) or walk_away.',
 };
 
+/** What the agent knows about the deadline, and nothing more. */
+function deadlineRule(obs: BilateralObservation): string {
+  if (obs.turnLimit !== null)
+    return `Turns alternate, ${obs.turnLimit} in all (${obs.ownTurns} yours). When they run out there is no deal.`;
+  const { min, max } = obs.turnRange;
+  return (
+    `Turns alternate. The negotiation ends after some turn between ${min} and ${max}; nobody knows which in advance ` +
+    `(you are sure of ${obs.ownTurns} turns). When it ends there is no deal.`
+  );
+}
+
 function systemMessage(obs: BilateralObservation, style: PromptStyle): string {
   const r = money(obs.reservation);
   const { name, category, listPrice } = obs.item;
@@ -40,7 +51,7 @@ function systemMessage(obs: BilateralObservation, style: PromptStyle): string {
     `${own} Never make or accept a deal at a loss: no deal is better. The ${opponentOf(obs.role)} does not know this number, and you do not know theirs. Your aim: ${aim}.`,
     '',
     'Rules:',
-    `- Turns alternate, ${obs.turnLimit} in all (${obs.ownTurns} yours). When they run out there is no deal.`,
+    `- ${deadlineRule(obs)}`,
     `- Each turn is one move: an optional message (at most ${MAX_MESSAGE_LENGTH} characters) and at most one action:`,
     '  offer (with a price): binding; it replaces your earlier offer, and the other side may accept it.',
     "  accept: take the other side's pending offer; the deal closes at that price.",
@@ -78,9 +89,17 @@ function transcriptLine(entry: TranscriptEntry, self: Role): string {
 function stateMessage(obs: BilateralObservation, retry: Retry | undefined): string {
   const lines: string[] = [];
   const ownLeft = obs.ownTurns - obs.ownTurn;
-  let timing = `Turn ${obs.turn + 1} of ${obs.turnLimit}; your turn ${obs.ownTurn + 1} of ${obs.ownTurns}.`;
-  if (obs.turn + 1 >= obs.turnLimit) timing += ' This is the last turn: an offer now cannot be accepted.';
-  else if (ownLeft <= 1) timing += ' This is your last turn.';
+  let timing: string;
+  if (obs.turnLimit !== null) {
+    timing = `Turn ${obs.turn + 1} of ${obs.turnLimit}; your turn ${obs.ownTurn + 1} of ${obs.ownTurns}.`;
+    if (obs.turn + 1 >= obs.turnLimit) timing += ' This is the last turn: an offer now cannot be accepted.';
+    else if (ownLeft <= 1) timing += ' This is your last turn.';
+  } else {
+    const { min, max } = obs.turnRange;
+    timing = `Turn ${obs.turn + 1}; the negotiation ends after some turn between ${min} and ${max}.`;
+    if (obs.turn + 1 >= max) timing += ' This is the last possible turn: an offer now cannot be accepted.';
+    else if (obs.turn + 1 >= min) timing += ' It may end after this turn.';
+  }
   lines.push(timing);
 
   const shown = obs.transcript.slice(-MAX_TRANSCRIPT_ENTRIES);

@@ -28,42 +28,31 @@ export const atLeastAsGood = (role: Role, a: number, b: number): boolean => (rol
 export const withinReservation = (obs: BilateralObservation, price: number): boolean =>
   atLeastAsGood(obs.role, price, obs.reservation);
 
+/** The last own turn this side is sure to get (with an uncertain deadline there may be more). */
 export const isLastOwnTurn = (obs: BilateralObservation): boolean => obs.ownTurn >= obs.ownTurns - 1;
 
-/** Opening anchors as multiples of the list price, one per role, so each has a real default. */
-export interface Anchors {
-  sellerAnchor: number;
-  buyerAnchor: number;
-}
+/** The last own turn, known to be the last: only a fixed deadline tells a side that. */
+export const isKnownLastOwnTurn = (obs: BilateralObservation): boolean => obs.turnLimit !== null && isLastOwnTurn(obs);
 
-export function anchorParams(seller: number, buyer: number): Record<keyof Anchors, ParamInfo> {
-  return {
-    sellerAnchor: {
-      default: seller,
-      min: 0.1,
-      max: 5,
-      doc: 'opening price as a multiple of list price when selling (never below cost)',
-    },
-    buyerAnchor: {
-      default: buyer,
-      min: 0.01,
-      max: 2,
-      doc: 'opening price as a multiple of list price when buying (never above value)',
-    },
-  };
-}
-
-export const readAnchors = (params: Readonly<Record<string, number>>): Anchors => ({
-  sellerAnchor: params.sellerAnchor as number,
-  buyerAnchor: params.buyerAnchor as number,
+/**
+ * The opening anchor: how far from its own reservation a side opens, as a fraction of the list
+ * price. A seller opens at `c + anchor × list`, a buyer at `v − anchor × list` (at least one cent).
+ * Measured from the reservation, not from the list price, so no preset leaves a side opening at its
+ * own reservation while it has room, and both roles open equally far from their reservations.
+ */
+export const anchorParam = (value: number): ParamInfo => ({
+  default: value,
+  min: 0,
+  max: 5,
+  doc: 'opening distance from own reservation, as a fraction of list price (seller: cost + anchor × list; buyer: value − anchor × list)',
 });
 
-/** The opening aspiration price, never beyond the reservation value. */
-export function aspiration(obs: BilateralObservation, anchors: Anchors): number {
-  const list = obs.item.listPrice;
-  return obs.role === 'seller'
-    ? Math.max(anchors.sellerAnchor * list, obs.reservation)
-    : Math.min(anchors.buyerAnchor * list, obs.reservation);
+/** The opening aspiration price: the reservation moved `anchor` list prices in this side's favour. */
+export function aspiration(obs: BilateralObservation, anchor: number): number {
+  const margin = anchor * obs.item.listPrice;
+  if (obs.role === 'seller') return obs.reservation + margin;
+  const price = obs.reservation - margin;
+  return price < MIN_PRICE ? Math.min(MIN_PRICE, obs.reservation) : price;
 }
 
 /** `x` moved into the closed interval between `a` and `b`, whichever order they come in. */
@@ -91,7 +80,7 @@ export function rationalPrice(obs: BilateralObservation, target: number): number
 
 // ---- offering policies: observation → target price (before rounding) ------------------------
 
-/** Own time in [0, 1]: 0 at the first own turn, 1 at the last. */
+/** Own time in [0, 1]: 0 at the first own turn, 1 at the last one this side is sure to get. */
 export const ownTime = (obs: BilateralObservation): number =>
   obs.ownTurns <= 1 ? 1 : Math.min(1, obs.ownTurn / (obs.ownTurns - 1));
 
@@ -99,8 +88,8 @@ export const ownTime = (obs: BilateralObservation): number =>
 export const concession = (t: number, beta: number, kappa: number): number => kappa + (1 - kappa) * t ** (1 / beta);
 
 /** Time-dependent offering (Faratin et al.): from the aspiration to the reservation over own turns. */
-export function timeDependentTarget(obs: BilateralObservation, anchors: Anchors, beta: number, kappa: number): number {
-  const start = aspiration(obs, anchors);
+export function timeDependentTarget(obs: BilateralObservation, anchor: number, beta: number, kappa: number): number {
+  const start = aspiration(obs, anchor);
   return start + concession(ownTime(obs), beta, kappa) * (obs.reservation - start);
 }
 
@@ -121,7 +110,7 @@ export interface Policies {
   offer(obs: BilateralObservation): number;
   /** Whether to take the pending offer, given the price this side would offer instead. */
   accept(obs: BilateralObservation, next: number): boolean;
-  /** Walk away at the last own turn instead of making an offer that cannot be answered in time. */
+  /** Walk away at the last own turn, when the deadline says it is the last, instead of an offer that cannot be answered in time. */
   walkAwayAtEnd?: boolean;
 }
 
@@ -136,7 +125,7 @@ export function composeAgent(policies: Policies): BilateralAgent {
     act(obs) {
       const price = rationalPrice(obs, offer(obs));
       if (obs.pending !== null && accept(obs, price ?? obs.reservation)) return ACCEPT_REPLY;
-      if (price === null || (walkAwayAtEnd && isLastOwnTurn(obs))) return WALK_AWAY_REPLY;
+      if (price === null || (walkAwayAtEnd && isKnownLastOwnTurn(obs))) return WALK_AWAY_REPLY;
       return offerReply(price);
     },
   };

@@ -1,5 +1,5 @@
 import type { ParamInfo, StrategyDef } from './types';
-import { acceptNext, anchorParams, composeAgent, readAnchors, timeDependentTarget } from './policy';
+import { acceptNext, anchorParam, composeAgent, timeDependentTarget } from './policy';
 
 export const kappaParam = (value: number): ParamInfo => ({
   default: value,
@@ -15,12 +15,12 @@ export const betaParam = (value: number): ParamInfo => ({
   doc: 'concession exponent: below 1 holds out until late (Boulware), above 1 concedes early (Conceder)',
 });
 
-const ANCHORS = anchorParams(1.3, 0.5);
+const ANCHOR = { anchor: anchorParam(0.4) };
 
 /** A time-dependent strategy with AC_next; `beta` fixed when not given as a parameter. */
 function timeDependent(name: string, summary: string, beta: ParamInfo | number): StrategyDef {
   const params: Record<string, ParamInfo> =
-    typeof beta === 'number' ? { kappa: kappaParam(0), ...ANCHORS } : { beta, kappa: kappaParam(0), ...ANCHORS };
+    typeof beta === 'number' ? { kappa: kappaParam(0), ...ANCHOR } : { beta, kappa: kappaParam(0), ...ANCHOR };
   return {
     name,
     summary,
@@ -28,10 +28,10 @@ function timeDependent(name: string, summary: string, beta: ParamInfo | number):
     deterministic: true,
     rational: true,
     create(p) {
-      const anchors = readAnchors(p);
+      const anchor = p.anchor as number;
       const b = typeof beta === 'number' ? beta : (p.beta as number);
       const kappa = p.kappa as number;
-      return composeAgent({ offer: (obs) => timeDependentTarget(obs, anchors, b, kappa), accept: acceptNext });
+      return composeAgent({ offer: (obs) => timeDependentTarget(obs, anchor, b, kappa), accept: acceptNext });
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { BilateralObservation } from '../../core/bilateral/protocol';
 import type { StrategyDef } from './types';
-import { acceptNext, anchorParams, aspiration, clampBetween, composeAgent, isLastOwnTurn, readAnchors, type Anchors } from './policy';
+import { acceptNext, anchorParam, aspiration, clampBetween, composeAgent, isLastOwnTurn } from './policy';
 
 /** Whether the opponent's turn just before this one was an offer (turns alternate strictly). */
 function opponentJustOffered(obs: BilateralObservation): boolean {
@@ -15,8 +15,8 @@ function opponentJustOffered(obs: BilateralObservation): boolean {
  * a fixed step per own turn, so two tit-for-tats do not wait on each other forever; at its last
  * own turn it offers its reservation, and so accepts anything within it.
  */
-export function titForTatTarget(obs: BilateralObservation, anchors: Anchors, step: number): number {
-  const start = aspiration(obs, anchors);
+export function titForTatTarget(obs: BilateralObservation, anchor: number, step: number): number {
+  const start = aspiration(obs, anchor);
   const reservation = obs.reservation;
   if (isLastOwnTurn(obs)) return reservation;
   const own = obs.ownOffers;
@@ -42,13 +42,13 @@ export const titForTat: StrategyDef = {
       max: 1,
       doc: 'step conceded per own turn, as a fraction of the aspiration-to-reservation range, until the opponent has made two offers',
     },
-    ...anchorParams(1.3, 0.5),
+    anchor: anchorParam(0.4),
   },
   deterministic: true,
   rational: true,
   create(p) {
-    const anchors = readAnchors(p);
+    const anchor = p.anchor as number;
     const step = p.start as number;
-    return composeAgent({ offer: (obs) => titForTatTarget(obs, anchors, step), accept: acceptNext });
+    return composeAgent({ offer: (obs) => titForTatTarget(obs, anchor, step), accept: acceptNext });
   },
 };

@@ -1,6 +1,6 @@
 import { TIERS, type Tier } from '../catalog';
 import { createRng, deriveSeed } from '../rng';
-import { ROLES, type Role } from '../scenario';
+import { ROLES, ZONE_BINS, zoneBinOf, type Role, type Scenario, type ZoneBin } from '../scenario';
 import { bootstrapRatios, type Interval } from '../stats';
 import type { NegotiationMetrics } from './metrics';
 import { UsageAccumulator, type RunUsage } from './usage';
@@ -8,27 +8,40 @@ import { UsageAccumulator, type RunUsage } from './usage';
 /** The per-agent statistics of DESIGN.md, in the order they are stored. */
 export const RATE_NAMES = [
   'dealRate',
-  'walkAwayRateNoGft',
+  'noDealRateNoGft',
+  'walkAwayShare',
   'surplusShare',
   'expectedSurplusShare',
   'irViolationRate',
   'invalidMoveRate',
+  'errorRate',
+  'opening',
+  'concession',
+  'patience',
 ] as const;
 export type RateName = (typeof RATE_NAMES)[number];
+
+/** The behaviour measures among the rates: means over the seat's negotiations, not rates. */
+export const BEHAVIOUR_NAMES = ['opening', 'concession', 'patience'] as const satisfies readonly RateName[];
 
 export type LeaderboardRow = {
   agent: string;
   role: Role;
+  /** The seat's negotiations, errors included (cancelled ones are not counted anywhere). */
   n: number;
+  /** Of those, the ones that ended in an error (whichever side caused it): they enter no other rate. */
+  errors: number;
   ci: Record<RateName, Interval | null>;
 } & Record<RateName, number | null>;
 
 export type TierRow = LeaderboardRow & { tier: Tier };
+export type ZoneRow = LeaderboardRow & { zone: ZoneBin };
 
 export interface PairRow {
   buyer: string;
   seller: string;
   n: number;
+  errors: number;
   dealRate: number | null;
   buyerShare: number | null;
   sellerShare: number | null;
@@ -46,63 +59,124 @@ export interface DealPositions {
 
 export const DEAL_POSITION_BINS = 10;
 
+/** How the 95% intervals were made: resampling whole scenarios (the design is paired). */
+export interface IntervalMethod {
+  method: 'paired-bootstrap';
+  unit: 'scenario';
+  samples: number;
+  level: number;
+}
+
 export interface Standings {
   leaderboard: LeaderboardRow[];
   byTier: TierRow[];
+  byZone: ZoneRow[];
   pairs: PairRow[];
   dealPositions: DealPositions;
   /** Model calls, tokens and latency per agent that made calls, and for the whole run. */
   usage: RunUsage;
-}
-
-/** Numerator and denominator of each rate for one side of one negotiation. */
-function unitRates(m: NegotiationMetrics, role: Role, out: Float64Array): void {
-  const side = m[role];
-  const share = side.share ?? 0;
-  const attempts = side.moves + side.invalidMoves;
-  // [num, den] pairs in RATE_NAMES order
-  out[0] = m.gft && m.deal ? 1 : 0;
-  out[1] = m.gft ? 1 : 0;
-  out[2] = !m.gft && !m.deal ? 1 : 0;
-  out[3] = m.gft ? 0 : 1;
-  out[4] = m.gft && m.deal ? share : 0;
-  out[5] = m.gft && m.deal ? 1 : 0;
-  out[6] = m.gft ? share : 0;
-  out[7] = m.gft ? 1 : 0;
-  out[8] = m.deal && side.irViolation ? 1 : 0;
-  out[9] = m.deal ? 1 : 0;
-  out[10] = side.invalidMoves;
-  out[11] = attempts;
+  /** `null` when no intervals were computed (progress updates). */
+  intervals: IntervalMethod | null;
 }
 
 const K = RATE_NAMES.length;
 
-/** Growable columns of numerators and denominators for one group (agent, role, tier). */
-class Group {
-  n = 0;
-  num: Float64Array[] = RATE_NAMES.map(() => new Float64Array(64));
-  den: Float64Array[] = RATE_NAMES.map(() => new Float64Array(64));
-
-  push(unit: Float64Array): void {
-    if (this.n === (this.num[0] as Float64Array).length) {
-      const grow = (a: Float64Array) => {
-        const b = new Float64Array(a.length * 2);
-        b.set(a);
-        return b;
-      };
-      this.num = this.num.map(grow);
-      this.den = this.den.map(grow);
-    }
-    for (let s = 0; s < K; s++) {
-      (this.num[s] as Float64Array)[this.n] = unit[2 * s] as number;
-      (this.den[s] as Float64Array)[this.n] = unit[2 * s + 1] as number;
-    }
-    this.n++;
+/**
+ * Numerator and denominator of each rate for one side of one negotiation, interleaved [num, den]
+ * in RATE_NAMES order. A negotiation that ended in an error counts only in `errorRate`.
+ */
+function unitRates(m: NegotiationMetrics, role: Role, out: Float64Array): void {
+  out.fill(0);
+  const error = m.outcome === 'error';
+  out[14] = error ? 1 : 0;
+  out[15] = 1;
+  if (error) return;
+  const side = m[role];
+  const share = side.share ?? 0;
+  out[0] = m.gft && m.deal ? 1 : 0;
+  out[1] = m.gft ? 1 : 0;
+  out[2] = !m.gft && !m.deal ? 1 : 0;
+  out[3] = m.gft ? 0 : 1;
+  out[4] = !m.deal && m.outcome === 'walk_away' ? 1 : 0;
+  out[5] = m.deal ? 0 : 1;
+  out[6] = m.gft && m.deal ? share : 0;
+  out[7] = m.gft && m.deal ? 1 : 0;
+  out[8] = m.gft ? share : 0;
+  out[9] = m.gft ? 1 : 0;
+  out[10] = m.deal && side.irViolation ? 1 : 0;
+  out[11] = m.deal ? 1 : 0;
+  out[12] = side.invalidMoves;
+  out[13] = side.moves + side.invalidMoves;
+  if (side.opening !== null) {
+    out[16] = side.opening;
+    out[17] = 1;
+  }
+  if (side.concession !== null) {
+    out[18] = side.concession;
+    out[19] = 1;
+  }
+  if (side.patience !== null) {
+    out[20] = side.patience;
+    out[21] = 1;
   }
 }
 
+/**
+ * Sums of numerators and denominators per scenario for one cell (agent, role, and all, a tier or
+ * a zone bin). The bootstrap resamples these per-scenario units, so every negotiation of a
+ * scenario moves together: the tournament gives every pair the same scenarios.
+ */
+class Cell {
+  units = 0;
+  negotiations = 0;
+  errors = 0;
+  num: Float64Array[] = RATE_NAMES.map(() => new Float64Array(16));
+  den: Float64Array[] = RATE_NAMES.map(() => new Float64Array(16));
+  private index = new Map<string, number>();
+  private lastKey: string | null = null;
+  private lastUnit = -1;
+
+  add(scenarioKey: string, unit: Float64Array): void {
+    let u: number;
+    if (scenarioKey === this.lastKey) u = this.lastUnit;
+    else {
+      const known = this.index.get(scenarioKey);
+      if (known !== undefined) u = known;
+      else {
+        u = this.units++;
+        this.index.set(scenarioKey, u);
+        if (u === (this.num[0] as Float64Array).length) {
+          const grow = (a: Float64Array) => {
+            const b = new Float64Array(a.length * 2);
+            b.set(a);
+            return b;
+          };
+          this.num = this.num.map(grow);
+          this.den = this.den.map(grow);
+        }
+      }
+      this.lastKey = scenarioKey;
+      this.lastUnit = u;
+    }
+    for (let s = 0; s < K; s++) {
+      const n = this.num[s] as Float64Array;
+      const d = this.den[s] as Float64Array;
+      n[u] = (n[u] as number) + (unit[2 * s] as number);
+      d[u] = (d[u] as number) + (unit[2 * s + 1] as number);
+    }
+    this.negotiations++;
+    if (unit[14] === 1) this.errors++;
+  }
+}
+
+/** Cell slots per agent and role: 0 = overall, then the tiers, then the zone bins. */
+const TIER_SLOT = (t: Tier): number => t;
+const ZONE_SLOT = (z: ZoneBin): number => TIERS.length + z;
+const SLOTS = 1 + TIERS.length + ZONE_BINS.length;
+
 interface PairAcc {
   n: number;
+  errors: number;
   gft: number;
   deals: number;
   buyerShare: number;
@@ -115,31 +189,35 @@ export interface StandingsOptions {
   seed?: number;
 }
 
+/** What the aggregator needs of a scenario: its identity (for pairing), price tier and zone. */
+export type ScenarioKey = Pick<Scenario, 'id' | 'tier' | 'buyerValue' | 'sellerCost' | 'item'>;
+
 /**
  * Accumulates finished negotiations (metrics only, never events) and computes the
- * leaderboard, the per-tier rows, the pair table and the model usage on demand.
+ * leaderboard, the per-tier and per-zone rows, the pair table and the model usage on demand.
  */
 export class Aggregator {
-  /** agent → role → groups indexed by tier (0 = all tiers). */
-  private groups = new Map<string, Record<Role, Group[]>>();
+  private cells = new Map<string, Record<Role, Cell[]>>();
   private pairMap = new Map<string, Map<string, PairAcc>>();
   private unit = new Float64Array(2 * K);
   private positions: DealPositions = { bins: new Array<number>(DEAL_POSITION_BINS).fill(0), below: 0, above: 0 };
   private usage = new UsageAccumulator();
   count = 0;
 
-  add(buyer: string, seller: string, tier: Tier, m: NegotiationMetrics): void {
+  add(buyer: string, seller: string, scenario: ScenarioKey, m: NegotiationMetrics): void {
     if (m.outcome === 'cancelled') return;
     this.count++;
     this.usage.add(buyer, seller, m);
-    const asBuyer = this.agentGroups(buyer).buyer;
-    unitRates(m, 'buyer', this.unit);
-    (asBuyer[0] as Group).push(this.unit);
-    (asBuyer[tier] as Group).push(this.unit);
-    const asSeller = this.agentGroups(seller).seller;
-    unitRates(m, 'seller', this.unit);
-    (asSeller[0] as Group).push(this.unit);
-    (asSeller[tier] as Group).push(this.unit);
+    const key = scenario.id;
+    const tier = TIER_SLOT(scenario.tier);
+    const zone = ZONE_SLOT(zoneBinOf(scenario));
+    for (const role of ROLES) {
+      const cells = this.agentCells(role === 'buyer' ? buyer : seller)[role];
+      unitRates(m, role, this.unit);
+      (cells[0] as Cell).add(key, this.unit);
+      (cells[tier] as Cell).add(key, this.unit);
+      (cells[zone] as Cell).add(key, this.unit);
+    }
     let sellers = this.pairMap.get(buyer);
     if (!sellers) {
       sellers = new Map();
@@ -147,10 +225,14 @@ export class Aggregator {
     }
     let p = sellers.get(seller);
     if (!p) {
-      p = { n: 0, gft: 0, deals: 0, buyerShare: 0, sellerShare: 0 };
+      p = { n: 0, errors: 0, gft: 0, deals: 0, buyerShare: 0, sellerShare: 0 };
       sellers.set(seller, p);
     }
     p.n++;
+    if (m.outcome === 'error') {
+      p.errors++;
+      return;
+    }
     if (m.gft && m.deal) this.addPosition(m.seller.share ?? 0);
     if (m.gft) {
       p.gft++;
@@ -172,12 +254,12 @@ export class Aggregator {
     }
   }
 
-  private agentGroups(agent: string): Record<Role, Group[]> {
-    let g = this.groups.get(agent);
+  private agentCells(agent: string): Record<Role, Cell[]> {
+    let g = this.cells.get(agent);
     if (!g) {
-      const tiers = () => Array.from({ length: TIERS.length + 1 }, () => new Group());
-      g = { buyer: tiers(), seller: tiers() };
-      this.groups.set(agent, g);
+      const slots = () => Array.from({ length: SLOTS }, () => new Cell());
+      g = { buyer: slots(), seller: slots() };
+      this.cells.set(agent, g);
     }
     return g;
   }
@@ -187,26 +269,25 @@ export class Aggregator {
     const seed = opts.seed ?? 1;
     const leaderboard: LeaderboardRow[] = [];
     const byTier: TierRow[] = [];
-    const entries: { agent: string; role: Role; tier: Tier | null; group: Group }[] = [];
-    for (const agent of [...this.groups.keys()].sort(cmp)) {
-      const byRole = this.groups.get(agent) as Record<Role, Group[]>;
+    const byZone: ZoneRow[] = [];
+    for (const agent of [...this.cells.keys()].sort(cmp)) {
+      const byRole = this.cells.get(agent) as Record<Role, Cell[]>;
       for (const role of ROLES)
-        byRole[role].forEach((group, t) => {
-          if (group.n > 0) entries.push({ agent, role, tier: t === 0 ? null : (t as Tier), group });
+        byRole[role].forEach((cell, slot) => {
+          if (cell.negotiations === 0) return;
+          const rng = createRng(deriveSeed(seed, 'bootstrap', agent, role, slot));
+          const stats = bootstrapRatios(cell.num, cell.den, cell.units, rng, samples);
+          const row = { agent, role, n: cell.negotiations, errors: cell.errors } as LeaderboardRow;
+          const ci = {} as Record<RateName, Interval | null>;
+          RATE_NAMES.forEach((name, s) => {
+            row[name] = (stats[s] as { value: number | null }).value;
+            ci[name] = (stats[s] as { ci: Interval | null }).ci;
+          });
+          row.ci = ci;
+          if (slot === 0) leaderboard.push(row);
+          else if (slot <= TIERS.length) byTier.push({ ...row, tier: slot as Tier });
+          else byZone.push({ ...row, zone: (slot - TIERS.length) as ZoneBin });
         });
-    }
-    for (const { agent, role, tier, group } of entries) {
-      const rng = createRng(deriveSeed(seed, 'bootstrap', agent, role, tier ?? 0));
-      const stats = bootstrapRatios(group.num, group.den, group.n, rng, samples);
-      const row = { agent, role, n: group.n } as LeaderboardRow;
-      const ci = {} as Record<RateName, Interval | null>;
-      RATE_NAMES.forEach((name, s) => {
-        row[name] = (stats[s] as { value: number | null }).value;
-        ci[name] = (stats[s] as { ci: Interval | null }).ci;
-      });
-      row.ci = ci;
-      if (tier === null) leaderboard.push(row);
-      else byTier.push({ ...row, tier });
     }
     const pairs: PairRow[] = [...this.pairMap.entries()]
       .flatMap(([buyer, sellers]) => [...sellers.entries()].map(([seller, p]) => ({ buyer, seller, ...p })))
@@ -215,14 +296,16 @@ export class Aggregator {
         buyer: p.buyer,
         seller: p.seller,
         n: p.n,
+        errors: p.errors,
         dealRate: p.gft ? p.deals / p.gft : null,
         buyerShare: p.deals ? p.buyerShare / p.deals : null,
         sellerShare: p.deals ? p.sellerShare / p.deals : null,
       }));
     const dealPositions = { ...this.positions, bins: [...this.positions.bins] };
-    return { leaderboard, byTier, pairs, dealPositions, usage: this.usage.usage() };
+    const intervals: IntervalMethod | null =
+      samples > 0 ? { method: 'paired-bootstrap', unit: 'scenario', samples, level: 0.95 } : null;
+    return { leaderboard, byTier, byZone, pairs, dealPositions, usage: this.usage.usage(), intervals };
   }
 }
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-

@@ -1,5 +1,9 @@
 import { hasGainsFromTrade, roundCents, type Role, type Scenario } from '../scenario';
 import type { BilateralEvent, BilateralResult } from './events';
+import { turnsFor } from './protocol';
+
+/** Patience counts own turns until cumulative concession first exceeds this share of the range. */
+export const PATIENCE_THRESHOLD = 0.05;
 
 export interface SideMetrics {
   utility: number;
@@ -8,10 +12,17 @@ export interface SideMetrics {
   irViolation: boolean;
   /** Own offers over list price, in order. */
   offers: number[];
-  firstOffer: number | null;
+  /** `opening`: the first own offer over list price. */
+  opening: number | null;
   /** First own offer minus last own offer, in own-utility terms, over list price. */
   totalConcession: number | null;
-  /** Fraction of own offers made before the first concession. */
+  /** `concession`: how far the last own offer moved from the first toward the reservation, over that range (0 if the first was the reservation). */
+  concession: number | null;
+  /**
+   * `patience`: the fraction of this side's own turns (under the turn limit) that passed before its
+   * cumulative concession first exceeded 5% of the opening-to-reservation range; 1 if it never did,
+   * 0 if it opened at its reservation.
+   */
   patience: number | null;
   moves: number;
   invalidMoves: number;
@@ -36,19 +47,30 @@ export interface NegotiationMetrics {
 /** Seller gains from a higher price, buyer from a lower one. */
 const gainDirection = (role: Role): number => (role === 'seller' ? 1 : -1);
 
-function concessionStats(role: Role, prices: number[], listPrice: number) {
-  if (prices.length === 0) return { totalConcession: null, patience: null };
-  const dir = gainDirection(role);
-  const first = prices[0] as number;
-  const last = prices[prices.length - 1] as number;
-  let before = prices.length;
-  for (let i = 1; i < prices.length; i++) {
-    if (dir * ((prices[i] as number) - (prices[i - 1] as number)) < 0) {
-      before = i;
+interface OfferAt {
+  price: number;
+  turn: number;
+}
+
+function behaviour(role: Role, offers: OfferAt[], scenario: Scenario) {
+  if (offers.length === 0) return { opening: null, totalConcession: null, concession: null, patience: null };
+  const listPrice = scenario.item.listPrice;
+  const reservation = role === 'buyer' ? scenario.buyerValue : scenario.sellerCost;
+  const first = (offers[0] as OfferAt).price;
+  const last = (offers[offers.length - 1] as OfferAt).price;
+  const range = first - reservation;
+  const totalConcession = (gainDirection(role) * (first - last)) / listPrice;
+  if (range === 0) return { opening: first / listPrice, totalConcession, concession: 0, patience: 0 };
+  // (o₁ − o)/(o₁ − R) is the fraction of the way from the opening to the reservation, for either role.
+  let patience = 1;
+  for (const o of offers) {
+    if ((first - o.price) / range > PATIENCE_THRESHOLD) {
+      // Own turn index: each side moves every other turn, so turn t is its floor(t/2)-th own turn.
+      patience = Math.floor(o.turn / 2) / turnsFor(role, scenario.firstMover, scenario.turnLimit);
       break;
     }
   }
-  return { totalConcession: (dir * (first - last)) / listPrice, patience: before / prices.length };
+  return { opening: first / listPrice, totalConcession, concession: (first - last) / range, patience };
 }
 
 /** Per-negotiation metrics: a fold over the event log, exactly as defined in DESIGN.md. */
@@ -58,8 +80,8 @@ export function computeMetrics(scenario: Scenario, events: readonly BilateralEve
   const listPrice = scenario.item.listPrice;
   const gft = hasGainsFromTrade(scenario);
   const acc = {
-    buyer: { prices: [] as number[], moves: 0, invalid: 0, forfeits: 0, calls: 0, tokensIn: 0, tokensOut: 0, latencyMs: 0 },
-    seller: { prices: [] as number[], moves: 0, invalid: 0, forfeits: 0, calls: 0, tokensIn: 0, tokensOut: 0, latencyMs: 0 },
+    buyer: { offers: [] as OfferAt[], moves: 0, invalid: 0, forfeits: 0, calls: 0, tokensIn: 0, tokensOut: 0, latencyMs: 0 },
+    seller: { offers: [] as OfferAt[], moves: 0, invalid: 0, forfeits: 0, calls: 0, tokensIn: 0, tokensOut: 0, latencyMs: 0 },
   };
   let result: BilateralResult | null = null;
   let turnsUsed = 0;
@@ -84,7 +106,7 @@ export function computeMetrics(scenario: Scenario, events: readonly BilateralEve
       side.invalid++;
     } else {
       side.moves++;
-      if (e.move.action?.type === 'offer') side.prices.push(roundCents(e.move.action.price));
+      if (e.move.action?.type === 'offer') side.offers.push({ price: roundCents(e.move.action.price), turn: e.turn });
     }
   }
   if (result === null) throw new Error('metrics of an event log without an end');
@@ -98,9 +120,8 @@ export function computeMetrics(scenario: Scenario, events: readonly BilateralEve
       utility,
       share,
       irViolation: deal && utility < -1e-9,
-      offers: a.prices.map((p) => p / listPrice),
-      firstOffer: a.prices.length ? (a.prices[0] as number) / listPrice : null,
-      ...concessionStats(role, a.prices, listPrice),
+      offers: a.offers.map((o) => o.price / listPrice),
+      ...behaviour(role, a.offers, scenario),
       moves: a.moves,
       invalidMoves: a.invalid,
       forfeits: a.forfeits,

@@ -1,6 +1,6 @@
 import type { Protocol, ProtocolError } from '../protocol';
 import { err, ok, type Result } from '../result';
-import { opponentOf, roundCents, type Role, type Scenario } from '../scenario';
+import { knownTurnRange, opponentOf, roundCents, type Role, type Scenario } from '../scenario';
 import { MAX_MESSAGE_LENGTH, type Action, type Move } from './moves';
 
 /** What both sides can see of one past turn. */
@@ -31,9 +31,12 @@ export interface BilateralObservation {
   /** Own private value: the buyer's value v or the seller's cost c. Never the opponent's. */
   readonly reservation: number;
   readonly turn: number;
-  readonly turnLimit: number;
+  /** The exact turn limit when the deadline is fixed; `null` when only its range is known. */
+  readonly turnLimit: number | null;
+  /** The range the turn limit lies in, as both sides know it (one value when it is fixed). */
+  readonly turnRange: { readonly min: number; readonly max: number };
   readonly firstMover: Role;
-  /** Own turns already taken, and own turns in the whole negotiation. */
+  /** Own turns already taken, and own turns this side is sure to get (by the earliest possible limit). */
   readonly ownTurn: number;
   readonly ownTurns: number;
   /** The opponent's standing offer, which this side may accept. */
@@ -99,15 +102,17 @@ export const bilateral: Protocol<Scenario, BilateralState, Role, BilateralObserv
     const ownOffers = role === 'buyer' ? state.buyerOffers : state.sellerOffers;
     const opponentOffers = role === 'buyer' ? state.sellerOffers : state.buyerOffers;
     const ownTurn = role === s.firstMover ? Math.ceil(state.turn / 2) : Math.floor(state.turn / 2);
+    const turnRange = knownTurnRange(s);
     return {
       role,
       item: s.item,
       reservation: role === 'buyer' ? s.buyerValue : s.sellerCost,
       turn: state.turn,
-      turnLimit: s.turnLimit,
+      turnLimit: s.turnRange ? null : s.turnLimit,
+      turnRange,
       firstMover: s.firstMover,
       ownTurn,
-      ownTurns: turnsFor(role, s.firstMover, s.turnLimit),
+      ownTurns: turnsFor(role, s.firstMover, turnRange.min),
       pending: state.pending !== null && state.pending.by !== role ? state.pending.price : null,
       ownStanding: state.pending !== null && state.pending.by === role ? state.pending.price : null,
       ownOffers,

@@ -1,31 +1,20 @@
 import { z } from 'zod';
-import { RoleSchema } from '../scenario';
-import type { Standings } from './aggregate';
+import { RoleSchema, ZoneBinSchema } from '../scenario';
+import { RATE_NAMES, type RateName, type Standings } from './aggregate';
 import { USAGE_ROLES } from './usage';
 
 const rate = z.number().finite().nullable();
 const interval = z.tuple([z.number(), z.number()]).nullable();
-const rates = {
-  dealRate: rate,
-  walkAwayRateNoGft: rate,
-  surplusShare: rate,
-  expectedSurplusShare: rate,
-  irViolationRate: rate,
-  invalidMoveRate: rate,
-};
+const perRate = <T extends z.ZodType>(schema: T) =>
+  Object.fromEntries(RATE_NAMES.map((name) => [name, schema])) as Record<RateName, T>;
+const tier = z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(4), z.literal(5)]);
 const row = {
   agent: z.string().max(200),
   role: RoleSchema,
   n: z.int().nonnegative(),
-  ...rates,
-  ci: z.object({
-    dealRate: interval,
-    walkAwayRateNoGft: interval,
-    surplusShare: interval,
-    expectedSurplusShare: interval,
-    irViolationRate: interval,
-    invalidMoveRate: interval,
-  }),
+  errors: z.int().nonnegative(),
+  ...perRate(rate),
+  ci: z.object(perRate(interval)),
 };
 
 const usage = {
@@ -43,12 +32,14 @@ const usage = {
  */
 export const StandingsSchema = z.object({
   leaderboard: z.array(z.object(row)),
-  byTier: z.array(z.object({ ...row, tier: z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(4), z.literal(5)]) })),
+  byTier: z.array(z.object({ ...row, tier })),
+  byZone: z.array(z.object({ ...row, zone: ZoneBinSchema })),
   pairs: z.array(
     z.object({
       buyer: z.string().max(200),
       seller: z.string().max(200),
       n: z.int().nonnegative(),
+      errors: z.int().nonnegative(),
       dealRate: rate,
       buyerShare: rate,
       sellerShare: rate,
@@ -59,6 +50,9 @@ export const StandingsSchema = z.object({
     byAgent: z.array(z.object({ agent: z.string().max(200), role: z.enum(USAGE_ROLES), ...usage })),
     total: z.object(usage),
   }),
+  intervals: z
+    .object({ method: z.literal('paired-bootstrap'), unit: z.literal('scenario'), samples: z.int().positive(), level: z.number() })
+    .nullable(),
 });
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

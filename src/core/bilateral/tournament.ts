@@ -1,5 +1,5 @@
 import { createRng, deriveSeed, type Rng } from '../rng';
-import { generateScenarios, type Preset, type Role, type Scenario } from '../scenario';
+import { generateScenarios, type Deadline, type FirstMoverChoice, type Preset, type Role, type Scenario } from '../scenario';
 import { runSession, type Agent, type RunOptions } from '../session';
 import type { Clock } from '../clock';
 import type { Move } from './moves';
@@ -19,8 +19,10 @@ export interface TournamentConfig {
   preset: Preset;
   seed: number;
   selfPlay: boolean;
-  turnLimit?: number;
-  firstMover?: Role;
+  /** Default: uncertain, 16–24 turns. */
+  deadline?: Deadline;
+  /** Default: random per scenario. */
+  firstMover?: FirstMoverChoice;
 }
 
 export interface NegotiationJob {
@@ -65,7 +67,7 @@ export function planTournament(config: TournamentConfig): NegotiationJob[] {
     preset: config.preset,
     seed: config.seed,
     count: config.scenariosPerPair,
-    turnLimit: config.turnLimit,
+    deadline: config.deadline,
     firstMover: config.firstMover,
   });
   const pairs: [number, number][] = [];
