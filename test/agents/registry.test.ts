@@ -46,7 +46,7 @@ describe('parseAgentSpec', () => {
       ok: true,
       value: {
         name: 'boulware',
-        params: { beta: 0.2, kappa: 0, sellerAnchor: 1.3, buyerAnchor: 0.5 },
+        params: { beta: 0.2, kappa: 0, anchor: 0.4 },
         label: 'boulware',
       },
     });
@@ -55,7 +55,7 @@ describe('parseAgentSpec', () => {
   it('writes the label canonically: definition order, numbers as numbers, spaces trimmed', () => {
     const parsed = parseAgentSpec('  boulware:kappa=0.10:beta=2.50 ');
     expect(parsed.ok && parsed.value.label).toBe('boulware:beta=2.5:kappa=0.1');
-    expect(parsed.ok && parsed.value.params).toEqual({ beta: 2.5, kappa: 0.1, sellerAnchor: 1.3, buyerAnchor: 0.5 });
+    expect(parsed.ok && parsed.value.params).toEqual({ beta: 2.5, kappa: 0.1, anchor: 0.4 });
   });
 
   it('gives each strategy its own defaults', () => {
@@ -64,10 +64,10 @@ describe('parseAgentSpec', () => {
       return parsed.ok ? parsed.value.params : null;
     };
     expect(params('conceder')).toMatchObject({ beta: 5 });
-    expect(params('linear')).toEqual({ kappa: 0, sellerAnchor: 1.3, buyerAnchor: 0.5 });
-    expect(params('hardliner')).toEqual({ sellerAnchor: 1.05, buyerAnchor: 0.7 });
-    expect(params('accommodator')).toEqual({ beta: 5, kappa: 0.3, sellerAnchor: 1.1, buyerAnchor: 0.75 });
-    expect(params('tit-for-tat')).toEqual({ start: 0.05, sellerAnchor: 1.3, buyerAnchor: 0.5 });
+    expect(params('linear')).toEqual({ kappa: 0, anchor: 0.4 });
+    expect(params('hardliner')).toEqual({ anchor: 0.1 });
+    expect(params('accommodator')).toEqual({ beta: 5, kappa: 0.3, anchor: 0.15 });
+    expect(params('tit-for-tat')).toEqual({ start: 0.05, anchor: 0.4 });
     expect(params('random')).toEqual({ walk: 0.03 });
   });
 
@@ -87,8 +87,8 @@ describe('parseAgentSpec', () => {
   it('refuses an unknown parameter and names the ones the strategy takes', () => {
     const error = errorOf('linear:beta=2');
     expect(error).toContain('"beta"');
-    expect(error).toContain('kappa, sellerAnchor, buyerAnchor');
-    expect(errorOf('hardliner:anchor=1.2')).toContain('sellerAnchor, buyerAnchor');
+    expect(error).toContain('kappa, anchor');
+    expect(errorOf('hardliner:sellerAnchor=1.2')).toMatch(/"sellerAnchor".*anchor/);
   });
 
   it('refuses an out-of-range value and gives the range', () => {
@@ -104,7 +104,7 @@ describe('parseAgentSpec', () => {
   });
 
   it('refuses a part without "=", and a parameter given twice', () => {
-    expect(errorOf('boulware:beta')).toContain('beta, kappa, sellerAnchor, buyerAnchor');
+    expect(errorOf('boulware:beta')).toContain('beta, kappa, anchor');
     expect(errorOf('boulware:beta=1:beta=2')).toContain('twice');
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { offer, say, type Move } from '../../src/core/bilateral/moves';
 import { bilateral } from '../../src/core/bilateral/protocol';
+import { computeMetrics } from '../../src/core/bilateral/metrics';
 import { generateScenarios, PRESETS, roundCents, type Role } from '../../src/core/scenario';
 import { STRATEGIES } from '../../src/agents/scripted';
 import { STRATEGY_NAMES } from '../../src/agents/registry';
@@ -8,10 +9,11 @@ import { agent, moveOf, observeAfter, offersBy, play, scenario, script } from '.
 
 /** Own offers of `spec` in `role` against a hardliner that never comes close enough to deal. */
 async function offersAgainstHardliner(spec: string, role: Role): Promise<number[]> {
-  // v = 90, c = 80: the hardliner buyer asks 70 and the hardliner seller 105, both out of reach.
-  // The tested side moves first, so the hardliner's walk-away comes after its last offer.
+  // v = 90, c = 80: a hardliner 0.3 list prices from its reservation asks 60 as buyer and 110 as
+  // seller, both out of reach. The tested side moves first, so the hardliner's walk-away comes after
+  // its last offer.
   const s = scenario(90, 80, { firstMover: role });
-  const opponent = agent('hardliner', role === 'seller' ? 'buyer' : 'seller');
+  const opponent = agent('hardliner:anchor=0.3', role === 'seller' ? 'buyer' : 'seller');
   const self = agent(spec, role);
   const { events, outcome } = role === 'seller' ? await play(s, opponent, self) : await play(s, self, opponent);
   expect(outcome.kind).toBe('walk_away');
@@ -39,8 +41,8 @@ describe('time-dependent strategies', () => {
 
   it('linear offers are evenly spaced from the aspiration to the reservation', async () => {
     const seller = await offersAgainstHardliner('linear', 'seller');
-    expect(seller[0]).toBe(130);
-    const step = (80 - 130) / 9;
+    expect(seller[0]).toBe(120);
+    const step = (80 - 120) / 9;
     for (let k = 1; k < seller.length; k++)
       expect(Math.abs((seller[k] as number) - (seller[k - 1] as number) - step)).toBeLessThanOrEqual(0.0101);
     const buyer = await offersAgainstHardliner('linear', 'buyer');
@@ -52,7 +54,7 @@ describe('time-dependent strategies', () => {
   it.each(['boulware', 'linear', 'conceder'])('%s opens at its aspiration and ends at its reservation', async (name) => {
     for (const role of ['seller', 'buyer'] as const) {
       const offers = await offersAgainstHardliner(name, role);
-      expect(offers[0]).toBe(role === 'seller' ? 130 : 50);
+      expect(offers[0]).toBe(role === 'seller' ? 120 : 50);
       expect(offers[offers.length - 1]).toBe(role === 'seller' ? 80 : 90);
     }
   });
@@ -62,9 +64,12 @@ describe('time-dependent strategies', () => {
     expect(moveOf(agent('boulware', 'seller'), observeAfter(s, []))).toEqual(offer(80));
   });
 
-  it('clamps the opening aspiration to the reservation and rounds to cents', () => {
-    // cost 150 is above 1.3 × list; cost 80.333 is off-cent and must not be undercut by rounding
-    expect(moveOf(agent('boulware', 'seller'), observeAfter(scenario(200, 150), []))).toEqual(offer(150));
+  it('opens 0.4 list prices from its own reservation, whatever the list price, and rounds to cents', () => {
+    // cost 150 is above the list price: the seller still opens with room, at 150 + 40
+    expect(moveOf(agent('boulware', 'seller'), observeAfter(scenario(200, 150), []))).toEqual(offer(190));
+    // value 30 is under 0.4 × list: the buyer opens at a cent, not at its value
+    expect(moveOf(agent('boulware', 'buyer'), observeAfter(scenario(30, 10), [say('hi')]))).toEqual(offer(0.01));
+    // cost 80.333 is off-cent and must not be undercut by rounding
     const offCent = { ...scenario(90, 80), sellerCost: 80.333, turnLimit: 2 };
     expect(moveOf(agent('linear', 'seller'), observeAfter(offCent, []))).toEqual(offer(80.34));
     const buyerOffCent = { ...scenario(90, 80), buyerValue: 90.337, turnLimit: 2 };
@@ -73,17 +78,17 @@ describe('time-dependent strategies', () => {
 });
 
 describe('AC_next', () => {
-  // linear seller, c = 80, at its second own turn: next offer 130 − 50/9 = 124.44
+  // linear seller, c = 80, at its second own turn: next offer 120 − 40/9 = 115.56
   const s = scenario(90, 80);
   const sellerFacing = (pending: number) => moveOf(agent('linear', 'seller'), observeAfter(s, [offer(130), offer(pending)]));
 
   it('accepts a pending offer at least as good as its next offer', () => {
-    expect(sellerFacing(125)).toEqual({ action: { type: 'accept' } });
-    expect(sellerFacing(124.44)).toEqual({ action: { type: 'accept' } });
+    expect(sellerFacing(116)).toEqual({ action: { type: 'accept' } });
+    expect(sellerFacing(115.56)).toEqual({ action: { type: 'accept' } });
   });
 
   it('counters a pending offer worse than its next offer', () => {
-    expect(sellerFacing(124.43)).toEqual(offer(124.44));
+    expect(sellerFacing(115.55)).toEqual(offer(115.56));
   });
 
   it('works for the buyer the other way round', () => {
@@ -108,18 +113,25 @@ describe('AC_next', () => {
 describe('hardliner', () => {
   it('never moves from its aspiration and walks away at its last own turn', async () => {
     const s = scenario(90, 80);
-    const { events, outcome } = await play(s, agent('conceder', 'buyer'), agent('hardliner', 'seller'));
+    const { events, outcome } = await play(s, agent('conceder', 'buyer'), agent('hardliner:anchor=0.25', 'seller'));
     expect(offersBy(events, 'seller')).toEqual(Array.from({ length: 9 }, () => 105));
     expect(outcome).toEqual({ kind: 'walk_away', by: 'seller', turn: 19 });
     const last = events.filter((e) => e.type === 'move' && e.actor === 'seller').at(-1);
     expect(last).toMatchObject({ turn: 18, move: { action: { type: 'walk_away' } } });
   });
 
-  it('accepts only an offer at least as good as its aspiration', () => {
+  it('accepts only an offer at least as good as its aspiration (cost + 0.1 list prices)', () => {
     const s = scenario(120, 80);
     const facing = (pending: number) => moveOf(agent('hardliner', 'seller'), observeAfter(s, [offer(105), offer(pending)]));
-    expect(facing(105)).toEqual({ action: { type: 'accept' } });
-    expect(facing(104.99)).toEqual(offer(105));
+    expect(facing(90)).toEqual({ action: { type: 'accept' } });
+    expect(facing(89.99)).toEqual(offer(90));
+  });
+
+  it('does not walk away when the deadline is uncertain: its last sure turn may not be its last', async () => {
+    const s = { ...scenario(90, 80), turnLimit: 22, turnRange: { min: 18, max: 24 } };
+    const { events, outcome } = await play(s, agent('conceder', 'buyer'), agent('hardliner:anchor=0.25', 'seller'));
+    expect(outcome).toEqual({ kind: 'turn_limit', turn: 22 });
+    expect(offersBy(events, 'seller')).toEqual(Array.from({ length: 11 }, () => 105));
   });
 });
 
@@ -141,9 +153,9 @@ describe('tit-for-tat', () => {
     const buyer = script([offer(40), offer(44), offer(48.4), say('let me think')]);
     const { events } = await play(s, buyer, agent('tit-for-tat', 'seller'));
     const seller = offersBy(events, 'seller');
-    // aspiration 130; one step of 5% of (50 − 130) while the buyer has made one offer
-    expect(seller.slice(0, 2)).toEqual([130, 126]);
-    expect(seller[2]).toBe(roundCents((126 * 40) / 44));
+    // aspiration 50 + 40 = 90; one step of 5% of (50 − 90) while the buyer has made one offer
+    expect(seller.slice(0, 2)).toEqual([90, 88]);
+    expect(seller[2]).toBe(roundCents((88 * 40) / 44));
     expect(seller[3]).toBe(roundCents(((seller[2] as number) * 44) / 48.4));
     // the buyer only talked: no new concession to answer, so it holds
     expect(seller[4]).toBe(seller[3]);
@@ -152,16 +164,17 @@ describe('tit-for-tat', () => {
   it("mirrors the opponent's relative concession as a buyer", () => {
     const s = scenario(100, 50);
     const obs = observeAfter(s, [offer(150), offer(50), offer(135)]);
-    expect(moveOf(agent('tit-for-tat', 'buyer'), obs)).toEqual(offer(roundCents((50 * 150) / 135)));
+    // aspiration 100 − 60 = 40, so 50 × 150/135 lies between it and the value
+    expect(moveOf(agent('tit-for-tat:anchor=0.6', 'buyer'), obs)).toEqual(offer(roundCents((50 * 150) / 135)));
   });
 
   it('clamps a mirrored offer between its aspiration and its reservation', () => {
     // the seller takes back its concession (150 → 300): the buyer falls back only to its aspiration
     const retreat = observeAfter(scenario(100, 50), [offer(150), offer(50), offer(300)]);
-    expect(moveOf(agent('tit-for-tat', 'buyer'), retreat)).toEqual(offer(50));
+    expect(moveOf(agent('tit-for-tat:anchor=0.5', 'buyer'), retreat)).toEqual(offer(50));
     // the seller halves its price (150 → 75): doubling 50 would pass the buyer's value of 60
     const leap = observeAfter(scenario(60, 50), [offer(150), offer(50), offer(75)]);
-    expect(moveOf(agent('tit-for-tat', 'buyer'), leap)).toEqual(offer(60));
+    expect(moveOf(agent('tit-for-tat:anchor=0.5', 'buyer'), leap)).toEqual(offer(60));
   });
 
   it('two tit-for-tats reach a deal where there is room', async () => {
@@ -217,19 +230,20 @@ describe('parameters', () => {
 
   it('kappa concedes part of the range in the opening offer', async () => {
     const offers = await offersAgainstHardliner('boulware:kappa=0.5', 'seller');
-    expect(offers[0]).toBe(105); // 130 + 0.5 × (80 − 130)
+    expect(offers[0]).toBe(100); // 120 + 0.5 × (80 − 120)
   });
 
-  it('anchors move the opening offer of the matching role only', () => {
+  it('the anchor sets the opening distance from the reservation, in list prices, for either role', () => {
     const s = scenario(90, 80);
-    expect(moveOf(agent('boulware:sellerAnchor=2', 'seller'), observeAfter(s, []))).toEqual(offer(200));
-    expect(moveOf(agent('boulware:buyerAnchor=0.6', 'buyer'), observeAfter(s, [say('hi')]))).toEqual(offer(60));
-    expect(moveOf(agent('boulware:sellerAnchor=2', 'buyer'), observeAfter(s, [say('hi')]))).toEqual(offer(50));
+    expect(moveOf(agent('boulware:anchor=1', 'seller'), observeAfter(s, []))).toEqual(offer(180));
+    expect(moveOf(agent('boulware:anchor=0.3', 'buyer'), observeAfter(s, [say('hi')]))).toEqual(offer(60));
+    expect(moveOf(agent('boulware:anchor=1', 'buyer'), observeAfter(s, [say('hi')]))).toEqual(offer(0.01));
   });
 
   it('tit-for-tat start sets the step before the opponent has offered twice', () => {
+    // aspiration 50 + 100 = 150; a step of 0.25 × (50 − 150) from its last offer of 130
     const obs = observeAfter(scenario(90, 50), [offer(130), offer(40)]);
-    expect(moveOf(agent('tit-for-tat:start=0.25', 'seller'), obs)).toEqual(offer(110));
+    expect(moveOf(agent('tit-for-tat:start=0.25:anchor=1', 'seller'), obs)).toEqual(offer(105));
   });
 });
 
@@ -259,5 +273,34 @@ describe('every scripted strategy', () => {
         expect(bilateral.apply(after.value, actor, reply.move).ok).toBe(true);
       }
     }
+  });
+});
+
+describe('behaviour measures on the scripted strategies (DESIGN.md: patience)', () => {
+  // Fixed 20 turns, 10 own turns each; the opponent is out of reach, so the seat concedes its whole
+  // schedule. With κ = 0 its cumulative concession at own turn k is (k/9)^(1/β) of the range, so it
+  // first exceeds 5% at the smallest k with (k/9)^(1/β) > 0.05; patience is k/10.
+  const expected = (beta: number) => {
+    let k = 0;
+    while ((k / 9) ** (1 / beta) <= 0.05) k++;
+    return k / 10;
+  };
+
+  it.each([
+    ['boulware', 0.2],
+    ['conceder', 5],
+  ] as const)('%s (β = %s) has the patience its schedule implies, in either role', async (name, beta) => {
+    for (const role of ['seller', 'buyer'] as const) {
+      const s = scenario(90, 80, { firstMover: role });
+      const opponent = agent('hardliner:anchor=0.3', role === 'seller' ? 'buyer' : 'seller');
+      const self = agent(name, role);
+      const { events } = role === 'seller' ? await play(s, opponent, self) : await play(s, self, opponent);
+      const m = computeMetrics(s, events);
+      expect(m[role].patience).toBe(expected(beta));
+      expect(m[role].concession).toBeCloseTo(1, 12);
+      expect(m[role].opening).toBeCloseTo(role === 'seller' ? 1.2 : 0.5, 12);
+    }
+    expect(expected(0.2)).toBe(0.5);
+    expect(expected(5)).toBe(0.1);
   });
 });

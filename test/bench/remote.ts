@@ -43,7 +43,7 @@ try {
     onResult: (r) => {
       calls += r.events.filter((e) => e.type !== 'end' && e.type !== 'forfeit' && e.call !== undefined).length;
       if (r.outcome.kind === 'error') errors++;
-      aggregator.add(r.buyer, r.seller, r.scenario.tier, r.metrics);
+      aggregator.add(r.buyer, r.seller, r.scenario, r.metrics);
     },
   });
   const seconds = (performance.now() - t0) / 1000;

@@ -91,11 +91,14 @@ describe('generateScenarios', () => {
     expect(generateScenarios({ count: 0 })).toEqual([]);
   });
 
-  it('defaults to 20 turns with the seller first, and passes overrides to every scenario', () => {
-    const d = generateScenarios({ preset: 'wide', seed: 1, count: 10 });
-    expect(d.every((s) => s.turnLimit === 20 && s.firstMover === 'seller')).toBe(true);
-    const o = generateScenarios({ preset: 'wide', seed: 1, count: 10, turnLimit: 9, firstMover: 'buyer' });
-    expect(o.every((s) => s.turnLimit === 9 && s.firstMover === 'buyer')).toBe(true);
+  it('defaults to an uncertain 16–24 turn limit with alternating first movers, and passes overrides to every scenario', () => {
+    const d = generateScenarios({ preset: 'wide', seed: 1, count: 40 });
+    expect(d.every((s) => s.turnRange?.min === 16 && s.turnRange.max === 24)).toBe(true);
+    expect(d.every((s) => s.turnLimit >= 16 && s.turnLimit <= 24)).toBe(true);
+    expect(new Set(d.map((s) => s.turnLimit)).size).toBeGreaterThan(3);
+    expect(d.map((s) => s.firstMover)).toEqual(d.map((_, i) => (i % 2 === 0 ? 'seller' : 'buyer')));
+    const o = generateScenarios({ preset: 'wide', seed: 1, count: 40, deadline: { kind: 'fixed', turns: 9 }, firstMover: 'buyer' });
+    expect(o.every((s) => s.turnLimit === 9 && s.turnRange === undefined && s.firstMover === 'buyer')).toBe(true);
     // Overrides change the rules, not the values drawn.
     expect(o.map((s) => [s.item.id, s.buyerValue, s.sellerCost])).toEqual(d.map((s) => [s.item.id, s.buyerValue, s.sellerCost]));
   });

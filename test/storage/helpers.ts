@@ -24,7 +24,7 @@ export const TOURNAMENT: Extract<RunConfig, { kind: 'tournament' }>['tournament'
   preset: 'standard',
   seed: 7,
   selfPlay: false,
-  turnLimit: 20,
+  deadline: { kind: 'fixed', turns: 20 },
   firstMover: 'seller',
 };
 export const TOURNAMENT_CONFIG: RunConfig = { kind: 'tournament', tournament: TOURNAMENT };
@@ -51,7 +51,7 @@ export async function tournamentRows(runId: string): Promise<NegotiationRow[]> {
 export function standingsOf(rows: NegotiationRow[], seed: number): RunRow['standings'] {
   const aggregator = new Aggregator();
   for (const row of [...rows].sort((a, b) => a.index - b.index))
-    aggregator.add(row.buyer, row.seller, row.tier, computeMetrics(row.scenario, row.events));
+    aggregator.add(row.buyer, row.seller, row.scenario, computeMetrics(row.scenario, row.events));
   return aggregator.standings({ samples: 1000, seed });
 }
 

@@ -21,8 +21,10 @@ describe('storage schemas', () => {
     expect(ok({ seed: 2 ** 32 - 1 })).toBe(true);
     expect(ok({ seed: 2 ** 32 })).toBe(false);
     expect(ok({ seed: -1 })).toBe(false);
-    expect(ok({ turnLimit: 1001 })).toBe(false);
-    expect(ok({ turnLimit: undefined })).toBe(false);
+    expect(ok({ deadline: { kind: 'fixed', turns: 1001 } })).toBe(false);
+    expect(ok({ deadline: { kind: 'uncertain', min: 24, max: 16 } })).toBe(false);
+    expect(ok({ deadline: { kind: 'uncertain', min: 16, max: 24 } })).toBe(true);
+    expect(ok({ deadline: undefined })).toBe(false);
     expect(ok({ firstMover: 'broker' })).toBe(false);
     expect(ok({ preset: 'huge' })).toBe(false);
   });
@@ -30,9 +32,16 @@ describe('storage schemas', () => {
   test('fullTournamentConfig writes out core defaults, and plans the same tournament', () => {
     const core: TournamentConfig = { agents: ['boulware', 'linear'], scenariosPerPair: 2, preset: 'wide', seed: 3, selfPlay: true };
     const stored = fullTournamentConfig(core);
-    expect(stored).toEqual({ ...core, turnLimit: 20, firstMover: 'seller' });
+    expect(stored).toEqual({ ...core, deadline: { kind: 'uncertain', min: 16, max: 24 }, firstMover: 'alternate' });
     expect(TournamentConfigSchema.parse(stored)).toEqual(stored);
     expect(planTournament(stored)).toEqual(planTournament(core));
+  });
+
+  test('a config stored before deadlines had a kind reads as a fixed deadline', () => {
+    const { deadline: _, ...rest } = TOURNAMENT;
+    const legacy = { ...rest, turnLimit: 14, firstMover: 'seller' };
+    expect(TournamentConfigSchema.parse(legacy)).toEqual({ ...rest, deadline: { kind: 'fixed', turns: 14 }, firstMover: 'seller' });
+    expect(TournamentConfigSchema.safeParse({ ...rest, turnLimit: 1001, firstMover: 'seller' }).success).toBe(false);
   });
 
   test('a run config is a tournament or an arena game', () => {

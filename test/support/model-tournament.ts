@@ -53,7 +53,7 @@ export async function playModelTournament(
   await runTournament({ scenariosPerPair: 3, preset: 'standard', seed: 5, selfPlay: false, ...config }, modelFactory, {
     onResult: (r) => {
       results.push(r);
-      aggregator.add(r.buyer, r.seller, r.scenario.tier, r.metrics);
+      aggregator.add(r.buyer, r.seller, r.scenario, r.metrics);
     },
   });
   return { results, standings: aggregator.standings({ samples: 0 }) };

@@ -8,7 +8,7 @@ const config = {
   preset: 'standard',
   seed: 1,
   selfPlay: false,
-  turnLimit: 20,
+  deadline: { kind: 'fixed', turns: 20 },
   firstMover: 'seller',
 } as const;
 

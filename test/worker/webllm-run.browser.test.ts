@@ -49,7 +49,7 @@ const config = {
   preset: 'standard' as const,
   seed: 11,
   selfPlay: false,
-  turnLimit: 12,
+  deadline: { kind: 'fixed' as const, turns: 12 },
   firstMover: 'seller' as const,
 };
 const PLANNED = 3 * 6;
@@ -63,7 +63,7 @@ describe('WebLLM seats in the worker', () => {
     expect(t.loads()).toBe(1);
     const rows = await runNegotiations(db, runId).toArray();
     expect(rows).toHaveLength(PLANNED);
-    const scenarios = generateScenarios({ preset: 'standard', seed: 11, count: 3, turnLimit: 12, firstMover: 'seller' });
+    const scenarios = generateScenarios({ preset: 'standard', seed: 11, count: 3, deadline: { kind: 'fixed', turns: 12 }, firstMover: 'seller' });
     for (const row of rows) {
       expect(row.scenario).toEqual(scenarios[Number(row.jobId.split('-')[2])]);
       const role = row.buyer === SPEC ? 'buyer' : row.seller === SPEC ? 'seller' : null;

@@ -37,7 +37,7 @@ const config = (scenariosPerPair: number) => ({
   preset: 'standard' as const,
   seed: 3,
   selfPlay: false,
-  turnLimit: 20,
+  deadline: { kind: 'fixed' as const, turns: 20 },
   firstMover: 'seller' as const,
 });
 

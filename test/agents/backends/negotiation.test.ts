@@ -118,7 +118,8 @@ describe('tournaments over HTTP', () => {
     preset: 'standard',
     seed: 11,
     selfPlay: false,
-    turnLimit: 10,
+    deadline: { kind: 'fixed', turns: 10 },
+    firstMover: 'seller',
   };
 
   const factoryWith =

@@ -119,6 +119,20 @@ describe('buildPrompt: the state of play', () => {
     expect(textOf(observeAfter(s, [...moves, offer(120)]))).toMatch(/This is the last turn: an offer now cannot be accepted\./);
   });
 
+  it('with an uncertain deadline, states the range and never the exact limit', () => {
+    const hidden = { ...s, turnLimit: 19, turnRange: { min: 16, max: 24 } };
+    const first = textOf(observeAfter(hidden, []));
+    expect(first).toContain('The negotiation ends after some turn between 16 and 24; nobody knows which in advance (you are sure of 8 turns).');
+    expect(first).toContain('Turn 1; the negotiation ends after some turn between 16 and 24.');
+    expect(first).not.toMatch(/\b19\b/);
+    const moves: Move[] = Array.from({ length: 16 }, (_, i) => offer(150 - i));
+    expect(textOf(observeAfter(hidden, moves))).toContain('Turn 17; the negotiation ends after some turn between 16 and 24. It may end after this turn.');
+    expect(textOf(observeAfter(hidden, [...moves, offer(120), offer(121)]))).not.toMatch(/of 19|19 in all|19 turns/);
+    const late = { ...hidden, turnLimit: 24 };
+    const upTo23: Move[] = Array.from({ length: 23 }, (_, i) => offer(150 - i));
+    expect(textOf(observeAfter(late, upTo23))).toContain('This is the last possible turn: an offer now cannot be accepted.');
+  });
+
   it('includes the reason the last answer was refused', () => {
     const text = textOf(observeAfter(s, []), { style: 'json', retry: { attempt: 1, reason: 'an offer needs a price' } });
     expect(text).toContain('Your previous answer was refused: an offer needs a price. Answer again, following the format.');

@@ -6,6 +6,8 @@ import { ACCEPT, WALK_AWAY, offer } from '../../../src/core/bilateral/moves';
 import { bilateral } from '../../../src/core/bilateral/protocol';
 import type { Tier } from '../../../src/core/catalog';
 import type { Role } from '../../../src/core/scenario';
+import type { ScenarioKey } from '../../../src/core/bilateral/aggregate';
+import type { BilateralAgent } from '../../../src/core/bilateral/tournament';
 import { runSession } from '../../../src/core/session';
 import { replay, scenario } from '../helpers';
 
@@ -14,6 +16,24 @@ interface SideSpec {
   ir?: boolean;
   moves?: number;
   invalid?: number;
+  opening?: number;
+  concession?: number;
+  patience?: number;
+}
+
+let scenarioCount = 0;
+/**
+ * A scenario as the aggregator sees it: a new scenario each call unless `id` is given (negotiations
+ * of one scenario are resampled together). v = 150, c = 90 on a $200 item: zone 0.3, bin 4.
+ */
+function key(tier: Tier, opts: { id?: string; buyerValue?: number; sellerCost?: number } = {}): ScenarioKey {
+  return {
+    id: opts.id ?? `s${scenarioCount++}`,
+    tier,
+    buyerValue: opts.buyerValue ?? 150,
+    sellerCost: opts.sellerCost ?? 90,
+    item: { id: 'w', name: 'Widget', category: 'test', listPrice: 200 },
+  };
 }
 
 function side(s: SideSpec = {}): SideMetrics {
@@ -22,9 +42,10 @@ function side(s: SideSpec = {}): SideMetrics {
     share: s.share ?? null,
     irViolation: s.ir ?? false,
     offers: [],
-    firstOffer: null,
+    opening: s.opening ?? null,
     totalConcession: null,
-    patience: null,
+    concession: s.concession ?? null,
+    patience: s.patience ?? null,
     moves: s.moves ?? 1,
     invalidMoves: s.invalid ?? 0,
     forfeits: 0,
@@ -65,7 +86,7 @@ const row = (rows: LeaderboardRow[], agent: string, role: Role): LeaderboardRow 
 /** Six negotiations of buyer A against seller B, in tier 2. */
 function sixNegotiations(): Aggregator {
   const agg = new Aggregator();
-  const add = (m: NegotiationMetrics) => agg.add('A', 'B', 2, m);
+  const add = (m: NegotiationMetrics) => agg.add('A', 'B', key(2), m);
   add(nm({ gft: true, outcome: 'deal', buyerShare: 0.25, buyer: { moves: 3, invalid: 1 }, seller: { moves: 3, invalid: 0 } }));
   add(nm({ gft: true, outcome: 'deal', buyerShare: 0.5, buyer: { moves: 2 }, seller: { moves: 2, invalid: 2 } }));
   add(nm({ gft: true, outcome: 'walk_away', buyer: { moves: 4 }, seller: { moves: 4 } }));
@@ -90,9 +111,20 @@ describe('Aggregator leaderboard: the DESIGN.md definitions', () => {
     expect(row(leaderboard, 'B', 'seller').dealRate).toBeCloseTo(2 / 3, 12);
   });
 
-  it('walk-away rate counts no-gft scenarios only, with the turn limit counting as walking away', () => {
-    expect(row(leaderboard, 'A', 'buyer').walkAwayRateNoGft).toBeCloseTo(2 / 3, 12);
-    expect(row(leaderboard, 'B', 'seller').walkAwayRateNoGft).toBeCloseTo(2 / 3, 12);
+  it('no-deal rate counts no-gft scenarios only, whatever ended them (walk-away or turn limit)', () => {
+    expect(row(leaderboard, 'A', 'buyer').noDealRateNoGft).toBeCloseTo(2 / 3, 12);
+    expect(row(leaderboard, 'B', 'seller').noDealRateNoGft).toBeCloseTo(2 / 3, 12);
+  });
+
+  it('walk-away share is the share of no-deals ended by a walk-away rather than the turn limit', () => {
+    // No deals: gft walk-away, no-gft walk-away, no-gft turn limit.
+    expect(row(leaderboard, 'A', 'buyer').walkAwayShare).toBeCloseTo(2 / 3, 12);
+    expect(row(leaderboard, 'B', 'seller').walkAwayShare).toBeCloseTo(2 / 3, 12);
+  });
+
+  it('has no errors: error rate 0 over all six', () => {
+    expect(row(leaderboard, 'A', 'buyer').errorRate).toBe(0);
+    expect(row(leaderboard, 'A', 'buyer').errors).toBe(0);
   });
 
   it('surplus share is the mean own share over gft deals', () => {
@@ -124,24 +156,24 @@ describe('Aggregator leaderboard: the DESIGN.md definitions', () => {
 describe('Aggregator: empty denominators', () => {
   it('gives null walk-away rate without no-gft scenarios, and null deal/surplus rates without gft ones', () => {
     const onlyGft = new Aggregator();
-    onlyGft.add('A', 'B', 1, nm({ gft: true, outcome: 'deal', buyerShare: 0.4 }));
+    onlyGft.add('A', 'B', key(1), nm({ gft: true, outcome: 'deal', buyerShare: 0.4 }));
     const r = row(onlyGft.standings({ samples: 0 }).leaderboard, 'A', 'buyer');
-    expect(r.walkAwayRateNoGft).toBeNull();
+    expect(r.noDealRateNoGft).toBeNull();
     expect(r.dealRate).toBe(1);
 
     const onlyNoGft = new Aggregator();
-    onlyNoGft.add('A', 'B', 1, nm({ gft: false, outcome: 'walk_away' }));
+    onlyNoGft.add('A', 'B', key(1), nm({ gft: false, outcome: 'walk_away' }));
     const q = row(onlyNoGft.standings({ samples: 0 }).leaderboard, 'A', 'buyer');
     expect(q.dealRate).toBeNull();
     expect(q.surplusShare).toBeNull();
     expect(q.expectedSurplusShare).toBeNull();
     expect(q.irViolationRate).toBeNull();
-    expect(q.walkAwayRateNoGft).toBe(1);
+    expect(q.noDealRateNoGft).toBe(1);
   });
 
   it('gives null surplus share when there were gft scenarios but no deals, and 0 expected share', () => {
     const agg = new Aggregator();
-    agg.add('A', 'B', 1, nm({ gft: true, outcome: 'turn_limit' }));
+    agg.add('A', 'B', key(1), nm({ gft: true, outcome: 'turn_limit' }));
     const r = row(agg.standings({ samples: 0 }).leaderboard, 'A', 'buyer');
     expect(r.dealRate).toBe(0);
     expect(r.surplusShare).toBeNull();
@@ -150,7 +182,7 @@ describe('Aggregator: empty denominators', () => {
 
   it('gives null invalid-move rate for a side that never moved', () => {
     const agg = new Aggregator();
-    agg.add('A', 'B', 1, nm({ gft: true, outcome: 'walk_away', buyer: { moves: 0 }, seller: { moves: 1 } }));
+    agg.add('A', 'B', key(1), nm({ gft: true, outcome: 'walk_away', buyer: { moves: 0 }, seller: { moves: 1 } }));
     const { leaderboard } = agg.standings({ samples: 0 });
     expect(row(leaderboard, 'A', 'buyer').invalidMoveRate).toBeNull();
     expect(row(leaderboard, 'B', 'seller').invalidMoveRate).toBe(0);
@@ -160,9 +192,9 @@ describe('Aggregator: empty denominators', () => {
 describe('Aggregator: roles, tiers, pairs, cancellations', () => {
   it('keeps an agent’s buyer and seller results apart, and sorts rows by agent then role', () => {
     const agg = new Aggregator();
-    agg.add('B', 'A', 1, nm({ gft: true, outcome: 'deal', buyerShare: 0.9 }));
-    agg.add('A', 'B', 1, nm({ gft: true, outcome: 'deal', buyerShare: 0.2 }));
-    agg.add('A', 'B', 1, nm({ gft: true, outcome: 'walk_away' }));
+    agg.add('B', 'A', key(1), nm({ gft: true, outcome: 'deal', buyerShare: 0.9 }));
+    agg.add('A', 'B', key(1), nm({ gft: true, outcome: 'deal', buyerShare: 0.2 }));
+    agg.add('A', 'B', key(1), nm({ gft: true, outcome: 'walk_away' }));
     const { leaderboard } = agg.standings({ samples: 0 });
     expect(leaderboard.map((r) => `${r.agent}/${r.role}/${r.n}`)).toEqual(['A/buyer/2', 'A/seller/1', 'B/buyer/1', 'B/seller/2']);
     expect(row(leaderboard, 'A', 'buyer').surplusShare).toBeCloseTo(0.2, 12);
@@ -174,7 +206,7 @@ describe('Aggregator: roles, tiers, pairs, cancellations', () => {
 
   it('breaks results down by tier, each row from its own tier only', () => {
     const agg = new Aggregator();
-    const add = (tier: Tier, m: NegotiationMetrics) => agg.add('A', 'B', tier, m);
+    const add = (tier: Tier, m: NegotiationMetrics) => agg.add('A', 'B', key(tier), m);
     add(1, nm({ gft: true, outcome: 'deal', buyerShare: 0.1 }));
     add(1, nm({ gft: true, outcome: 'walk_away' }));
     add(3, nm({ gft: true, outcome: 'deal', buyerShare: 0.7 }));
@@ -190,10 +222,10 @@ describe('Aggregator: roles, tiers, pairs, cancellations', () => {
     expect(t1!.dealRate).toBe(0.5);
     expect(t1!.surplusShare).toBeCloseTo(0.1, 12);
     expect(t1!.expectedSurplusShare).toBeCloseTo(0.05, 12);
-    expect(t1!.walkAwayRateNoGft).toBeNull();
+    expect(t1!.noDealRateNoGft).toBeNull();
     expect(t3!.surplusShare).toBeCloseTo(0.7, 12);
     expect(t5!.dealRate).toBeNull();
-    expect(t5!.walkAwayRateNoGft).toBe(1);
+    expect(t5!.noDealRateNoGft).toBe(1);
     expect(byTier.filter((r) => r.agent === 'B' && r.role === 'seller').map((r) => r.tier)).toEqual([1, 3, 5]);
     // The overall row pools the tiers.
     const overall = row(leaderboard, 'A', 'buyer');
@@ -204,12 +236,12 @@ describe('Aggregator: roles, tiers, pairs, cancellations', () => {
 
   it('pairs each ordered (buyer, seller) with deal rate over gft and shares that sum to 1', () => {
     const agg = new Aggregator();
-    agg.add('A', 'B', 1, nm({ gft: true, outcome: 'deal', buyerShare: 0.3 }));
-    agg.add('A', 'B', 1, nm({ gft: true, outcome: 'deal', buyerShare: 0.6 }));
-    agg.add('A', 'B', 1, nm({ gft: true, outcome: 'walk_away' }));
-    agg.add('A', 'B', 1, nm({ gft: false, outcome: 'deal', buyer: { ir: true } }));
-    agg.add('B', 'A', 1, nm({ gft: true, outcome: 'walk_away' }));
-    agg.add('B', 'A', 1, nm({ gft: false, outcome: 'walk_away' }));
+    agg.add('A', 'B', key(1), nm({ gft: true, outcome: 'deal', buyerShare: 0.3 }));
+    agg.add('A', 'B', key(1), nm({ gft: true, outcome: 'deal', buyerShare: 0.6 }));
+    agg.add('A', 'B', key(1), nm({ gft: true, outcome: 'walk_away' }));
+    agg.add('A', 'B', key(1), nm({ gft: false, outcome: 'deal', buyer: { ir: true } }));
+    agg.add('B', 'A', key(1), nm({ gft: true, outcome: 'walk_away' }));
+    agg.add('B', 'A', key(1), nm({ gft: false, outcome: 'walk_away' }));
     const { pairs } = agg.standings({ samples: 0 });
     expect(pairs).toHaveLength(2);
     const [ab, ba] = pairs;
@@ -218,24 +250,34 @@ describe('Aggregator: roles, tiers, pairs, cancellations', () => {
     expect(ab!.buyerShare).toBeCloseTo(0.45, 12);
     expect(ab!.sellerShare).toBeCloseTo(0.55, 12);
     expect(ab!.buyerShare! + ab!.sellerShare!).toBeCloseTo(1, 12);
-    expect(ba).toEqual({ buyer: 'B', seller: 'A', n: 2, dealRate: 0, buyerShare: null, sellerShare: null });
+    expect(ba).toEqual({ buyer: 'B', seller: 'A', n: 2, errors: 0, dealRate: 0, buyerShare: null, sellerShare: null });
   });
 
   it('ignores cancelled negotiations entirely', () => {
     const base = sixNegotiations();
     const withCancelled = sixNegotiations();
-    withCancelled.add('A', 'B', 2, nm({ gft: true, outcome: 'cancelled', buyer: { invalid: 5 } }));
-    withCancelled.add('C', 'D', 4, nm({ gft: false, outcome: 'cancelled' }));
+    withCancelled.add('A', 'B', key(2), nm({ gft: true, outcome: 'cancelled', buyer: { invalid: 5 } }));
+    withCancelled.add('C', 'D', key(4), nm({ gft: false, outcome: 'cancelled' }));
     expect(withCancelled.count).toBe(base.count);
     expect(base.count).toBe(6);
     expect(withCancelled.standings({ samples: 0 })).toEqual(base.standings({ samples: 0 }));
   });
 
-  it('counts negotiations that ended in an agent error', () => {
+  it('counts negotiations that ended in an error only in the error rate, for both seats', () => {
     const agg = new Aggregator();
-    agg.add('A', 'B', 1, nm({ gft: true, outcome: 'error' }));
-    expect(agg.count).toBe(1);
-    expect(row(agg.standings({ samples: 0 }).leaderboard, 'A', 'buyer').dealRate).toBe(0);
+    agg.add('A', 'B', key(1), nm({ gft: true, outcome: 'error', buyer: { invalid: 1, opening: 0.5 } }));
+    agg.add('A', 'B', key(1), nm({ gft: true, outcome: 'deal', buyerShare: 0.4 }));
+    expect(agg.count).toBe(2);
+    const { leaderboard, pairs } = agg.standings({ samples: 0 });
+    for (const r of [row(leaderboard, 'A', 'buyer'), row(leaderboard, 'B', 'seller')]) {
+      expect(r.n).toBe(2);
+      expect(r.errors).toBe(1);
+      expect(r.errorRate).toBe(0.5);
+      expect(r.dealRate).toBe(1);
+      expect(r.invalidMoveRate).toBe(0);
+      expect(r.opening).toBeNull();
+    }
+    expect(pairs[0]).toMatchObject({ n: 2, errors: 1, dealRate: 1 });
   });
 });
 
@@ -243,14 +285,15 @@ describe('Aggregator: intervals', () => {
   function many(): Aggregator {
     const agg = new Aggregator();
     for (let i = 0; i < 60; i++) {
-      agg.add('A', 'B', ((i % 5) + 1) as Tier, nm({ gft: i % 4 !== 0, outcome: i % 3 === 0 ? 'walk_away' : 'deal', buyerShare: (i % 7) / 7 }));
+      agg.add('A', 'B', key(((i % 5) + 1) as Tier), nm({ gft: i % 4 !== 0, outcome: i % 3 === 0 ? 'walk_away' : 'deal', buyerShare: (i % 7) / 7 }));
     }
     return agg;
   }
 
   it('gives 95% intervals around every defined rate, and null where the rate is null', () => {
-    const { leaderboard, byTier } = many().standings({ samples: 400, seed: 3 });
-    for (const r of [...leaderboard, ...byTier]) {
+    const { leaderboard, byTier, byZone, intervals } = many().standings({ samples: 400, seed: 3 });
+    expect(intervals).toEqual({ method: 'paired-bootstrap', unit: 'scenario', samples: 400, level: 0.95 });
+    for (const r of [...leaderboard, ...byTier, ...byZone]) {
       for (const name of RATE_NAMES) {
         const value = r[name];
         const ci = r.ci[name];
@@ -284,25 +327,25 @@ describe('Aggregator over real sessions', () => {
     // gft (v 150, c 90): a deal at 120, i.e. half the surplus each.
     const gft = scenario();
     let rec = await runSession(bilateral, gft, { seller: replay([offer(120)]), buyer: replay([ACCEPT]) });
-    agg.add('buyerBot', 'sellerBot', gft.tier, computeMetrics(gft, rec.events));
+    agg.add('buyerBot', 'sellerBot', gft, computeMetrics(gft, rec.events));
     // gft, the buyer walks away.
     rec = await runSession(bilateral, gft, { seller: replay([offer(199)]), buyer: replay([WALK_AWAY]) });
-    agg.add('buyerBot', 'sellerBot', gft.tier, computeMetrics(gft, rec.events));
+    agg.add('buyerBot', 'sellerBot', gft, computeMetrics(gft, rec.events));
     // No gft (v 80, c 100): the seller walks away.
     const noGft = scenario({ buyerValue: 80, sellerCost: 100 });
     rec = await runSession(bilateral, noGft, { seller: replay([WALK_AWAY]), buyer: replay([]) });
-    agg.add('buyerBot', 'sellerBot', noGft.tier, computeMetrics(noGft, rec.events));
+    agg.add('buyerBot', 'sellerBot', noGft, computeMetrics(noGft, rec.events));
 
     const { leaderboard, pairs } = agg.standings({ samples: 0 });
     const b = row(leaderboard, 'buyerBot', 'buyer');
     expect(b.n).toBe(3);
     expect(b.dealRate).toBe(0.5);
-    expect(b.walkAwayRateNoGft).toBe(1);
+    expect(b.noDealRateNoGft).toBe(1);
     expect(b.surplusShare).toBeCloseTo(0.5, 12);
     expect(b.expectedSurplusShare).toBeCloseTo(0.25, 12);
     expect(b.irViolationRate).toBe(0);
     expect(b.invalidMoveRate).toBe(0);
-    expect(pairs).toEqual([{ buyer: 'buyerBot', seller: 'sellerBot', n: 3, dealRate: 0.5, buyerShare: 0.5, sellerShare: 0.5 }]);
+    expect(pairs).toEqual([{ buyer: 'buyerBot', seller: 'sellerBot', n: 3, errors: 0, dealRate: 0.5, buyerShare: 0.5, sellerShare: 0.5 }]);
   });
 });
 
@@ -310,13 +353,108 @@ describe('Aggregator: where deals land in the zone of agreement', () => {
   it('bins the seller share of gft deals and counts deals outside the zone apart', () => {
     const agg = new Aggregator();
     for (const buyerShare of [0.95, 0.75, 0.75, 0.05, 1.2, -0.3])
-      agg.add('A', 'B', 1, nm({ gft: true, outcome: 'deal', buyerShare }));
-    agg.add('A', 'B', 1, nm({ gft: false, outcome: 'deal' }));
-    agg.add('A', 'B', 1, nm({ gft: true, outcome: 'walk_away' }));
+      agg.add('A', 'B', key(1), nm({ gft: true, outcome: 'deal', buyerShare }));
+    agg.add('A', 'B', key(1), nm({ gft: false, outcome: 'deal' }));
+    agg.add('A', 'B', key(1), nm({ gft: true, outcome: 'walk_away' }));
     const { dealPositions } = agg.standings({ samples: 0 });
     // seller shares 0.05, 0.25, 0.25, 0.95, −0.2 (below), 1.3 (above); the no-gft deal has no zone
     expect(dealPositions.bins).toEqual([1, 0, 2, 0, 0, 0, 0, 0, 0, 1]);
     expect(dealPositions.below).toBe(1);
     expect(dealPositions.above).toBe(1);
+  });
+});
+
+describe('Aggregator: behaviour, zones and errors apart', () => {
+  it('averages opening, concession and patience over the negotiations where the seat offered', () => {
+    const agg = new Aggregator();
+    agg.add('A', 'B', key(1), nm({ gft: true, outcome: 'deal', buyerShare: 0.5, buyer: { opening: 0.4, concession: 1, patience: 0.5 } }));
+    agg.add('A', 'B', key(1), nm({ gft: true, outcome: 'deal', buyerShare: 0.5, buyer: { opening: 0.6, concession: 0.5, patience: 1 } }));
+    agg.add('A', 'B', key(1), nm({ gft: true, outcome: 'deal', buyerShare: 0.5 })); // accepted without offering
+    const { leaderboard } = agg.standings({ samples: 0 });
+    const a = row(leaderboard, 'A', 'buyer');
+    expect(a.opening).toBeCloseTo(0.5, 12);
+    expect(a.concession).toBeCloseTo(0.75, 12);
+    expect(a.patience).toBeCloseTo(0.75, 12);
+    expect(row(leaderboard, 'B', 'seller').opening).toBeNull();
+  });
+
+  it('bins results by zone width (v − c) / list price, with no-gft scenarios in their own bin', () => {
+    const agg = new Aggregator();
+    agg.add('A', 'B', key(1, { buyerValue: 80, sellerCost: 100 }), nm({ gft: false, outcome: 'walk_away' }));
+    agg.add('A', 'B', key(1, { buyerValue: 110, sellerCost: 100 }), nm({ gft: true, outcome: 'deal', buyerShare: 0.2 })); // 0.05
+    agg.add('A', 'B', key(2, { buyerValue: 140, sellerCost: 100 }), nm({ gft: true, outcome: 'deal', buyerShare: 0.4 })); // 0.2
+    agg.add('A', 'B', key(2, { buyerValue: 160, sellerCost: 100 }), nm({ gft: true, outcome: 'turn_limit' })); // 0.3
+    agg.add('A', 'B', key(3, { buyerValue: 190, sellerCost: 100 }), nm({ gft: true, outcome: 'deal', buyerShare: 0.9 })); // 0.45
+    const { byZone } = agg.standings({ samples: 0 });
+    const buyer = byZone.filter((r) => r.agent === 'A' && r.role === 'buyer');
+    expect(buyer.map((r) => [r.zone, r.n])).toEqual([
+      [1, 1],
+      [2, 1],
+      [3, 1],
+      [4, 1],
+      [5, 1],
+    ]);
+    expect(buyer.map((r) => r.dealRate)).toEqual([null, 1, 1, 0, 1]);
+    expect(buyer[0]!.noDealRateNoGft).toBe(1);
+    expect(buyer[4]!.surplusShare).toBeCloseTo(0.9, 12);
+  });
+
+  it('adding an opponent that always fails leaves every other agent’s rows unchanged', async () => {
+    const { createAgentFactory } = await import('../../../src/agents/registry');
+    const { runTournament } = await import('../../../src/core/bilateral/tournament');
+    const scripted = createAgentFactory({});
+    const failing: BilateralAgent = {
+      act() {
+        throw new Error('provider down');
+      },
+    };
+    const play = async (agents: string[]) => {
+      const agg = new Aggregator();
+      await runTournament(
+        { agents, scenariosPerPair: 12, preset: 'standard', seed: 4, selfPlay: false },
+        (spec, role, ctx) => (spec === 'broken' ? failing : scripted(spec, role, ctx)),
+        { onResult: (r) => agg.add(r.buyer, r.seller, r.scenario, r.metrics) },
+      );
+      return agg.standings({ samples: 200, seed: 4 });
+    };
+    const without = await play(['boulware', 'linear', 'conceder']);
+    const withBroken = await play(['boulware', 'linear', 'conceder', 'broken']);
+    for (const r of without.leaderboard) {
+      const w = row(withBroken.leaderboard, r.agent, r.role);
+      // 12 scenarios against each of the 3 opponents, 12 of them (against 'broken') errors.
+      expect(w.n).toBe(r.n + 12);
+      expect(w.errors).toBe(12);
+      expect(w.errorRate).toBeCloseTo(12 / w.n, 12);
+      for (const name of RATE_NAMES) if (name !== 'errorRate') expect([name, w[name]]).toEqual([name, r[name]]);
+    }
+    expect(row(withBroken.leaderboard, 'broken', 'buyer').errorRate).toBe(1);
+    expect(row(withBroken.leaderboard, 'broken', 'buyer').dealRate).toBeNull();
+  });
+});
+
+describe('Aggregator: intervals resample scenarios, not negotiations', () => {
+  // On every gft scenario the buyer deals with 4 of its 5 sellers: its deal rate is 0.8 in every
+  // resample of scenarios, so the paired interval has zero width.
+  function fourOfFive(sameScenario: boolean): Aggregator {
+    const agg = new Aggregator();
+    for (let s = 0; s < 40; s++)
+      for (let seller = 0; seller < 5; seller++) {
+        const id = sameScenario ? `scn-${s}` : `scn-${s}-${seller}`;
+        const outcome = seller === 4 ? 'walk_away' : 'deal';
+        agg.add('A', `S${seller}`, key(((s % 5) + 1) as Tier, { id }), nm({ gft: true, outcome, buyerShare: 0.5 }));
+      }
+    return agg;
+  }
+
+  it('gives a zero-width interval where every resample of scenarios is the same', () => {
+    const a = row(fourOfFive(true).standings({ samples: 500, seed: 2 }).leaderboard, 'A', 'buyer');
+    expect(a.dealRate).toBeCloseTo(0.8, 12);
+    expect(a.ci.dealRate).toEqual([a.dealRate, a.dealRate]);
+  });
+
+  it('would give a wide interval if the same negotiations were independent units', () => {
+    const a = row(fourOfFive(false).standings({ samples: 500, seed: 2 }).leaderboard, 'A', 'buyer');
+    expect(a.dealRate).toBeCloseTo(0.8, 12);
+    expect(a.ci.dealRate![1] - a.ci.dealRate![0]).toBeGreaterThan(0.05);
   });
 });

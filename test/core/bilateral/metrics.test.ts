@@ -112,61 +112,74 @@ describe('computeMetrics: outcome and surplus', () => {
   });
 });
 
-describe('computeMetrics: offers, concession and patience', () => {
-  it('normalises first offer and every offer by list price, rounding to cents first', () => {
+describe('computeMetrics: opening, concession and patience (DESIGN.md)', () => {
+  // SCN: v = 150, c = 90, list price 200, 20 turns, seller first: each side has 10 own turns.
+  it('normalises the opening and every offer by list price, rounding to cents first', () => {
     const m = computeMetrics(SCN, log([offer(189.996), offer(50), say('hmm'), offer(70.004)], { kind: 'turn_limit', turn: 4 }));
     expect(m.seller.offers).toEqual([190 / 200]);
-    expect(m.seller.firstOffer).toBe(0.95);
+    expect(m.seller.opening).toBe(0.95);
     expect(m.buyer.offers).toEqual([50 / 200, 70 / 200]);
-    expect(m.buyer.firstOffer).toBe(0.25);
+    expect(m.buyer.opening).toBe(0.25);
   });
 
-  it('measures a seller’s concession as the price falling, in list-price units', () => {
-    // Seller: 190, 190, 170, 150. Buyer only talks.
+  it('measures a seller: concession toward its cost over the opening-to-cost range; patience in own turns of the limit', () => {
+    // Seller at own turns 0..3: 190, 190, 170, 150. Range 190 − 90 = 100.
     const moves: Move[] = [offer(190), say('a'), offer(190), say('b'), offer(170), say('c'), offer(150), say('d')];
     const m = computeMetrics(SCN, log(moves, { kind: 'turn_limit', turn: 8 }));
     expect(m.seller.totalConcession).toBeCloseTo((190 - 150) / 200, 12);
-    // Two of the four offers came before the first concession (the third offer).
-    expect(m.seller.patience).toBe(2 / 4);
+    expect(m.seller.concession).toBeCloseTo(40 / 100, 12);
+    // 20% of the range by own turn 2: two of its ten own turns passed first.
+    expect(m.seller.patience).toBe(2 / 10);
     expect(m.buyer.totalConcession).toBeNull();
+    expect(m.buyer.concession).toBeNull();
     expect(m.buyer.patience).toBeNull();
-    expect(m.buyer.firstOffer).toBeNull();
+    expect(m.buyer.opening).toBeNull();
     expect(m.buyer.offers).toEqual([]);
   });
 
-  it('measures a buyer’s concession as the price rising, positive in own-utility terms', () => {
-    // Buyer: 60, 80, 80, 100.
+  it('measures a buyer: concession as the price rising toward its value', () => {
+    // Buyer at own turns 0..3: 60, 80, 80, 100. Range 150 − 60 = 90.
     const moves: Move[] = [say('a'), offer(60), say('b'), offer(80), say('c'), offer(80), say('d'), offer(100)];
     const m = computeMetrics(SCN, log(moves, { kind: 'turn_limit', turn: 8 }));
     expect(m.buyer.totalConcession).toBeCloseTo((100 - 60) / 200, 12);
-    expect(m.buyer.patience).toBe(1 / 4);
+    expect(m.buyer.concession).toBeCloseTo(40 / 90, 12);
+    expect(m.buyer.patience).toBe(1 / 10);
   });
 
-  it('counts moving away from the other side as negative concession, and never as a concession', () => {
-    // Seller raises its price; buyer lowers its own.
+  it('counts a concession only once it exceeds 5% of the range', () => {
+    // Seller range 100: 95 is exactly 5% (not more); 94 is 6%, at own turn 3.
+    const moves: Move[] = [offer(190), say('a'), offer(188), say('b'), offer(185), say('c'), offer(184)];
+    const m = computeMetrics(SCN, log(moves, { kind: 'turn_limit', turn: 7 }));
+    expect(m.seller.patience).toBe(3 / 10);
+  });
+
+  it('has patience 1 when the seat never conceded that far, and negative concession when it moved away', () => {
     const moves: Move[] = [offer(150), offer(100), offer(170), offer(80)];
     const m = computeMetrics(SCN, log(moves, { kind: 'turn_limit', turn: 4 }));
     expect(m.seller.totalConcession).toBeCloseTo(-20 / 200, 12);
-    expect(m.buyer.totalConcession).toBeCloseTo(-20 / 200, 12);
+    expect(m.seller.concession).toBeCloseTo(-20 / 60, 12);
+    expect(m.buyer.concession).toBeCloseTo(-20 / 50, 12);
     expect(m.seller.patience).toBe(1);
     expect(m.buyer.patience).toBe(1);
-  });
-
-  it('has patience 1 and zero concession when a side never concedes (one offer or repeats)', () => {
     const one = computeMetrics(SCN, log([offer(180), WALK_AWAY], { kind: 'walk_away', by: 'buyer', turn: 2 }));
     expect(one.seller.patience).toBe(1);
-    expect(one.seller.totalConcession).toBe(0);
-    const repeats = computeMetrics(SCN, log([offer(180), say('x'), offer(180), say('y'), offer(180)], { kind: 'turn_limit', turn: 5 }));
-    expect(repeats.seller.patience).toBe(1);
-    expect(repeats.seller.totalConcession).toBe(0);
+    expect(one.seller.concession).toBe(0);
   });
 
-  it('a concession on the very second offer gives patience 1/n', () => {
-    const moves: Move[] = [offer(190), say('a'), offer(189), say('b'), offer(200)];
-    const m = computeMetrics(SCN, log(moves, { kind: 'turn_limit', turn: 5 }));
-    expect(m.seller.patience).toBe(1 / 3);
-    // First minus last, not the sum of the steps.
-    expect(m.seller.totalConcession).toBeCloseTo(-10 / 200, 12);
+  it('gives concession 0 and patience 0 to a seat that opened at its own reservation', () => {
+    const m = computeMetrics(SCN, log([offer(90), offer(150)], { kind: 'turn_limit', turn: 2 }));
+    expect(m.seller.concession).toBe(0);
+    expect(m.seller.patience).toBe(0);
+    expect(m.buyer.patience).toBe(0);
+  });
+
+  it('counts own turns under the scenario’s own limit, so patience does not depend on how long the game lasted', () => {
+    const short = scenario({ turnLimit: 8 }); // 4 own turns each
+    const moves: Move[] = [offer(190), say('a'), offer(150), ACCEPT];
+    const m = computeMetrics(short, log(moves, deal(150, 4, 'buyer')));
+    expect(m.seller.patience).toBe(1 / 4);
+    const long = computeMetrics(SCN, log(moves, deal(150, 4, 'buyer')));
+    expect(long.seller.patience).toBe(1 / 10);
   });
 });
 
@@ -227,9 +240,12 @@ describe('computeMetrics over a real session', () => {
     expect(m.buyer.offers).toEqual([0.4, 0.5, 0.6]);
     expect(m.buyer.invalidMoves).toBe(1);
     expect(m.buyer.totalConcession).toBeCloseTo(0.2, 12);
-    expect(m.buyer.patience).toBe(1 / 3);
+    // Both conceded more than 5% of their ranges at their second own turn, of ten.
+    expect(m.buyer.concession).toBeCloseTo(40 / 70, 12);
+    expect(m.buyer.patience).toBe(1 / 10);
     expect(m.seller.totalConcession).toBeCloseTo(0.15, 12);
-    expect(m.seller.patience).toBe(1 / 2);
+    expect(m.seller.concession).toBeCloseTo(0.3, 12);
+    expect(m.seller.patience).toBe(1 / 10);
     expect(m.seller.share).toBeCloseTo(30 / 60, 12);
     expect(m.turnsUsed).toBe(6);
   });

@@ -19,7 +19,7 @@ const CONFIG: TournamentConfig = {
   preset: 'standard',
   seed: 17,
   selfPlay: false,
-  turnLimit: 10,
+  deadline: { kind: 'fixed', turns: 10 },
 };
 
 /**
@@ -70,7 +70,7 @@ describe('planTournament', () => {
   it('plays every ordered pair of distinct agents on the same scenarios (common random numbers)', () => {
     const jobs = planTournament(CONFIG);
     expect(jobs).toHaveLength(6 * 4);
-    const scenarios = generateScenarios({ preset: 'standard', seed: 17, count: 4, turnLimit: 10 });
+    const scenarios = generateScenarios({ preset: 'standard', seed: 17, count: 4, deadline: { kind: 'fixed', turns: 10 } });
     const byPair = new Map<string, unknown[]>();
     for (const j of jobs) {
       expect(j.buyer).not.toBe(j.seller);
@@ -85,10 +85,14 @@ describe('planTournament', () => {
     }
   });
 
-  it('passes turn limit and first mover on to the scenarios', () => {
-    const jobs = planTournament({ ...CONFIG, turnLimit: 7, firstMover: 'buyer' });
-    expect(jobs.every((j) => j.scenario.turnLimit === 7 && j.scenario.firstMover === 'buyer')).toBe(true);
-    expect(planTournament({ ...CONFIG, turnLimit: undefined }).every((j) => j.scenario.turnLimit === 20)).toBe(true);
+  it('passes the deadline and first mover on to the scenarios', () => {
+    const jobs = planTournament({ ...CONFIG, deadline: { kind: 'fixed', turns: 7 }, firstMover: 'buyer' });
+    expect(jobs.every((j) => j.scenario.turnLimit === 7 && j.scenario.firstMover === 'buyer' && !j.scenario.turnRange)).toBe(true);
+    const byDefault = planTournament({ ...CONFIG, deadline: undefined, firstMover: undefined });
+    expect(byDefault.every((j) => j.scenario.turnRange?.min === 16 && j.scenario.turnRange.max === 24)).toBe(true);
+    expect(byDefault.every((j) => j.scenario.turnLimit >= 16 && j.scenario.turnLimit <= 24)).toBe(true);
+    // alternate: the seller opens even-numbered scenarios, the buyer odd ones
+    expect(byDefault.every((j) => j.scenario.firstMover === (j.scenarioIndex % 2 === 0 ? 'seller' : 'buyer'))).toBe(true);
   });
 
   it('adds self-play only when asked', () => {

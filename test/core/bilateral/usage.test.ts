@@ -98,8 +98,8 @@ describe('model usage per agent and per run', () => {
     const { results } = await playModelTournament({ agents: ['openai:model-a', 'boulware'], scenariosPerPair: 2 });
     const aggregator = new Aggregator();
     const [first, ...rest] = results as [NegotiationResult, ...NegotiationResult[]];
-    aggregator.add(first.buyer, first.seller, first.scenario.tier, { ...first.metrics, outcome: 'cancelled' });
-    for (const r of rest) aggregator.add(r.buyer, r.seller, r.scenario.tier, r.metrics);
+    aggregator.add(first.buyer, first.seller, first.scenario, { ...first.metrics, outcome: 'cancelled' });
+    for (const r of rest) aggregator.add(r.buyer, r.seller, r.scenario, r.metrics);
     const { total } = aggregator.standings({ samples: 0 }).usage;
     expect(total).toMatchObject({ ...fromEvents(rest).total });
     expect(total.negotiations).toBe(results.length - 1);
