@@ -77,8 +77,14 @@ export const RunRecordSchema = z.object({
 });
 export type RunRecord = z.infer<typeof RunRecordSchema>;
 
-/** Standings as stored: runs stored before model usage was counted have no `usage`. */
-export type StoredStandings = Omit<Standings, 'usage'> & Partial<Pick<Standings, 'usage'>>;
+/**
+ * Standings as stored. Runs stored before model usage was counted have no `usage`; runs stored
+ * before zone bins, errors apart and behaviour measures have no `byZone` or `intervals`, and their
+ * rows lack the newer rates (and carry the retired `walkAwayRateNoGft`). Re-importing their export
+ * recomputes everything.
+ */
+export type StoredStandings = Omit<Standings, 'usage' | 'byZone' | 'intervals'> &
+  Partial<Pick<Standings, 'usage' | 'byZone' | 'intervals'>>;
 
 /** A stored run. Standings are derived data (an import recomputes them), so they have no schema here. */
 export interface RunRow extends RunRecord {
