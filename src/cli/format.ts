@@ -1,6 +1,6 @@
 import type { BilateralEvent, BilateralResult } from '../core/bilateral/events';
 import type { NegotiationMetrics } from '../core/bilateral/metrics';
-import { RATE_NAMES, type LeaderboardRow, type PairRow, type RateName, type Standings } from '../core/bilateral/aggregate';
+import type { LeaderboardRow, PairRow, RateName } from '../core/bilateral/aggregate';
 import { formatLatency, type RunUsage, type Usage } from '../core/bilateral/usage';
 import { agentCost, describeCost, describeRunCost, runCost, type Prices } from '../agents/pricing';
 import { assertNever } from '../core/result';
@@ -27,6 +27,14 @@ export function describeOutcome(outcome: BilateralResult): string {
   }
 }
 
+/** The deadline as the agents met it: a fixed limit they knew, or one drawn from a range they knew. */
+export function describeDeadline(scenario: Pick<Scenario, 'turnLimit' | 'turnRange'>): string {
+  const range = scenario.turnRange;
+  return range === undefined
+    ? `${scenario.turnLimit} turns (fixed, both sides know it)`
+    : `limit ${scenario.turnLimit} (drawn from ${range.min}–${range.max}, agents know only the range)`;
+}
+
 /** One negotiation as plain text: header, one line per event, outcome and split, and each side's model usage. */
 export function formatTranscript(
   scenario: Scenario,
@@ -38,7 +46,8 @@ export function formatTranscript(
   const v = scenario.buyerValue;
   const c = scenario.sellerCost;
   const lines = [
-    `${scenario.item.name} (${scenario.item.category}), list ${money(scenario.item.listPrice)}, tier ${scenario.tier}, ${scenario.turnLimit} turns, ${scenario.firstMover} first`,
+    `${scenario.item.name} (${scenario.item.category}), list ${money(scenario.item.listPrice)}, tier ${scenario.tier}`,
+    `${describeDeadline(scenario)}; the ${scenario.firstMover} moves first`,
     `buyer  ${agents.buyer}: value ${money(v)}`,
     `seller ${agents.seller}: cost ${money(c)}`,
     v > c
@@ -86,13 +95,21 @@ export function formatTranscript(
   );
 }
 
-const COLUMNS: { name: RateName; title: string }[] = [
+const RATE_COLUMNS: { name: RateName; title: string }[] = [
   { name: 'dealRate', title: 'deal rate (gft)' },
   { name: 'noDealRateNoGft', title: 'no deal (no gft)' },
+  { name: 'walkAwayShare', title: 'walk-away share' },
   { name: 'surplusShare', title: 'share' },
   { name: 'expectedSurplusShare', title: 'E[share]' },
   { name: 'irViolationRate', title: 'IR viol.' },
   { name: 'invalidMoveRate', title: 'invalid' },
+  { name: 'errorRate', title: 'error rate' },
+];
+
+const BEHAVIOUR_COLUMNS: { name: RateName; title: string }[] = [
+  { name: 'opening', title: 'opening (of list)' },
+  { name: 'concession', title: 'concession' },
+  { name: 'patience', title: 'patience' },
 ];
 
 const withCi = (value: number | null, ci: Interval | null): string =>
@@ -104,24 +121,49 @@ function table(header: string[], rows: string[][]): string {
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n') + '\n';
 }
 
-/** The leaderboard, sorted by role then expected surplus share (best first). */
-export function formatLeaderboard(rows: readonly LeaderboardRow[]): string {
-  const sorted = [...rows].sort(
+/** Role, then expected surplus share (best first), then name. */
+const byRoleThenShare = (rows: readonly LeaderboardRow[]): LeaderboardRow[] =>
+  [...rows].sort(
     (a, b) =>
       (a.role < b.role ? -1 : a.role > b.role ? 1 : 0) ||
       (b.expectedSurplusShare ?? -1) - (a.expectedSurplusShare ?? -1) ||
       (a.agent < b.agent ? -1 : 1),
   );
+
+/**
+ * The leaderboard's rates, sorted by role then expected surplus share (best first). `n` counts the
+ * seat's negotiations and `errors` those that ended in an error, which enter no other rate.
+ */
+export function formatLeaderboard(rows: readonly LeaderboardRow[]): string {
   return table(
-    ['role', 'agent', 'n', ...COLUMNS.map((c) => c.title)],
-    sorted.map((r) => [r.role, r.agent, String(r.n), ...COLUMNS.map((c) => withCi(r[c.name], r.ci[c.name]))]),
+    ['role', 'agent', 'n', 'errors', ...RATE_COLUMNS.map((c) => c.title)],
+    byRoleThenShare(rows).map((r) => [
+      r.role,
+      r.agent,
+      String(r.n),
+      String(r.errors),
+      ...RATE_COLUMNS.map((c) => withCi(r[c.name], r.ci[c.name])),
+    ]),
+  );
+}
+
+/** Opening, concession and patience per agent and role, in the leaderboard's order. */
+export function formatBehaviour(rows: readonly LeaderboardRow[]): string {
+  return (
+    'behaviour (means over the seat\'s negotiations in which it made an offer)\n' +
+    table(
+      ['role', 'agent', ...BEHAVIOUR_COLUMNS.map((c) => c.title)],
+      byRoleThenShare(rows).map((r) => [r.role, r.agent, ...BEHAVIOUR_COLUMNS.map((c) => withCi(r[c.name], r.ci[c.name]))]),
+    ) +
+    'opening: first offer / list price; concession: how far the last offer moved from the first toward the\n' +
+    'reservation, as a share of that distance; patience: share of own turns before conceding 5% of it\n'
   );
 }
 
 export function formatPairs(rows: readonly PairRow[]): string {
   return table(
-    ['buyer', 'seller', 'n', 'deal rate (gft)', 'buyer share', 'seller share'],
-    rows.map((p) => [p.buyer, p.seller, String(p.n), pct(p.dealRate), pct(p.buyerShare), pct(p.sellerShare)]),
+    ['buyer', 'seller', 'n', 'errors', 'deal rate (gft)', 'buyer share', 'seller share'],
+    rows.map((p) => [p.buyer, p.seller, String(p.n), String(p.errors), pct(p.dealRate), pct(p.buyerShare), pct(p.sellerShare)]),
   );
 }
 
@@ -164,26 +206,4 @@ export function formatSideUsage(role: 'buyer' | 'seller', agent: string, side: N
     `${role} ${agent}: ${count(side.calls)} model call${side.calls === 1 ? '' : 's'}, ${count(side.tokensIn)} tokens in, ${count(side.tokensOut)} out, ` +
     `${formatLatency(side.latencyMs / side.calls)} per call${cost}\n`
   );
-}
-
-const csvCell = (x: string | number | null): string => {
-  if (x === null) return '';
-  const s = String(x);
-  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-};
-
-/** Leaderboard and per-tier rows in one table; `tier` is `all` for the overall rows. */
-export function standingsCsv(standings: Standings): string {
-  const header = ['agent', 'role', 'tier', 'n', ...RATE_NAMES.flatMap((r) => [r, `${r}_low`, `${r}_high`])];
-  const rows = [
-    ...standings.leaderboard.map((r) => ({ ...r, tier: 'all' as const })),
-    ...standings.byTier,
-  ].map((r) => [
-    r.agent,
-    r.role,
-    r.tier,
-    r.n,
-    ...RATE_NAMES.flatMap((name) => [r[name], r.ci[name]?.[0] ?? null, r.ci[name]?.[1] ?? null]),
-  ]);
-  return [header, ...rows].map((r) => r.map(csvCell).join(',')).join('\n') + '\n';
 }

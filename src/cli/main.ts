@@ -1,9 +1,11 @@
 import { setMaxListeners } from 'node:events';
 import { Aggregator } from '../core/bilateral/aggregate';
-import { playNegotiation, runTournament, planTournament, type TournamentConfig } from '../core/bilateral/tournament';
+import { standingsCsv } from '../core/bilateral/csv';
+import { playNegotiation, runTournament, planTournament, type TournamentConfig, type TournamentSummary } from '../core/bilateral/tournament';
 import { createRng, deriveSeed } from '../core/rng';
 import {
   DEADLINE_KINDS,
+  deadlineLabel,
   DEFAULT_DEADLINE,
   DEFAULT_FIRST_MOVER,
   DEFAULT_TURN_LIMIT,
@@ -18,10 +20,12 @@ import { createAgentFactory, parseAgentSpec, parseAgentSpecs, WEBLLM_ONLY_IN_BRO
 import { KEY_ENV, type RemoteSettings } from '../agents/remote';
 import { STRATEGIES } from '../agents/scripted';
 import { choiceFlag, intFlag, parseFlags, requiredFlag, UsageError } from './args';
-import { formatLeaderboard, formatPairs, formatTranscript, formatUsage, standingsCsv } from './format';
+import { formatBehaviour, formatLeaderboard, formatPairs, formatTranscript, formatUsage } from './format';
 import { agentCost, priceSpec, runCost, type Prices } from '../agents/pricing';
 import { parseDollars, type Price } from '../core/cost';
 import type { RunUsage } from '../core/bilateral/usage';
+import { fullTournamentConfig, type RunRecord, type StoredTournamentConfig } from '../storage/schema';
+import { RunJsonlWriter } from './jsonl';
 
 const USAGE = `usage: npm run parley -- <command> [flags]
 
@@ -49,11 +53,19 @@ presets: ${PRESETS.join(', ')}
 export interface Io {
   out: (text: string) => void;
   err: (text: string) => void;
-  /** Wall-clock milliseconds, for progress lines only (never in results). */
+  /**
+   * Wall-clock milliseconds since the epoch: for progress lines and the dates of a `--jsonl` run,
+   * never in what is printed.
+   */
   now: () => number;
   /** Environment variables: where remote models' keys come from. */
   env?: Record<string, string | undefined>;
+  /** Aborted to stop early (Ctrl-C): a tournament then reports, and writes, what had finished. */
+  signal?: AbortSignal;
 }
+
+/** The exit status of a command stopped through `Io.signal`, as a shell reports an interrupted one. */
+export const EXIT_INTERRUPTED = 130;
 
 const REMOTE_FLAGS = { 'base-url': true, 'timeout-ms': true, thinking: false, price: 'repeat' } as const;
 
@@ -141,7 +153,7 @@ function sharedScenarioFlags(args: ReturnType<typeof parseFlags>) {
   };
 }
 
-async function runCommand(argv: string[], io: Io): Promise<void> {
+async function runCommand(argv: string[], io: Io): Promise<number> {
   const args = parseFlags(
     argv,
     { buyer: true, seller: true, preset: true, seed: true, deadline: true, turns: true, first: true, json: false, ...REMOTE_FLAGS },
@@ -160,10 +172,11 @@ async function runCommand(argv: string[], io: Io): Promise<void> {
   const makeAgent = createAgentFactory(remoteSettings(args, io, [buyer.value, seller.value]));
   const seat = (role: Role, label: string) =>
     makeAgent(label, role, { rng: createRng(deriveSeed(seed, negotiationId, role)), negotiationId });
-  const result = await playNegotiation(scenario, {
-    buyer: seat('buyer', buyer.value.label),
-    seller: seat('seller', seller.value.label),
-  });
+  const result = await playNegotiation(
+    scenario,
+    { buyer: seat('buyer', buyer.value.label), seller: seat('seller', seller.value.label) },
+    io.signal ? { signal: io.signal } : {},
+  );
   const agents = { buyer: buyer.value.label, seller: seller.value.label };
   if (args.switches.has('json')) {
     const cost = (role: Role) => usd(agents[role], result.metrics[role], prices);
@@ -172,9 +185,26 @@ async function runCommand(argv: string[], io: Io): Promise<void> {
   } else {
     io.out(formatTranscript(scenario, agents, result.events, result.metrics, prices));
   }
+  return result.outcome.kind === 'cancelled' ? EXIT_INTERRUPTED : 0;
 }
 
-async function tournamentCommand(argv: string[], io: Io): Promise<void> {
+/** A run id that the same configuration always gets: the seed and a hash of the whole config. */
+const cliRunId = (config: StoredTournamentConfig): string =>
+  `cli-s${config.seed}-${deriveSeed(config.seed, 'cli-tournament', JSON.stringify(config)).toString(36)}`;
+
+/** "CLI tournament: boulware, linear (50 standard scenarios per pair, seed 1)", at most 200 characters. */
+function cliRunName(config: StoredTournamentConfig): string {
+  const tail = ` (${config.scenariosPerPair} ${config.preset} scenarios per pair, seed ${config.seed})`;
+  let agents = config.agents.join(', ');
+  const room = 200 - 'CLI tournament: '.length - tail.length;
+  if (agents.length > room) agents = `${agents.slice(0, room - 1)}…`;
+  return `CLI tournament: ${agents}${tail}`;
+}
+
+/** Lets timers and signals run: a tournament of scripted agents otherwise never yields to them. */
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+async function tournamentCommand(argv: string[], io: Io): Promise<number> {
   const args = parseFlags(
     argv,
     {
@@ -189,6 +219,7 @@ async function tournamentCommand(argv: string[], io: Io): Promise<void> {
       'self-play': false,
       json: false,
       csv: false,
+      jsonl: true,
       concurrency: true,
       ...REMOTE_FLAGS,
     },
@@ -218,7 +249,17 @@ async function tournamentCommand(argv: string[], io: Io): Promise<void> {
     deadline,
     firstMover,
   };
+  const stored = fullTournamentConfig(config);
   const planned = planTournament(config).length;
+  const jsonlPath = args.values.get('jsonl');
+  if (jsonlPath !== undefined && jsonlPath.trim() === '') throw new UsageError('--jsonl needs a file path');
+  // Opened before anything is played, so a path that cannot be written costs no model call.
+  const writer =
+    jsonlPath === undefined
+      ? null
+      : await RunJsonlWriter.open(jsonlPath).catch((e: unknown) => {
+          throw new UsageError(`--jsonl: cannot write ${jsonlPath} (${e instanceof Error ? e.message : String(e)})`);
+        });
   const aggregator = new Aggregator();
   const started = io.now();
   let lastReport = started;
@@ -226,43 +267,86 @@ async function tournamentCommand(argv: string[], io: Io): Promise<void> {
   // Every open model call listens on this signal; Node warns past ten listeners unless told.
   const cancel = new AbortController();
   setMaxListeners(0, cancel.signal);
-  await runTournament(config, makeAgent, {
-    concurrency,
-    signal: cancel.signal,
-    onResult: (r) => {
-      aggregator.add(r.buyer, r.seller, r.scenario, r.metrics);
-      done++;
-      if ((done & 255) === 0) {
-        const now = io.now();
-        if (now - lastReport >= 1000) {
-          lastReport = now;
-          const rate = done / ((now - started) / 1000);
-          io.err(`parley: ${done}/${planned} negotiations, ${Math.round(rate)}/s, ${Math.ceil((planned - done) / rate)} s left\n`);
+  const stop = () => cancel.abort();
+  if (io.signal?.aborted) stop();
+  io.signal?.addEventListener('abort', stop, { once: true });
+  let summary: TournamentSummary;
+  try {
+    summary = await runTournament(config, makeAgent, {
+      concurrency,
+      signal: cancel.signal,
+      onResult: async (r) => {
+        aggregator.add(r.buyer, r.seller, r.scenario, r.metrics);
+        await writer?.add(r);
+        done++;
+        if ((done & 255) === 0) {
+          const now = io.now();
+          if (now - lastReport >= 1000) {
+            lastReport = now;
+            const rate = done / ((now - started) / 1000);
+            io.err(`parley: ${done}/${planned} negotiations, ${Math.round(rate)}/s, ${Math.ceil((planned - done) / rate)} s left\n`);
+          }
+          if (io.signal) await yieldToEventLoop();
         }
-      }
-    },
-  });
-  if (io.now() - started >= 1000) io.err(`parley: ${planned}/${planned} negotiations; computing intervals\n`);
+      },
+    });
+  } catch (e) {
+    await writer?.abandon();
+    throw e;
+  } finally {
+    io.signal?.removeEventListener('abort', stop);
+  }
+  // Stopped with negotiations still to play (a stop after the last one changes nothing).
+  const cancelled = summary.cancelled && done < planned;
+  if (cancelled) io.err(`parley: stopped after ${done}/${planned} negotiations; the results below cover those\n`);
+  else if (io.now() - started >= 1000) io.err(`parley: ${planned}/${planned} negotiations; computing intervals\n`);
+  if (writer !== null) {
+    const run: RunRecord = {
+      id: cliRunId(stored),
+      name: cliRunName(stored),
+      createdAt: started,
+      updatedAt: io.now(),
+      status: cancelled ? 'cancelled' : 'done',
+      config: { kind: 'tournament', tournament: stored },
+      planned,
+      done: writer.written,
+      message: cancelled ? `stopped from the command line after ${writer.written} of ${planned} negotiations` : null,
+    };
+    try {
+      await writer.finish(run);
+    } catch (e) {
+      await writer.abandon();
+      throw e;
+    }
+  }
   const standings = aggregator.standings({ samples, seed });
   if (args.switches.has('json')) {
     const priced = prices.size > 0 ? { cost: costJson(standings.usage, prices) } : {};
     const withPrices = prices.size > 0 ? { prices: Object.fromEntries(prices) } : {};
     io.out(
-      JSON.stringify({ config: { ...config, samples, ...withPrices }, negotiations: aggregator.count, ...standings, ...priced }, null, 2) +
+      JSON.stringify({ config: { ...stored, samples, ...withPrices }, negotiations: aggregator.count, ...standings, ...priced }, null, 2) +
         '\n',
     );
   } else if (args.switches.has('csv')) {
     io.out(standingsCsv(standings));
   } else {
+    const intervals =
+      standings.intervals === null
+        ? 'no intervals (--samples 0)'
+        : `95% intervals from a bootstrap that resamples whole scenarios (${standings.intervals.samples} resamples)`;
     io.out(
       `${aggregator.count} negotiations: ${config.agents.length} agents, ${scenariosPerPair} ${preset} scenarios per ordered pair, seed ${seed}\n` +
-        `rates with 95% bootstrap intervals (${samples} resamples)\n\n` +
+        `deadline ${deadlineLabel(stored.deadline)}, first mover ${stored.firstMover}\n` +
+        `${intervals}; a negotiation that ended in an error counts only in errors\n\n` +
         formatLeaderboard(standings.leaderboard) +
+        '\n' +
+        formatBehaviour(standings.leaderboard) +
         '\n' +
         (standings.usage.byAgent.length > 0 ? formatUsage(standings.usage, prices) + '\n' : '') +
         formatPairs(standings.pairs),
     );
   }
+  return cancelled ? EXIT_INTERRUPTED : 0;
 }
 
 function strategiesCommand(io: Io): void {
@@ -273,17 +357,15 @@ function strategiesCommand(io: Io): void {
   }
 }
 
-/** Returns the exit status: 0 on success, 2 on a usage error, 1 on a bug. */
+/** Returns the exit status: 0 on success, 2 on a usage error, 1 on a bug, 130 when stopped through `io.signal`. */
 export async function main(argv: string[], io: Io): Promise<number> {
   const [command, ...rest] = argv;
   try {
     switch (command) {
       case 'run':
-        await runCommand(rest, io);
-        return 0;
+        return await runCommand(rest, io);
       case 'tournament':
-        await tournamentCommand(rest, io);
-        return 0;
+        return await tournamentCommand(rest, io);
       case 'strategies':
         strategiesCommand(io);
         return 0;

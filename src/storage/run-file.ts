@@ -4,7 +4,14 @@ import { ExportedNegotiationSchema, RunRecordSchema, type ExportedNegotiation, t
 
 export const EXPORT_FORMAT = 'parley-run';
 export const EXPORT_FORMAT_JSONL = 'parley-run-jsonl';
-export const EXPORT_VERSION = 1;
+/**
+ * The version written. Version 2 stores a tournament's `deadline` and `firstMover` where version 1
+ * stored a fixed `turnLimit`; version-1 files still import (the config schema reads `turnLimit` as a
+ * fixed deadline).
+ */
+export const EXPORT_VERSION = 2;
+/** The oldest version this Parley still reads; it reads every version from this to EXPORT_VERSION. */
+export const OLDEST_IMPORT_VERSION = 1;
 /** Larger files are refused before they are parsed. */
 export const MAX_IMPORT_BYTES = 512 * 1024 * 1024;
 export const IMPORT_ERROR_KINDS = ['invalid-file', 'wrong-format', 'wrong-version', 'too-large', 'truncated'] as const;
@@ -117,7 +124,7 @@ function checkEnvelope(value: unknown, format: string, at: string): Step<Record<
     return fail(
       'wrong-version',
       `${at}the file is format version ${version}, written by a newer Parley; ` +
-        `this one reads version ${EXPORT_VERSION}. Update Parley to import it.`,
+        `this one reads versions ${OLDEST_IMPORT_VERSION} to ${EXPORT_VERSION}. Update Parley to import it.`,
     );
   return ok(value);
 }

@@ -2,10 +2,11 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main';
-import { runCli } from './helpers';
+import { BEHAVIOUR_NAMES, RATE_NAMES } from '../../src/core/bilateral/aggregate';
+import { STANDINGS_CSV_HEADER } from '../../src/core/bilateral/csv';
+import { parseCsv, runCli } from './helpers';
 
 const cli = (...argv: string[]) => runCli(argv);
-
 
 describe('parley run', () => {
   it('prints a transcript that ends with the outcome and the split', async () => {
@@ -33,8 +34,32 @@ describe('parley run', () => {
     const doc = JSON.parse(r.out);
     expect(doc.scenario.preset).toBe('narrow');
     expect(doc.scenario.turnLimit).toBe(7);
+    expect(doc.scenario).not.toHaveProperty('turnRange');
     expect(doc.events[0].actor).toBe('buyer');
     expect(doc.events.at(-1).turn).toBeLessThanOrEqual(7);
+  });
+
+  it('the transcript says the deadline as the agents knew it, and who moved first', async () => {
+    const fixed = await cli('run', '--buyer', 'linear', '--seller', 'boulware', '--turns', '12', '--first', 'seller');
+    expect(fixed.out.split('\n')[1]).toBe('12 turns (fixed, both sides know it); the seller moves first');
+    const args = ['run', '--buyer', 'linear', '--seller', 'boulware', '--turns', '10-14', '--first', 'buyer', '--seed', '4'];
+    const doc = JSON.parse((await cli(...args, '--json')).out);
+    expect(doc.scenario.turnRange).toEqual({ min: 10, max: 14 });
+    expect(doc.scenario.turnLimit).toBeGreaterThanOrEqual(10);
+    expect(doc.scenario.turnLimit).toBeLessThanOrEqual(14);
+    const text = await cli(...args);
+    expect(text.out.split('\n')[1]).toBe(
+      `limit ${doc.scenario.turnLimit} (drawn from 10–14, agents know only the range); the buyer moves first`,
+    );
+  });
+
+  it('by default the limit is drawn from 16–24 and the seller opens the first scenario', async () => {
+    const doc = JSON.parse((await cli('run', '--buyer', 'linear', '--seller', 'boulware', '--json')).out);
+    expect(doc.scenario.turnRange).toEqual({ min: 16, max: 24 });
+    expect(doc.scenario.firstMover).toBe('seller');
+    expect((await cli('run', '--buyer', 'linear', '--seller', 'boulware')).out).toMatch(
+      /^limit \d+ \(drawn from 16–24, agents know only the range\); the seller moves first$/m,
+    );
   });
 
   it('the same arguments print byte-identical output, also for the random strategy', async () => {
@@ -46,29 +71,68 @@ describe('parley run', () => {
 describe('parley tournament', () => {
   const agents = 'boulware,conceder:beta=3,hardliner';
 
-  it('--json has config, negotiations, leaderboard, byTier and pairs with intervals', async () => {
+  it('--json has config, negotiations, leaderboard, byTier, byZone, pairs and how the intervals were made', async () => {
     const r = await cli('tournament', '--agents', agents, '--scenarios', '6', '--seed', '2', '--json', '--samples', '200');
     expect(r.status).toBe(0);
     const doc = JSON.parse(r.out);
     expect(doc.negotiations).toBe(3 * 2 * 6);
-    expect(doc.config.agents).toEqual(['boulware', 'conceder:beta=3', 'hardliner']);
+    expect(doc.config).toEqual({
+      agents: ['boulware', 'conceder:beta=3', 'hardliner'],
+      scenariosPerPair: 6,
+      preset: 'standard',
+      seed: 2,
+      selfPlay: false,
+      deadline: { kind: 'uncertain', min: 16, max: 24 },
+      firstMover: 'alternate',
+      samples: 200,
+    });
+    expect(doc.intervals).toEqual({ method: 'paired-bootstrap', unit: 'scenario', samples: 200, level: 0.95 });
     expect(doc.leaderboard).toHaveLength(6);
-    for (const row of doc.leaderboard) {
-      expect(row.n).toBe(12);
-      for (const key of ['dealRate', 'walkAwayRateNoGft', 'surplusShare', 'expectedSurplusShare', 'irViolationRate', 'invalidMoveRate'])
+    for (const row of [...doc.leaderboard, ...doc.byTier, ...doc.byZone]) {
+      expect(row.errors).toBe(0);
+      expect(row.errorRate).toBe(0);
+      expect(row).not.toHaveProperty('walkAwayRateNoGft');
+      for (const key of RATE_NAMES) {
         expect(row).toHaveProperty(key);
-      if (row.dealRate !== null) {
-        const [low, high] = row.ci.dealRate;
-        expect(low).toBeLessThanOrEqual(row.dealRate + 1e-12);
-        expect(high).toBeGreaterThanOrEqual(row.dealRate - 1e-12);
+        expect(row.ci).toHaveProperty(key);
+        const value = row[key];
+        if (value === null) continue;
+        // Opening is a price over the list price; everything else is a share.
+        if (key === 'opening') expect(value).toBeGreaterThan(0);
+        else {
+          expect(value).toBeGreaterThanOrEqual(0);
+          expect(value).toBeLessThanOrEqual(1);
+        }
+        if (row.ci[key] !== null) {
+          const [low, high] = row.ci[key];
+          expect(low).toBeLessThanOrEqual(value + 1e-12);
+          expect(high).toBeGreaterThanOrEqual(value - 1e-12);
+        }
       }
     }
+    for (const row of doc.leaderboard) expect(row.n).toBe(12);
     expect(doc.byTier.every((t: { tier: number }) => t.tier >= 1 && t.tier <= 5)).toBe(true);
+    expect(doc.byZone.length).toBeGreaterThan(0);
+    expect(doc.byZone.every((t: { zone: number }) => t.zone >= 1 && t.zone <= 5)).toBe(true);
+    // Every seat's negotiations fall in exactly one tier and one zone bin.
+    for (const row of doc.leaderboard)
+      for (const rows of [doc.byTier, doc.byZone]) {
+        const mine = rows.filter((t: { agent: string; role: string }) => t.agent === row.agent && t.role === row.role);
+        expect(mine.reduce((sum: number, t: { n: number }) => sum + t.n, 0)).toBe(row.n);
+      }
     expect(doc.pairs).toHaveLength(6);
     for (const p of doc.pairs) {
       expect(p.n).toBe(6);
+      expect(p.errors).toBe(0);
       if (p.buyerShare !== null) expect(p.buyerShare + p.sellerShare).toBeCloseTo(1, 9);
     }
+  });
+
+  it('--json records the deadline and first mover that were asked for', async () => {
+    const r = await cli('tournament', '--agents', 'linear,boulware', '--scenarios', '2', '--samples', '0', '--turns', '9', '--first', 'buyer', '--json');
+    const doc = JSON.parse(r.out);
+    expect(doc.config).toMatchObject({ deadline: { kind: 'fixed', turns: 9 }, firstMover: 'buyer', samples: 0 });
+    expect(doc.intervals).toBeNull();
   });
 
   it('--self-play adds each agent against itself', async () => {
@@ -79,12 +143,56 @@ describe('parley tournament', () => {
   it('prints the same table and CSV for the same arguments', async () => {
     const table = ['tournament', '--agents', agents, '--scenarios', '5'];
     const a = await cli(...table);
-    expect(a.out).toContain('deal rate (gft)');
+    for (const title of ['deal rate (gft)', 'walk-away share', 'errors', 'error rate', 'opening (of list)', 'concession', 'patience'])
+      expect(a.out).toContain(title);
+    expect(a.out).toContain('deadline 16–24 turns (uncertain), first mover alternate');
     expect(a.out).toBe((await cli(...table)).out);
     const csv = await cli(...table, '--csv');
+    expect(csv.out).toBe((await cli(...table, '--csv')).out);
     const lines = csv.out.trim().split('\n');
-    expect(lines[0]?.startsWith('agent,role,tier,n,dealRate,dealRate_low,dealRate_high')).toBe(true);
-    expect(lines.filter((l) => l.includes(',all,'))).toHaveLength(6);
+    expect(lines[0]?.startsWith('scope,tier,zone,agent,role,n,errors,dealRate,dealRate_low,dealRate_high')).toBe(true);
+    expect(lines.filter((l) => l.startsWith('all,'))).toHaveLength(6);
+  });
+
+  it('the rates table and the behaviour table list the same seats in the same order', async () => {
+    const r = await cli('tournament', '--agents', agents, '--scenarios', '4', '--samples', '0');
+    const blocks = r.out.split('\n\n');
+    const seats = (block: string) =>
+      block
+        .split('\n')
+        .filter((l) => /^(buyer|seller) /.test(l))
+        .map((l) => l.split(/ +/).slice(0, 2).join(' '));
+    const rates = blocks.find((b) => b.includes('deal rate (gft)') && b.includes('role')) as string;
+    const behaviour = blocks.find((b) => b.startsWith('behaviour')) as string;
+    expect(seats(rates)).toHaveLength(6);
+    expect(seats(behaviour)).toEqual(seats(rates));
+  });
+
+  it('--csv holds the leaderboard, tier and zone rows of --json, value for value', async () => {
+    const base = ['tournament', '--agents', agents, '--scenarios', '6', '--seed', '3', '--samples', '100'];
+    const doc = JSON.parse((await cli(...base, '--json')).out);
+    const [header, ...rows] = parseCsv((await cli(...base, '--csv')).out);
+    expect(header).toEqual([...STANDINGS_CSV_HEADER]);
+    const expected = [
+      ...doc.leaderboard.map((r: object) => ({ scope: 'all', tier: '', zone: '', r })),
+      ...doc.byTier.map((r: { tier: number }) => ({ scope: 'tier', tier: String(r.tier), zone: '', r })),
+      ...doc.byZone.map((r: { zone: number }) => ({ scope: 'zone', tier: '', zone: String(r.zone), r })),
+    ];
+    expect(rows).toHaveLength(expected.length);
+    const num = (x: string | undefined) => (x === '' || x === undefined ? null : Number(x));
+    rows.forEach((cells, i) => {
+      const at = (name: string) => cells[(header as string[]).indexOf(name)];
+      const { scope, tier, zone, r } = expected[i];
+      expect([at('scope'), at('tier'), at('zone'), at('agent'), at('role')]).toEqual([scope, tier, zone, r.agent, r.role]);
+      expect(num(at('n'))).toBe(r.n);
+      expect(num(at('errors'))).toBe(r.errors);
+      for (const name of RATE_NAMES) {
+        expect(num(at(name))).toBe(r[name]);
+        expect(num(at(`${name}_low`))).toBe(r.ci[name]?.[0] ?? null);
+        expect(num(at(`${name}_high`))).toBe(r.ci[name]?.[1] ?? null);
+      }
+    });
+    expect(BEHAVIOUR_NAMES.every((name) => header?.includes(name))).toBe(true);
   });
 
   it.each([
@@ -99,6 +207,11 @@ describe('parley tournament', () => {
     [['run', '--buyer', 'boulware'], /--seller is required/],
     [['run', '--buyer', 'boulware', '--seller', 'linear', '--seed', 'x'], /--seed must be a whole number/],
     [['run', '--buyer', 'boulware', '--seller', 'linear', '--colour', 'red'], /unknown flag --colour/],
+    [['run', '--buyer', 'boulware', '--seller', 'linear', '--deadline', 'soon'], /unknown deadline "soon"; choose one of: fixed, uncertain/],
+    [['run', '--buyer', 'boulware', '--seller', 'linear', '--first', 'both'], /unknown first "both"; choose one of: alternate, seller, buyer/],
+    [['run', '--buyer', 'boulware', '--seller', 'linear', '--deadline', 'fixed', '--turns', '10-14'], /a fixed deadline takes one number/],
+    [['run', '--buyer', 'boulware', '--seller', 'linear', '--turns', '14-10'], /--turns MIN-MAX must have 1 ≤ MIN ≤ MAX ≤ 1000/],
+    [['run', '--buyer', 'boulware', '--seller', 'linear', '--jsonl', 'x.jsonl'], /unknown flag --jsonl for run/],
     [['haggle'], /unknown command "haggle"; choose one of: run, tournament/],
   ])('rejects %j with one line and status 2', async (argv, message) => {
     const r = await cli(...(argv as string[]));

@@ -1,0 +1,88 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
+import type { NegotiationResult } from '../core/bilateral/tournament';
+import { EXPORT_FORMAT_JSONL, EXPORT_VERSION } from '../storage/run-file';
+import type { ExportedNegotiation, RunRecord } from '../storage/schema';
+
+/** Negotiation lines are buffered up to this many characters before they are written. */
+const FLUSH_AT = 1 << 20;
+
+/** One negotiation as the app's export writes it (src/storage/transfer.ts), with the same key order. */
+export const exportedNegotiation = (r: NegotiationResult): ExportedNegotiation => ({
+  jobId: r.id,
+  index: r.index,
+  buyer: r.buyer,
+  seller: r.seller,
+  tier: r.scenario.tier,
+  outcome: r.outcome.kind,
+  scenario: r.scenario,
+  events: r.events,
+});
+
+/**
+ * Writes a run in the app's JSONL export format: a header line
+ * `{"format":"parley-run-jsonl","version":N,"run":{…}}`, then one negotiation a line. The header
+ * holds the final count, which is known only at the end, so the negotiations stream to a side file
+ * as they arrive (no event log is kept in memory) and `finish` writes the header, appends them and
+ * moves the whole into place: the path never holds a half-written run.
+ */
+export class RunJsonlWriter {
+  private buffer: string[] = [];
+  private buffered = 0;
+  private count = 0;
+
+  private constructor(
+    private readonly path: string,
+    private readonly rowsPath: string,
+    private readonly rows: FileHandle,
+  ) {}
+
+  /** Opens the side file next to `path`; fails at once when the folder cannot be written. */
+  static async open(path: string): Promise<RunJsonlWriter> {
+    const rowsPath = `${path}.rows.tmp`;
+    return new RunJsonlWriter(path, rowsPath, await open(rowsPath, 'w'));
+  }
+
+  /** Negotiations written so far. */
+  get written(): number {
+    return this.count;
+  }
+
+  async add(result: NegotiationResult): Promise<void> {
+    const line = JSON.stringify(exportedNegotiation(result)) + '\n';
+    this.buffer.push(line);
+    this.buffered += line.length;
+    this.count++;
+    if (this.buffered >= FLUSH_AT) await this.flush();
+  }
+
+  private async flush(): Promise<void> {
+    if (this.buffer.length === 0) return;
+    const text = this.buffer.join('');
+    this.buffer = [];
+    this.buffered = 0;
+    await this.rows.writeFile(text);
+  }
+
+  /** Writes the header for `run` (whose `done` must be the negotiations added), then the negotiations. */
+  async finish(run: RunRecord): Promise<void> {
+    if (run.done !== this.count) throw new Error(`run.done is ${run.done} but ${this.count} negotiations were written`);
+    await this.flush();
+    await this.rows.close();
+    const partPath = `${this.path}.tmp`;
+    const head = JSON.stringify({ format: EXPORT_FORMAT_JSONL, version: EXPORT_VERSION, run }) + '\n';
+    const out = createWriteStream(partPath);
+    out.write(head);
+    await pipeline(createReadStream(this.rowsPath), out);
+    await rename(partPath, this.path);
+    await rm(this.rowsPath, { force: true });
+  }
+
+  /** Removes the side files after a failure; the path itself is left as it was. */
+  async abandon(): Promise<void> {
+    await this.rows.close().catch(() => undefined);
+    await rm(this.rowsPath, { force: true });
+    await rm(`${this.path}.tmp`, { force: true });
+  }
+}
