@@ -1,24 +1,89 @@
-/** Every page, stored run and negotiation has a URL: `#/arena`, `#/models`, `#/runs/<id>`, `#/runs/<id>/<job>`. */
+import { OUTCOME_KINDS, type OutcomeKind } from '../../core/bilateral/events';
+import { TIERS, type Tier } from '../../core/catalog';
+
+/**
+ * What a run's page shows of its negotiations, kept in the hash so a filtered view can be linked
+ * and Back restores it: `#/runs/<id>?buyer=…&seller=…&outcome=deal&tier=2&page=3`.
+ */
+export interface RunQuery {
+  buyer?: string;
+  seller?: string;
+  outcome?: OutcomeKind;
+  tier?: Tier;
+  /** 1-based; page 1 is left out of the hash. */
+  page?: number;
+}
+
+/**
+ * Every page, stored run and negotiation has a URL: `#/arena`, `#/models`, `#/runs/<id>`,
+ * `#/runs/<id>/<job>`, `#/compare/<a>/<b>`.
+ */
 export type Route =
   | { page: 'arena' }
   | { page: 'tournament'; runId: string | null }
   | { page: 'runs' }
   | { page: 'models' }
-  | { page: 'run'; runId: string }
+  | { page: 'run'; runId: string; query: RunQuery }
   | { page: 'negotiation'; runId: string; jobId: string }
+  | { page: 'compare'; a: string; b: string }
   | { page: 'not-found'; path: string };
 
 export type Page = Route['page'];
 
+const MAX_NAME = 200;
+const MAX_PAGE = 1_000_000;
+
+/** The query of a run's page; anything unknown or malformed is left out, never an error. */
+export function parseRunQuery(search: string): RunQuery {
+  const params = new URLSearchParams(search);
+  const query: RunQuery = {};
+  const name = (key: 'buyer' | 'seller') => {
+    const value = params.get(key);
+    if (value && value.length <= MAX_NAME) query[key] = value;
+  };
+  name('buyer');
+  name('seller');
+  const outcome = params.get('outcome');
+  const kind = OUTCOME_KINDS.find((k) => k === outcome);
+  if (kind) query.outcome = kind;
+  const tier = TIERS.find((t) => String(t) === params.get('tier'));
+  if (tier) query.tier = tier;
+  const page = params.get('page');
+  if (page && /^\d{1,7}$/.test(page) && Number(page) > 1 && Number(page) <= MAX_PAGE) query.page = Number(page);
+  return query;
+}
+
+function runSearch(query: RunQuery): string {
+  const params = new URLSearchParams();
+  if (query.buyer) params.set('buyer', query.buyer);
+  if (query.seller) params.set('seller', query.seller);
+  if (query.outcome) params.set('outcome', query.outcome);
+  if (query.tier) params.set('tier', String(query.tier));
+  if (query.page && query.page > 1) params.set('page', String(query.page));
+  const search = params.toString();
+  return search ? `?${search}` : '';
+}
+
 export function parseRoute(hash: string): Route {
-  const path = hash.replace(/^#\/?/, '');
-  const [first = '', ...rest] = path.split('/').map((p) => decodeURIComponent(p));
+  const full = hash.replace(/^#\/?/, '');
+  // Ids are encoded in the path, so the first '?' always starts the query.
+  const cut = full.indexOf('?');
+  const path = cut < 0 ? full : full.slice(0, cut);
+  const search = cut < 0 ? '' : full.slice(cut + 1);
+  let parts: string[];
+  try {
+    parts = path.split('/').map((p) => decodeURIComponent(p));
+  } catch {
+    return { page: 'not-found', path };
+  }
+  const [first = '', ...rest] = parts;
   if (first === '' || first === 'arena') return { page: 'arena' };
   if (first === 'tournament') return { page: 'tournament', runId: rest[0] || null };
   if (first === 'runs' && rest.length === 0) return { page: 'runs' };
   if (first === 'models' && rest.length === 0) return { page: 'models' };
-  if (first === 'runs' && rest.length === 1 && rest[0]) return { page: 'run', runId: rest[0] };
+  if (first === 'runs' && rest.length === 1 && rest[0]) return { page: 'run', runId: rest[0], query: parseRunQuery(search) };
   if (first === 'runs' && rest.length === 2 && rest[0] && rest[1]) return { page: 'negotiation', runId: rest[0], jobId: rest[1] };
+  if (first === 'compare' && rest.length === 2 && rest[0] && rest[1]) return { page: 'compare', a: rest[0], b: rest[1] };
   return { page: 'not-found', path };
 }
 
@@ -27,8 +92,9 @@ export const href = {
   tournament: (runId?: string) => (runId ? `#/tournament/${encodeURIComponent(runId)}` : '#/tournament'),
   runs: () => '#/runs',
   models: () => '#/models',
-  run: (runId: string) => `#/runs/${encodeURIComponent(runId)}`,
+  run: (runId: string, query: RunQuery = {}) => `#/runs/${encodeURIComponent(runId)}${runSearch(query)}`,
   negotiation: (runId: string, jobId: string) => `#/runs/${encodeURIComponent(runId)}/${encodeURIComponent(jobId)}`,
+  compare: (a: string, b: string) => `#/compare/${encodeURIComponent(a)}/${encodeURIComponent(b)}`,
 };
 
 export class Router {
