@@ -1,5 +1,18 @@
-import { deleteRun, listRuns, liveRunIds, markInterrupted, storageUsage, type RunRow } from '../../storage';
+import type { Standings } from '../../core/bilateral/aggregate';
+import { deleteRun, listRuns, liveRunIds, loadNegotiations, markInterrupted, storageUsage, type ParleyDb, type RunRow, type RunStatus } from '../../storage';
 import { database, newId, sim } from './sim';
+
+/** `done`, or `done, 3 errors` when some of the run's negotiations ended in an error. */
+export const statusLabel = (status: RunStatus, errors = 0): string =>
+  errors > 0 ? `${status}, ${errors.toLocaleString('en-US')} error${errors === 1 ? '' : 's'}` : status;
+
+/** Negotiations that ended in an error: each negotiation has one buyer row, which counts it. */
+export const errorsIn = (standings: Pick<Standings, 'leaderboard'> | null | undefined): number =>
+  (standings?.leaderboard ?? []).reduce((sum, row) => sum + (row.role === 'buyer' ? (row.errors ?? 0) : 0), 0);
+
+/** Stored negotiations of a run that ended in an error, from its digests (right mid-run too). */
+const storedErrors = async (db: ParleyDb, runId: string): Promise<number> =>
+  (await loadNegotiations(db, runId, { limit: 0, filter: { outcome: 'error' } })).total;
 
 /** Stored runs, read from IndexedDB on the page; changes go through the worker or Dexie. */
 export class RunsStore {
@@ -8,32 +21,43 @@ export class RunsStore {
   usage = $state.raw<{ usage: number; quota: number } | null>(null);
   notice = $state<{ kind: 'error' | 'info'; text: string } | null>(null);
   busy = $state(false);
+  /** Per run, how many of its negotiations ended in an error. */
+  errors = $state.raw<ReadonlyMap<string, number>>(new Map());
 
-  constructor() {
+  /** `db`: where runs are read (the page's database unless a test hands another). */
+  constructor(readonly db: () => ParleyDb = database) {
     sim().subscribe((m) => {
       if (m.type === 'run.status' || m.type === 'arena.end' || m.type === 'imported') void this.refresh();
+      // A run playing in this tab reports its errors with its progress, stored or not yet.
+      else if (m.type === 'run.progress') {
+        const errors = errorsIn(m.standings);
+        if (this.errors.get(m.runId) !== errors) this.errors = new Map(this.errors).set(m.runId, errors);
+      }
     });
   }
 
   /** At start-up, a run left `running` with no worker holding its lock was interrupted. */
   async init(): Promise<void> {
     const live = await liveRunIds();
-    await markInterrupted(database(), (id) => live.has(id));
+    await markInterrupted(this.db(), (id) => live.has(id));
     await this.refresh();
   }
 
   async refresh(): Promise<void> {
-    const [runs, live] = await Promise.all([listRuns(database()), liveRunIds()]);
+    const db = this.db();
+    const [runs, live] = await Promise.all([listRuns(db), liveRunIds()]);
     // A run marked running that no worker holds is not running, whether or not that could be
     // written down (on a full disk it cannot): it shows as interrupted, ready to resume.
     this.runs = runs.map((run) => (run.status === 'running' && !live.has(run.id) ? { ...run, status: 'interrupted' } : run));
+    const counts = await Promise.all(runs.map((run) => storedErrors(db, run.id).catch(() => 0)));
+    this.errors = new Map(runs.map((run, i) => [run.id, counts[i] ?? 0]));
     this.usage = await storageUsage();
     this.loaded = true;
   }
 
   async remove(run: RunRow): Promise<void> {
     if (run.status === 'running') sim().send({ type: 'run.cancel', runId: run.id });
-    await deleteRun(database(), run.id);
+    await deleteRun(this.db(), run.id);
     this.notice = { kind: 'info', text: `Deleted "${run.name}".` };
     await this.refresh();
   }

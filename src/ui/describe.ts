@@ -1,0 +1,26 @@
+/** Runs, deadlines and first movers in words, for the pages that set them up or show them. */
+import { deadlineLabel, type FirstMoverChoice, type Scenario } from '../core/scenario';
+import type { RunRow } from '../storage';
+
+export const firstMoverLabel = (firstMover: FirstMoverChoice): string =>
+  firstMover === 'alternate' ? 'seller and buyer open in turn' : `the ${firstMover} opens`;
+
+/** One scenario's deadline: with an uncertain one, the range the agents know and the limit they do not. */
+export const scenarioDeadline = (s: Pick<Scenario, 'turnLimit' | 'turnRange'>): string =>
+  s.turnRange
+    ? `${deadlineLabel({ kind: 'uncertain', ...s.turnRange })}, this game ${s.turnLimit}`
+    : deadlineLabel({ kind: 'fixed', turns: s.turnLimit });
+
+/** Why the defaults are what they are, in one line. */
+export const DEADLINE_WHY =
+  'With a fixed, known limit, whoever moves last receives the other’s reservation price as an ultimatum; an uncertain limit and alternating openers hand that edge to neither role.';
+
+/** A run's set-up in one line. */
+export function describeConfig(run: Pick<RunRow, 'config'>): string {
+  if (run.config.kind === 'arena') return `${run.config.buyer} (buyer) vs ${run.config.seller} (seller)`;
+  const t = run.config.tournament;
+  return (
+    `${t.agents.length} agents, ${t.scenariosPerPair} ${t.preset} scenarios per pair, seed ${t.seed}${t.selfPlay ? ', self-play' : ''}, ` +
+    `${deadlineLabel(t.deadline)}, ${firstMoverLabel(t.firstMover)}`
+  );
+}
