@@ -1,4 +1,4 @@
-import type { BilateralEvent } from '../../core/bilateral/events';
+import type { BilateralEvent, BilateralResult } from '../../core/bilateral/events';
 import { computeMetrics, type NegotiationMetrics } from '../../core/bilateral/metrics';
 import type { Scenario } from '../../core/scenario';
 import type { RemoteConfig } from '../../worker/messages';
@@ -21,6 +21,12 @@ export class ArenaSession {
 
   /** `remote`: the user's keys and base URLs, read when a game starts. */
   constructor(private readonly remote: () => RemoteConfig | undefined = () => undefined) {}
+
+  /** How the game ended, once it has. */
+  get outcome(): BilateralResult | null {
+    const last = this.events.at(-1);
+    return last?.type === 'end' ? last.outcome : null;
+  }
 
   get metrics(): NegotiationMetrics | null {
     const last = this.events.at(-1);
