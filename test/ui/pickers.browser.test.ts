@@ -7,6 +7,7 @@ import ScenarioPicker from '../../src/ui/components/ScenarioPicker.svelte';
 import { STRATEGIES } from '../../src/agents/scripted';
 import { parseAgentSpec } from '../../src/agents/registry';
 import { CATALOG, type CatalogItem } from '../../src/core/catalog';
+import { createRng, deriveSeed, hashString } from '../../src/core/rng';
 import { generateScenarios, makeScenario, type Scenario } from '../../src/core/scenario';
 import { bound, cleanup, control, must, reactive, render, text } from './helpers.svelte';
 
@@ -60,7 +61,7 @@ describe('AgentPicker', () => {
     await userEvent.selectOptions(select, 'hardliner');
     expect(get()).toBe('hardliner');
     expect(() => control(target, 'beta')).toThrow();
-    expect(control<HTMLInputElement>(target, 'sellerAnchor').value).toBe('1.05');
+    expect(control<HTMLInputElement>(target, 'anchor').value).toBe('0.1');
     await userEvent.selectOptions(select, 'webllm:qwen3-1.7b');
     expect(get()).toBe('webllm:qwen3-1.7b');
     expect(target.querySelectorAll('input')).toHaveLength(0);
@@ -113,11 +114,59 @@ describe('ScenarioPicker', () => {
     expect(target.querySelector('.error')).toBeNull();
     expect(text(target.querySelector('.summary'))).toContain('no gains from trade');
 
+    await userEvent.click(control(target, 'Fixed limit'));
     await userEvent.fill(control(target, 'Turn limit'), '0');
     expect(text(target.querySelector('.error'))).toContain('turn limit');
     await userEvent.fill(control(target, 'Turn limit'), '8');
     await userEvent.selectOptions(control(target, 'First mover'), 'buyer');
     expect(get()).toMatchObject({ turnLimit: 8, firstMover: 'buyer', sellerCost: 1000 });
+    expect(get().turnRange).toBeUndefined();
+    expect(text(target.querySelector('.summary'))).toContain('Deadline: 8 turns (fixed).');
+  });
+
+  test('uncertain deadline: a range the agents know, the exact limit drawn from the seed or picked', async () => {
+    const { props, writes, get } = bound('scenario', first(1));
+    const target = render(ScenarioPicker, props);
+    // The default scenario has the default uncertain deadline, and the picker shows it.
+    expect(control<HTMLInputElement>(target, 'Uncertain limit').checked).toBe(true);
+    expect([control<HTMLInputElement>(target, 'Fewest turns').value, control<HTMLInputElement>(target, 'Most turns').value]).toEqual(['16', '24']);
+    expect(control<HTMLInputElement>(target, 'Pick the exact limit (else drawn from the seed)').checked).toBe(false);
+
+    await userEvent.fill(control(target, 'Fewest turns'), '6');
+    await userEvent.fill(control(target, 'Most turns'), '10');
+    const drawn = generateScenarios({ preset: 'standard', seed: 1, count: 1, deadline: { kind: 'uncertain', min: 6, max: 10 }, firstMover: 'seller' })[0]!;
+    expect(get()).toEqual(drawn);
+    expect(get().turnRange).toEqual({ min: 6, max: 10 });
+    expect(text(target.querySelector('.summary'))).toContain(`Deadline: 6–10 turns (uncertain), this game ${drawn.turnLimit} (the agents know only the range).`);
+
+    // A range upside down is refused and nothing is written; the numbers typed stay.
+    const count = writes.length;
+    await userEvent.fill(control(target, 'Fewest turns'), '12');
+    expect(text(target.querySelector('.error'))).toBe('The fewest turns (12) must not be above the most (10).');
+    expect(control<HTMLInputElement>(target, 'Fewest turns').getAttribute('aria-invalid')).toBe('true');
+    expect(writes).toHaveLength(count);
+    expect(control<HTMLInputElement>(target, 'Fewest turns').value).toBe('12');
+    await userEvent.fill(control(target, 'Fewest turns'), '6');
+
+    // Picked by hand: within the range, and only the limit changes.
+    await userEvent.click(control(target, 'Pick the exact limit (else drawn from the seed)'));
+    await userEvent.fill(control(target, 'Exact limit'), '11');
+    expect(text(target.querySelector('.error'))).toContain('(6–10)');
+    await userEvent.fill(control(target, 'Exact limit'), '7');
+    expect(get()).toEqual({ ...drawn, turnLimit: 7 });
+
+    // Your own scenario keeps the uncertain deadline, its limit drawn from the inputs when not picked.
+    await userEvent.click(control(target, 'Pick the exact limit (else drawn from the seed)'));
+    await userEvent.click(control(target, 'Your own'));
+    await userEvent.fill(control(target, "Buyer's value ($)"), '120');
+    await userEvent.fill(control(target, "Seller's cost ($)"), '100');
+    const mine = get();
+    expect(mine.turnRange).toEqual({ min: 6, max: 10 });
+    expect(mine.turnLimit).toBeGreaterThanOrEqual(6);
+    expect(mine.turnLimit).toBeLessThanOrEqual(10);
+    await userEvent.fill(control(target, "Seller's cost ($)"), '101');
+    await userEvent.fill(control(target, "Seller's cost ($)"), '100');
+    expect(get()).toEqual(mine);
   });
 });
 
@@ -131,8 +180,23 @@ test('ScenarioPicker works through a reactive binding and adopts a scenario set 
   flushSync();
   expect(control<HTMLInputElement>(target, 'Your own').checked).toBe(true);
   expect(control<HTMLInputElement>(target, "Buyer's value ($)").value).toBe('30');
+  expect(control<HTMLInputElement>(target, 'Fixed limit').checked).toBe(true);
   expect(control<HTMLInputElement>(target, 'Turn limit').value).toBe('6');
   expect(props.scenario.id).toBe('mine');
+  // An uncertain scenario from outside: its range, and its limit shown as picked unless it is the one drawn for it.
+  const drawn = 8 + createRng(deriveSeed(hashString('theirs'), 'turns')).int(5);
+  const other = drawn === 12 ? 8 : drawn + 1;
+  const pick = () => control<HTMLInputElement>(target, 'Pick the exact limit (else drawn from the inputs)');
+  props.scenario = makeScenario('theirs', CATALOG[3] as CatalogItem, 30, 20, { turnLimit: other, turnRange: { min: 8, max: 12 } });
+  flushSync();
+  expect(control<HTMLInputElement>(target, 'Uncertain limit').checked).toBe(true);
+  expect([control<HTMLInputElement>(target, 'Fewest turns').value, control<HTMLInputElement>(target, 'Most turns').value]).toEqual(['8', '12']);
+  expect(pick().checked).toBe(true);
+  expect(control<HTMLInputElement>(target, 'Exact limit').value).toBe(String(other));
+  props.scenario = makeScenario('theirs', CATALOG[3] as CatalogItem, 30, 20, { turnLimit: drawn, turnRange: { min: 8, max: 12 } });
+  flushSync();
+  expect(pick().checked).toBe(false);
+  expect(props.scenario.turnLimit).toBe(drawn);
 });
 
 describe('ProgressBar', () => {
