@@ -1,4 +1,8 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readRunFile } from '../../src/storage/run-file';
 import { runCli as cli } from './helpers';
 import { move, promptOf, slow, start, type ChatServer, type RecordedRequest } from '../support/chat-server';
 
@@ -40,19 +44,34 @@ describe('the CLI with remote models', () => {
     expect(r.out).not.toContain(KEY);
   });
 
-  it('plays a tournament with remote and scripted agents, several calls at once', async () => {
+  it('plays a tournament with remote and scripted agents, several calls at once, and writes it for the app', async () => {
     const before = server.requests.length;
-    const r = await cli(
-      ['tournament', '--agents', 'openai:test-model,boulware,conceder', '--scenarios', '3', '--samples', '0', '--concurrency', '4', '--base-url', `${server.url}/v1`, '--json'],
-      { PARLEY_API_KEY: KEY },
-    );
-    expect(r.status).toBe(0);
-    const doc = JSON.parse(r.out);
-    expect(doc.negotiations).toBe(18);
-    expect(doc.leaderboard.filter((row: { agent: string }) => row.agent === 'openai:test-model')).toHaveLength(2);
-    expect(server.requests.length).toBeGreaterThan(before);
-    expect(server.maxInFlight).toBeGreaterThan(1);
-    expect(r.out + r.err).not.toContain(KEY);
+    const dir = mkdtempSync(join(tmpdir(), 'parley-cli-remote-'));
+    const path = join(dir, 'remote.jsonl');
+    try {
+      const r = await cli(
+        ['tournament', '--agents', 'openai:test-model,boulware,conceder', '--scenarios', '3', '--samples', '0', '--concurrency', '4', '--base-url', `${server.url}/v1`, '--json', '--jsonl', path],
+        { PARLEY_API_KEY: KEY },
+      );
+      expect(r.status).toBe(0);
+      const doc = JSON.parse(r.out);
+      expect(doc.negotiations).toBe(18);
+      expect(doc.leaderboard.filter((row: { agent: string }) => row.agent === 'openai:test-model')).toHaveLength(2);
+      expect(server.requests.length).toBeGreaterThan(before);
+      expect(server.maxInFlight).toBeGreaterThan(1);
+      expect(r.out + r.err).not.toContain(KEY);
+      // The model's calls (prompts and raw answers included) are in a file the app imports, in plan order.
+      const text = readFileSync(path, 'utf8');
+      expect(text).not.toContain(KEY);
+      const checked = readRunFile(text);
+      if (!checked.ok) throw new Error(checked.error.message);
+      expect(checked.value.rows.map((row) => row.index)).toEqual([...Array(18).keys()]);
+      const calls = checked.value.rows.flatMap((row) => row.events.flatMap((e) => ('call' in e && e.call ? [e.call] : [])));
+      expect(calls.length).toBe(server.requests.length - before);
+      for (const call of calls) expect(call).toMatchObject({ backend: 'openai', model: 'test-model' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses a remote model that needs a key it was not given, naming the variable', async () => {
