@@ -44,7 +44,7 @@ export const play = (scenario: Scenario, buyer: BilateralAgent, seller: Bilatera
 export async function standings(agents: string[], scenariosPerPair = 8): Promise<Standings> {
   const aggregator = new Aggregator();
   await runTournament({ agents, scenariosPerPair, preset: 'standard', seed: 7, selfPlay: false }, makeAgent, {
-    onResult: (r) => aggregator.add(r.buyer, r.seller, r.scenario.tier, r.metrics),
+    onResult: (r) => aggregator.add(r.buyer, r.seller, r.scenario, r.metrics),
   });
   return aggregator.standings({ samples: 200 });
 }
