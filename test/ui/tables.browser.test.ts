@@ -3,7 +3,7 @@ import { flushSync } from 'svelte';
 import { userEvent } from 'vitest/browser';
 import HeadToHead from '../../src/ui/components/HeadToHead.svelte';
 import Leaderboard from '../../src/ui/components/Leaderboard.svelte';
-import type { LeaderboardRow, Standings } from '../../src/core/bilateral/aggregate';
+import type { LeaderboardRow, RateName, Standings } from '../../src/core/bilateral/aggregate';
 import { cleanup, must, render, standings, text } from './helpers.svelte';
 
 const AGENTS = ['accommodator', 'boulware', 'hardliner', 'random'];
@@ -19,7 +19,7 @@ const order = (target: HTMLElement) =>
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 /** The expected order, nulls last, ties by agent then role. */
-function sorted(rows: LeaderboardRow[], key: 'dealRate' | 'expectedSurplusShare', descending: boolean) {
+function sorted(rows: LeaderboardRow[], key: RateName, descending: boolean) {
   return rows
     .toSorted((a, b) => {
       const [x, y] = [a[key], b[key]];
@@ -44,10 +44,52 @@ describe('Leaderboard', () => {
     expect(text(cell)).toBe(`${(row.dealRate! * 100).toFixed(1)}% ${(row.ci.dealRate![0] * 100).toFixed(1)}%–${(row.ci.dealRate![1] * 100).toFixed(1)}%`);
   });
 
-  test('a null rate shows as a dash', () => {
-    const row = { ...result.leaderboard[0]!, walkAwayRateNoGft: null, ci: { ...result.leaderboard[0]!.ci, walkAwayRateNoGft: null } };
-    const target = render(Leaderboard, { rows: [row] });
-    expect(text(target.querySelector('[data-rate="walkAwayRateNoGft"]'))).toBe('–');
+  test('a null rate, or one missing from a row stored by an older Parley, shows as a dash', () => {
+    const first = result.leaderboard[0]!;
+    const row = { ...first, noDealRateNoGft: null, ci: { ...first.ci, noDealRateNoGft: null } };
+    const { opening: _o, patience: _p, ...old } = first;
+    const target = render(Leaderboard, { rows: [row, { ...old, agent: 'old', ci: { dealRate: first.ci.dealRate } }] });
+    expect(text(target.querySelector('[data-rate="noDealRateNoGft"]'))).toBe('–');
+    const oldRow = must([...target.querySelectorAll('tbody tr')].find((tr) => text(tr.querySelector('th')) === 'old'));
+    expect(text(oldRow.querySelector('[data-rate="opening"]'))).toBe('–');
+    expect(text(oldRow.querySelector('[data-rate="patience"]'))).toBe('–');
+    expect(text(oldRow.querySelector('[data-rate="concession"]'))).toBe(`${(first.concession! * 100).toFixed(1)}%`);
+  });
+
+  test('has the new measures, each explained in words that keyboard and touch users can open', async () => {
+    const target = render(Leaderboard, { rows: result.leaderboard, intervals: result.intervals });
+    const labels = ['No trade (no gains)', 'Walk-aways', 'Errors', 'Opening', 'Concession', 'Patience'];
+    for (const label of labels) {
+      const button = must(header(target, label).querySelector('button'));
+      const help = must(target.querySelector(`[id="${button.getAttribute('aria-describedby')}"]`), `help for ${label}`);
+      expect(help.tagName).toBe('DD');
+      expect(text(help).length).toBeGreaterThan(30);
+      expect(text(help.previousElementSibling)).toBe(label);
+    }
+    const details = must(target.querySelector('details'));
+    expect(text(details.querySelector('summary'))).toBe('What the columns mean');
+    must(details.querySelector('summary')).focus();
+    await userEvent.keyboard('{Enter}');
+    expect(details.open).toBe(true);
+    expect(text(target.querySelector('caption'))).toContain('200 bootstrap resamples of whole scenarios');
+
+    const row = result.leaderboard.find((r) => r.agent === 'hardliner' && r.role === 'seller')!;
+    const tr = must([...target.querySelectorAll('tbody tr')].find((r) => text(r.querySelector('th')) === 'hardliner' && text(r.querySelector('td')) === 'Seller'));
+    const first = (key: string) => text(tr.querySelector(`[data-rate="${key}"]`)).split(' ')[0];
+    expect(first('opening')).toBe(`${(row.opening! * 100).toFixed(1)}%`);
+    expect(first('patience')).toBe(`${(row.patience! * 100).toFixed(1)}%`);
+    expect(first('walkAwayShare')).toBe(row.walkAwayShare === null ? '–' : `${(row.walkAwayShare * 100).toFixed(1)}%`);
+    expect(text(tr.querySelector('[data-rate="errorRate"]'))).toMatch(new RegExp(`^${(row.errorRate! * 100).toFixed(1)}% \\(${row.errors}\\)`));
+  });
+
+  test('sorts by a behaviour measure, and error rates lowest first', async () => {
+    const target = render(Leaderboard, { rows: result.leaderboard });
+    await userEvent.click(must(header(target, 'Opening').querySelector('button')));
+    expect(header(target, 'Opening').getAttribute('aria-sort')).toBe('descending');
+    expect(order(target)).toEqual(sorted(result.leaderboard, 'opening', true));
+    await userEvent.click(must(header(target, 'Errors').querySelector('button')));
+    expect(header(target, 'Errors').getAttribute('aria-sort')).toBe('ascending');
+    expect(order(target)).toEqual(sorted(result.leaderboard, 'errorRate', false));
   });
 
   test('clicking a header sorts by it and sets aria-sort; clicking again reverses', async () => {
