@@ -3,7 +3,7 @@
  * of theme.css and a Svelte action that creates, updates in place and destroys a chart.
  */
 import type { Action } from 'svelte/action';
-import type { Chart, ChartConfiguration, ChartDataset, ChartOptions, ChartType, ScaleOptions } from 'chart.js';
+import type { Chart, ChartConfiguration, ChartDataset, ChartOptions, ChartType, Plugin, ScaleOptions } from 'chart.js';
 
 export type ChartClass = typeof Chart;
 
@@ -15,6 +15,7 @@ export async function loadChart(): Promise<ChartClass> {
     m.Chart.register(
       m.LineController,
       m.BarController,
+      m.ScatterController,
       m.LineElement,
       m.PointElement,
       m.BarElement,
@@ -121,6 +122,69 @@ export function axis<T extends 'linear' | 'category'>(
     ...extra,
     ticks: { color: theme.textMuted, ...(extra.ticks ?? {}) },
   } as ScaleOptions<T>;
+}
+
+/**
+ * Axis limits that leave room around the data, so no point sits on the plot's edge: the range of
+ * `values` and `include` (e.g. `[0, 1]` for a share), widened by `pad` of its span on each side.
+ * Pass them as `min` and `max` with `ticks.includeBounds: false`, so the ticks stay round numbers.
+ */
+export function paddedLimits(
+  values: readonly (number | null | undefined)[],
+  include: readonly number[] = [],
+  pad = 0.06,
+): { min: number; max: number } {
+  const all = [...values, ...include].filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
+  if (all.length === 0) return { min: 0, max: 1 };
+  const low = Math.min(...all);
+  const high = Math.max(...all);
+  const span = high - low || Math.abs(high) || 1;
+  return { min: low - span * pad, max: high + span * pad };
+}
+
+/** Writes each point's `label` beside it (scatter charts whose points are agents), in the chart's text colour. */
+export const pointLabels: Plugin = {
+  id: 'parleyPointLabels',
+  afterDatasetsDraw(chart) {
+    const { ctx, chartArea } = chart;
+    ctx.save();
+    ctx.fillStyle = String(chart.options.color ?? '#000');
+    ctx.font = '12px system-ui, sans-serif';
+    ctx.textBaseline = 'middle';
+    chart.data.datasets.forEach((dataset, d) => {
+      const meta = chart.getDatasetMeta(d);
+      if (meta.hidden) return;
+      meta.data.forEach((element, i) => {
+        const label = (dataset.data[i] as { label?: string } | undefined)?.label;
+        if (!label) return;
+        const width = ctx.measureText(label).width;
+        // Right of the point, or left of it where the text would leave the plot.
+        const right = element.x + 7 + width <= chartArea.right;
+        ctx.textAlign = right ? 'left' : 'right';
+        ctx.fillText(label, right ? element.x + 7 : element.x - 7, element.y);
+      });
+    });
+    ctx.restore();
+  },
+};
+
+/**
+ * The chart on `canvas` as a PNG, drawn over `background` (the canvas itself is transparent, so
+ * a dark theme's light text would vanish on a white page). Null if no chart is drawn there yet.
+ */
+export async function chartPng(canvas: HTMLCanvasElement, background: string): Promise<Blob | null> {
+  const instance = (await loadChart()).getChart(canvas);
+  if (!instance) return null;
+  instance.update('none'); // the finished frame, not one mid-animation
+  const out = document.createElement('canvas');
+  out.width = canvas.width;
+  out.height = canvas.height;
+  const ctx = out.getContext('2d');
+  if (!ctx) return null;
+  ctx.fillStyle = background;
+  ctx.fillRect(0, 0, out.width, out.height);
+  ctx.drawImage(canvas, 0, 0);
+  return new Promise((resolve) => out.toBlob(resolve, 'image/png'));
 }
 
 // Charts of every type pass through one action; Chart.js checks each config against its own type.

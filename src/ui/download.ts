@@ -1,0 +1,31 @@
+/** Handing files to the browser as downloads, and naming them after their run. */
+import { err, ok, type Result } from '../core/result';
+import { newId, sim } from './state/sim';
+
+/** Saves `blob` as `fileName` through a temporary link; the URL is freed once the download has begun. */
+export function saveBlob(blob: Blob, fileName: string): void {
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = fileName;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/** A name that is safe in a file name: the same rule the worker uses for its JSON exports. */
+export const safeName = (text: string): string => text.replace(/[^\w.-]+/g, '-').slice(0, 60) || 'run';
+
+/** `parley-<run name>-<part>`, e.g. `parley-my-run-standings`: a file name without its extension. */
+export const runFileStem = (runName: string, part: string): string => `parley-${safeName(runName)}-${safeName(part)}`;
+
+/** `parley-<run name>-<part>.<ext>`, e.g. `parley-my-run-standings.csv`. */
+export const runFileName = (runName: string, part: string, ext: string): string => `${runFileStem(runName, part)}.${ext}`;
+
+/** Asks the worker for a run's JSON or JSONL export and saves it; the file name on success. */
+export async function downloadRunExport(runId: string, format: 'json' | 'jsonl'): Promise<Result<string, string>> {
+  const reply = await sim().request({ type: 'export', requestId: newId(), runId, format });
+  if (reply.type === 'failed') return err(reply.message);
+  if (reply.type !== 'exported') return err('the worker gave no file');
+  saveBlob(reply.blob, reply.fileName);
+  return ok(reply.fileName);
+}
