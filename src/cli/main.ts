@@ -35,11 +35,13 @@ commands:
   tournament  --agents SPEC,SPEC,... --scenarios N [--preset P] [--seed N] [--deadline fixed|uncertain]
               [--turns N|MIN-MAX] [--first alternate|seller|buyer] [--self-play] [--samples N] [--concurrency N]
               [--json|--csv] [--jsonl PATH]
-
-Deadline: by default the turn limit is drawn per scenario from 16–24 turns, which both sides know
-(uncertain), and seller and buyer open alternate scenarios (alternate). --turns N alone fixes the limit at N;
---turns MIN-MAX alone draws it from that range.
   strategies  list the scripted strategies and their parameters
+
+Deadline: by default the turn limit is drawn per scenario from 16–24 turns and both sides know only that
+range (uncertain), and seller and buyer open alternate scenarios (alternate). --turns N alone fixes the
+limit at N; --turns MIN-MAX draws it from that range; --deadline uncertain --turns N draws it around N.
+--jsonl PATH writes the tournament as a file the app imports (Runs page); Ctrl-C stops a tournament and
+keeps what had finished.
 
 SPEC is a strategy name with optional parameters, e.g. boulware or boulware:beta=0.2:kappa=0.1,
 or a remote model as PROVIDER:MODEL, e.g. openai:gpt-4o-mini or vllm:Qwen/Qwen3-8B.
