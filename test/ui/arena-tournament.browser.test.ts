@@ -1,0 +1,125 @@
+import { afterEach, describe, expect, test } from 'vitest';
+import { flushSync } from 'svelte';
+import { userEvent } from 'vitest/browser';
+import ArenaPage from '../../src/ui/pages/ArenaPage.svelte';
+import TournamentPage from '../../src/ui/pages/TournamentPage.svelte';
+import { Aggregator } from '../../src/core/bilateral/aggregate';
+import type { BilateralEvent } from '../../src/core/bilateral/events';
+import { computeMetrics } from '../../src/core/bilateral/metrics';
+import { DEFAULT_DEADLINE, DEFAULT_FIRST_MOVER, generateScenarios, type Scenario } from '../../src/core/scenario';
+import type { TournamentSettings } from '../../src/worker/messages';
+import { ArenaSession } from '../../src/ui/state/arena.svelte';
+import { RunsStore } from '../../src/ui/state/runs.svelte';
+import { TournamentSession } from '../../src/ui/state/tournament.svelte';
+import { freshDb, tournamentRows } from '../storage/helpers';
+import { agent, cleanup, control, must, play, render, text } from './helpers.svelte';
+
+afterEach(cleanup);
+
+const MARKUP = '<img src=x onerror="window.__pwned=1"><b>bold</b>';
+
+describe('Arena status', () => {
+  async function finished(end: (turn: number) => BilateralEvent): Promise<{ session: ArenaSession; scenario: Scenario }> {
+    const scenario = generateScenarios({ preset: 'standard', seed: 3, count: 1 })[0]!;
+    const played = await play(scenario, agent('boulware', 'buyer'), agent('conceder', 'seller'));
+    const session = new ArenaSession();
+    session.scenario = scenario;
+    session.agents = { buyer: 'boulware', seller: 'conceder' };
+    const turn = played.events.at(-1)!.turn;
+    session.events = [...played.events.slice(0, -1), end(turn)];
+    session.status = 'finished';
+    return { session, scenario };
+  }
+  const status = (target: HTMLElement) => text(target.querySelector('.controls [role="status"]'));
+
+  test('a game that ended in an error names the error, as text, not "Finished"', async () => {
+    const message = `the seller's model stopped answering ${MARKUP}`;
+    const { session } = await finished((turn) => ({ type: 'end', turn, outcome: { kind: 'error', actor: 'seller', message, turn } }));
+    const target = render(ArenaPage, { session });
+    expect(status(target)).toBe(`Ended in an error: ${message}`);
+    expect(target.querySelector('.controls [role="status"] img, .controls [role="status"] b')).toBeNull();
+    expect((window as { __pwned?: number }).__pwned).toBeUndefined();
+  });
+
+  test('a game that ended normally reads "Finished"; a stopped one "Stopped"', async () => {
+    const done = await finished((turn) => ({ type: 'end', turn, outcome: { kind: 'turn_limit', turn } }));
+    expect(status(render(ArenaPage, { session: done.session }))).toBe('Finished');
+    const stopped = await finished((turn) => ({ type: 'end', turn, outcome: { kind: 'cancelled', turn } }));
+    expect(status(render(ArenaPage, { session: stopped.session }))).toBe('Stopped');
+  });
+});
+
+/** A session that records what it was asked to start instead of starting a worker run. */
+class RecordingSession extends TournamentSession {
+  started: TournamentSettings[] = [];
+  override start(_name: string, config: TournamentSettings): string {
+    this.started.push(config);
+    return 'recorded';
+  }
+}
+
+describe('Tournament form', () => {
+  const button = (target: HTMLElement) => must([...target.querySelectorAll<HTMLButtonElement>('button.primary')][0]);
+  const alerts = (target: HTMLElement) => [...target.querySelectorAll('[role="alert"]')].map((a) => text(a));
+
+  test('starts with the default deadline and first mover, and says why', async () => {
+    const session = new RecordingSession();
+    const target = render(TournamentPage, { session, runs: new RunsStore(() => freshDb()) });
+    expect(control<HTMLInputElement>(target, 'Uncertain: a range, the exact limit drawn per scenario and hidden from the agents').checked).toBe(true);
+    expect(DEFAULT_DEADLINE).toEqual({ kind: 'uncertain', min: 16, max: 24 });
+    expect([control<HTMLInputElement>(target, 'Fewest turns').value, control<HTMLInputElement>(target, 'Most turns').value]).toEqual(['16', '24']);
+    expect(control<HTMLSelectElement>(target, 'First mover').value).toBe(DEFAULT_FIRST_MOVER);
+    expect(text(target.querySelector('.why'))).toMatch(/^Defaults: 16–24 turns \(uncertain\), seller and buyer open in turn\. With a fixed, known limit, whoever moves last receives the other’s reservation price as an ultimatum/);
+    await userEvent.click(button(target));
+    expect(session.started).toHaveLength(1);
+    expect(session.started[0]).toMatchObject({ deadline: DEFAULT_DEADLINE, firstMover: 'alternate' });
+  });
+
+  test('names bad input, refuses to start, and loses nothing while it is corrected', async () => {
+    const session = new RecordingSession();
+    const target = render(TournamentPage, { session, runs: new RunsStore(() => freshDb()) });
+    await userEvent.fill(control(target, 'Fewest turns'), '30');
+    expect(alerts(target)).toContain('The fewest turns (30) must not be above the most (24).');
+    expect(button(target).disabled).toBe(true);
+    await userEvent.fill(control(target, 'Most turns'), '5000');
+    expect(alerts(target)).toContain('The most turns must be a whole number from 1 to 1,000.');
+    await userEvent.fill(control(target, 'Most turns'), '40');
+    expect(alerts(target)).toEqual([]);
+
+    // Switching to fixed and back keeps the range typed.
+    await userEvent.click(control(target, 'Fixed: both sides know the exact limit'));
+    await userEvent.fill(control(target, 'Turn limit'), '0');
+    expect(alerts(target)).toContain('The turn limit must be a whole number from 1 to 1,000.');
+    expect(button(target).disabled).toBe(true);
+    await userEvent.fill(control(target, 'Turn limit'), '12');
+    await userEvent.click(control(target, 'Uncertain: a range, the exact limit drawn per scenario and hidden from the agents'));
+    expect([control<HTMLInputElement>(target, 'Fewest turns').value, control<HTMLInputElement>(target, 'Most turns').value]).toEqual(['30', '40']);
+    await userEvent.click(control(target, 'Fixed: both sides know the exact limit'));
+    expect(control<HTMLInputElement>(target, 'Turn limit').value).toBe('12');
+
+    await userEvent.selectOptions(control(target, 'First mover'), 'buyer');
+    await userEvent.click(button(target));
+    expect(session.started.at(-1)).toMatchObject({ deadline: { kind: 'fixed', turns: 12 }, firstMover: 'buyer' });
+  });
+
+  test('after a run finishes, its status counts the negotiations that ended in an error', async () => {
+    const rows = await tournamentRows('t');
+    const aggregator = new Aggregator();
+    rows.forEach((row, i) => {
+      const events =
+        i % 9 === 0
+          ? [...row.events.slice(0, -1), { type: 'end' as const, turn: 0, outcome: { kind: 'error' as const, actor: 'seller' as const, message: 'no answer', turn: 0 } }]
+          : row.events;
+      aggregator.add(row.buyer, row.seller, row.scenario, computeMetrics(row.scenario, events));
+    });
+    const session = new RecordingSession();
+    session.runId = 't';
+    session.status = 'running';
+    const target = render(TournamentPage, { session, runs: new RunsStore(() => freshDb()) });
+    session.standings = aggregator.standings({ samples: 0 });
+    session.status = 'done';
+    flushSync();
+    const status = text(must(target.querySelector('section.progress [role="status"]')));
+    expect(status).toMatch(/^Finished\. Status: done, 4 errors\./);
+  });
+});
