@@ -25,6 +25,9 @@ export function createAgentFactory(remote: RemoteSettings = {}, local: LocalBack
   const backends = new RemoteBackends(remote);
   // A tournament builds two agents per negotiation from the same few spec texts.
   const parsedCache = new Map<string, AgentSpec>();
+  // Deterministic strategies hold no state (they read everything from the observation), so one
+  // instance per spec and role serves every negotiation.
+  const shared = new Map<string, BilateralAgent>();
   return (text, role, ctx): BilateralAgent => {
     let spec = parsedCache.get(text);
     if (!spec) {
@@ -43,7 +46,19 @@ export function createAgentFactory(remote: RemoteSettings = {}, local: LocalBack
     }
     if (spec.remote) return llmAgent(backends.get(spec.remote), opts);
     const def = strategyByName.get(spec.name) as StrategyDef;
-    return def.create(spec.params, { role, rng: ctx.rng });
+    if (!def.deterministic) return def.create(spec.params, { role, rng: ctx.rng });
+    const key = `${role}|${text}`;
+    let agent = shared.get(key);
+    if (!agent) {
+      agent = def.create(spec.params, {
+        role,
+        get rng(): never {
+          throw new Error(`${def.name} is deterministic and has no random stream`);
+        },
+      });
+      shared.set(key, agent);
+    }
+    return agent;
   };
 }
 

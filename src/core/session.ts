@@ -108,75 +108,146 @@ async function settle<T>(
  * this function: invalid answers are recorded and retried, a throw or a timeout ends the
  * session as an error, and the signal ends it as cancelled.
  */
-export async function runSession<Scn, State, Actor extends string, Obs, Mv, Out>(
+export function runSession<Scn, State, Actor extends string, Obs, Mv, Out>(
   protocol: Protocol<Scn, State, Actor, Obs, Mv, Out>,
   scenario: Scn,
   agents: Record<Actor, Agent<Obs, Mv>>,
   opts: RunOptions<Actor, Mv, Out> = {},
 ): Promise<SessionRecord<Actor, Mv, Out>> {
-  const signal = opts.signal ?? NEVER_ABORTED;
-  const maxRetries = opts.maxRetries ?? DEFAULT_MAX_RETRIES;
-  const events: SessionEvent<Actor, Mv, Out>[] = [];
-  const emit = (e: SessionEvent<Actor, Mv, Out>) => {
-    events.push(e);
-    opts.onEvent?.(e);
-  };
-  const finish = (outcome: Out | SessionFailure<Actor>, turn: number): SessionRecord<Actor, Mv, Out> => {
-    emit({ type: 'end', turn, outcome });
-    return { events, outcome };
-  };
+  const record = playSession(protocol, scenario, agents, opts);
+  return isThenable(record) ? record : Promise.resolve(record);
+}
 
-  const timed = opts.clock !== undefined && opts.moveTimeoutMs !== undefined && Number.isFinite(opts.moveTimeoutMs);
-  let state = protocol.initialState(scenario);
-  while (!protocol.isTerminal(state)) {
-    const actor = protocol.currentActor(state);
-    const turn = protocol.turn(state);
-    const agent = agents[actor];
-    let retry: Retry | undefined;
-    let moved = false;
-    for (let attempt = 0; attempt <= maxRetries && !moved; attempt++) {
-      if (signal.aborted) return finish({ kind: 'cancelled', turn }, turn);
-      let reply: AgentReply<Mv>;
+/**
+ * `runSession` without a promise where none is needed: when every agent answers synchronously (the
+ * scripted strategies), the whole session runs in one call and returns its record; the first
+ * asynchronous answer turns the rest of it into a promise.
+ */
+export function playSession<Scn, State, Actor extends string, Obs, Mv, Out>(
+  protocol: Protocol<Scn, State, Actor, Obs, Mv, Out>,
+  scenario: Scn,
+  agents: Record<Actor, Agent<Obs, Mv>>,
+  opts: RunOptions<Actor, Mv, Out> = {},
+): SessionRecord<Actor, Mv, Out> | Promise<SessionRecord<Actor, Mv, Out>> {
+  return new Session(protocol, scenario, agents, opts).run();
+}
+
+/** One session's loop. `run` goes as far as it can synchronously; `resume` picks up after an await. */
+class Session<Scn, State, Actor extends string, Obs, Mv, Out> {
+  private readonly signal: AbortSignal;
+  private readonly maxRetries: number;
+  private readonly timed: boolean;
+  private readonly events: SessionEvent<Actor, Mv, Out>[] = [];
+  private state: State;
+  // The turn in progress: who is to move, which attempt, and what they were told after the last one.
+  private actor!: Actor;
+  private turn = 0;
+  private attempt = 0;
+  private retry: Retry | undefined = undefined;
+  private controller: AbortController | null = null;
+
+  constructor(
+    private readonly protocol: Protocol<Scn, State, Actor, Obs, Mv, Out>,
+    scenario: Scn,
+    private readonly agents: Record<Actor, Agent<Obs, Mv>>,
+    private readonly opts: RunOptions<Actor, Mv, Out>,
+  ) {
+    this.signal = opts.signal ?? NEVER_ABORTED;
+    this.maxRetries = opts.maxRetries ?? DEFAULT_MAX_RETRIES;
+    this.timed = opts.clock !== undefined && opts.moveTimeoutMs !== undefined && Number.isFinite(opts.moveTimeoutMs);
+    this.state = protocol.initialState(scenario);
+    this.startTurn();
+  }
+
+  run(): SessionRecord<Actor, Mv, Out> | Promise<SessionRecord<Actor, Mv, Out>> {
+    for (;;) {
+      if (this.protocol.isTerminal(this.state)) return this.finish(this.protocol.outcome(this.state), this.protocol.turn(this.state));
+      if (this.signal.aborted) return this.finish({ kind: 'cancelled', turn: this.turn }, this.turn);
       // With a timeout, the agent gets its own signal so that a late answer is also cancelled.
-      const controller = timed ? new AbortController() : null;
+      this.controller = this.timed ? new AbortController() : null;
+      let answer: AgentReply<Mv> | Promise<AgentReply<Mv>>;
       try {
-        const answer = agent.act(protocol.observe(state, actor), controller ? controller.signal : signal, retry);
-        reply = isThenable(answer) ? await settle(answer, controller, signal, opts.clock, opts.moveTimeoutMs) : answer;
+        const agent = this.agents[this.actor];
+        answer = agent.act(this.protocol.observe(this.state, this.actor), this.controller ? this.controller.signal : this.signal, this.retry);
       } catch (e) {
-        if (signal.aborted) return finish({ kind: 'cancelled', turn }, turn);
-        const message = e instanceof Error ? e.message : String(e);
-        return finish({ kind: 'error', actor, message: message || 'agent failed', turn }, turn);
+        return this.failed(e);
       }
-      if (reply === null || typeof reply !== 'object' || (reply.kind !== 'move' && reply.kind !== 'invalid')) {
-        const message = `agent answered ${safeStringify(reply)} instead of a move`;
-        return finish({ kind: 'error', actor, message, turn }, turn);
-      }
-      if (reply.kind === 'invalid') {
-        emit(invalidEvent(turn, actor, attempt, reply.reason, reply.raw, reply.call));
-        retry = { attempt: attempt + 1, reason: reply.reason };
-        continue;
-      }
-      const applied = protocol.apply(state, actor, reply.move);
+      if (isThenable(answer)) return this.resume(answer);
+      const ended = this.handle(answer);
+      if (ended) return ended;
+    }
+  }
+
+  private async resume(answer: Promise<AgentReply<Mv>>): Promise<SessionRecord<Actor, Mv, Out>> {
+    let reply: AgentReply<Mv>;
+    try {
+      reply = await settle(answer, this.controller, this.signal, this.opts.clock, this.opts.moveTimeoutMs);
+    } catch (e) {
+      return this.failed(e);
+    }
+    return this.handle(reply) ?? this.run();
+  }
+
+  private startTurn(): void {
+    this.actor = this.protocol.currentActor(this.state);
+    this.turn = this.protocol.turn(this.state);
+    this.attempt = 0;
+    this.retry = undefined;
+  }
+
+  /** One answer: a move applied, or an invalid one recorded (and the turn forfeited after the last retry). */
+  private handle(reply: AgentReply<Mv>): SessionRecord<Actor, Mv, Out> | null {
+    const { actor, turn, attempt } = this;
+    if (reply === null || typeof reply !== 'object' || (reply.kind !== 'move' && reply.kind !== 'invalid')) {
+      const message = `agent answered ${safeStringify(reply)} instead of a move`;
+      return this.finish({ kind: 'error', actor, message, turn }, turn);
+    }
+    let reason: string;
+    if (reply.kind === 'invalid') {
+      reason = reply.reason;
+      this.emit(invalidEvent(turn, actor, attempt, reason, reply.raw, reply.call));
+    } else {
+      const applied = this.protocol.apply(this.state, actor, reply.move);
       if (applied.ok) {
-        state = applied.value;
-        emit(
+        this.state = applied.value;
+        this.emit(
           reply.call === undefined
             ? { type: 'move', turn, actor, move: reply.move }
             : { type: 'move', turn, actor, move: reply.move, call: reply.call },
         );
-        moved = true;
-      } else {
-        const raw = safeStringify(reply.move);
-        emit(invalidEvent(turn, actor, attempt, applied.error.reason, raw, reply.call));
-        retry = { attempt: attempt + 1, reason: applied.error.reason };
+        this.startTurn();
+        return null;
       }
+      reason = applied.error.reason;
+      this.emit(invalidEvent(turn, actor, attempt, reason, safeStringify(reply.move), reply.call));
     }
-    if (!moved) {
-      state = protocol.forfeit(state, actor);
-      emit({ type: 'forfeit', turn, actor });
+    if (attempt < this.maxRetries) {
+      this.attempt = attempt + 1;
+      this.retry = { attempt: attempt + 1, reason };
+      return null;
     }
+    this.state = this.protocol.forfeit(this.state, actor);
+    this.emit({ type: 'forfeit', turn, actor });
+    this.startTurn();
+    return null;
   }
-  return finish(protocol.outcome(state), protocol.turn(state));
+
+  private failed(e: unknown): SessionRecord<Actor, Mv, Out> {
+    const turn = this.turn;
+    if (this.signal.aborted) return this.finish({ kind: 'cancelled', turn }, turn);
+    const message = e instanceof Error ? e.message : String(e);
+    return this.finish({ kind: 'error', actor: this.actor, message: message || 'agent failed', turn }, turn);
+  }
+
+  private emit(e: SessionEvent<Actor, Mv, Out>): void {
+    this.events.push(e);
+    this.opts.onEvent?.(e);
+  }
+
+  private finish(outcome: Out | SessionFailure<Actor>, turn: number): SessionRecord<Actor, Mv, Out> {
+    this.emit({ type: 'end', turn, outcome });
+    return { events: this.events, outcome };
+  }
 }
 
 function invalidEvent<Actor extends string>(

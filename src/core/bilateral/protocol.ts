@@ -13,18 +13,6 @@ export type BilateralOutcome =
   | { kind: 'walk_away'; by: Role; turn: number }
   | { kind: 'turn_limit'; turn: number };
 
-export interface BilateralState {
-  readonly scenario: Scenario;
-  /** Turns taken so far (valid moves and forfeits). */
-  readonly turn: number;
-  /** The one standing offer on the table, if any: the other side may accept it. */
-  readonly pending: { readonly by: Role; readonly price: number } | null;
-  readonly buyerOffers: readonly number[];
-  readonly sellerOffers: readonly number[];
-  readonly transcript: readonly TranscriptEntry[];
-  readonly outcome: BilateralOutcome | null;
-}
-
 export interface BilateralObservation {
   readonly role: Role;
   readonly item: Scenario['item'];
@@ -52,27 +40,141 @@ export interface BilateralObservation {
 export const turnsFor = (role: Role, firstMover: Role, turnLimit: number): number =>
   role === firstMover ? Math.ceil(turnLimit / 2) : Math.floor(turnLimit / 2);
 
+/**
+ * A list that successive states share: each state sees the first `n` items. Appending to the
+ * newest state's list pushes in place; appending to an older one (a state applied twice) copies
+ * first. So a negotiation costs one array per list instead of one per turn, and states stay values.
+ */
+function append<T>(items: T[], n: number, item: T): T[] {
+  if (items.length === n) {
+    items.push(item);
+    return items;
+  }
+  const copy = items.slice(0, n);
+  copy.push(item);
+  return copy;
+}
+
+/** The first `n` items, as a list of its own (read only when a caller asks for it). */
+const prefix = <T>(items: readonly T[], n: number): readonly T[] => (items.length === n ? items.slice() : items.slice(0, n));
+
+/**
+ * A negotiation between turns. Values: `apply` returns a new state and never changes this one.
+ * The lists are shared with the states before and after (see `append`) and copied out on reading.
+ */
+export class BilateralState {
+  constructor(
+    readonly scenario: Scenario,
+    /** Turns taken so far (valid moves and forfeits). */
+    readonly turn: number,
+    /** The one standing offer on the table, if any: the other side may accept it. */
+    readonly pending: { readonly by: Role; readonly price: number } | null,
+    readonly log: TranscriptEntry[],
+    readonly buyerLog: number[],
+    readonly nBuyer: number,
+    readonly sellerLog: number[],
+    readonly nSeller: number,
+    readonly outcome: BilateralOutcome | null,
+  ) {}
+
+  get transcript(): readonly TranscriptEntry[] {
+    return prefix(this.log, this.turn);
+  }
+  get buyerOffers(): readonly number[] {
+    return prefix(this.buyerLog, this.nBuyer);
+  }
+  get sellerOffers(): readonly number[] {
+    return prefix(this.sellerLog, this.nSeller);
+  }
+
+  /** The state as a plain value: what it holds, not how its lists are shared. */
+  toJSON() {
+    const { scenario, turn, pending, buyerOffers, sellerOffers, transcript, outcome } = this;
+    return { scenario, turn, pending, buyerOffers, sellerOffers, transcript, outcome };
+  }
+}
+
+/**
+ * One side's view of a state; the public lists are copied out only if the agent reads them. It holds
+ * those lists and nothing else of the state, so nothing private to the other side is reachable from it.
+ */
+class Observation implements BilateralObservation {
+  private lists: { transcript?: readonly TranscriptEntry[]; own?: readonly number[]; opponent?: readonly number[] } = {};
+
+  constructor(
+    private readonly log: readonly TranscriptEntry[],
+    private readonly ownLog: readonly number[],
+    private readonly nOwn: number,
+    private readonly opponentLog: readonly number[],
+    private readonly nOpponent: number,
+    readonly role: Role,
+    readonly item: Scenario['item'],
+    readonly reservation: number,
+    readonly turn: number,
+    readonly turnLimit: number | null,
+    readonly turnRange: { readonly min: number; readonly max: number },
+    readonly firstMover: Role,
+    readonly ownTurn: number,
+    readonly ownTurns: number,
+    readonly pending: number | null,
+    readonly ownStanding: number | null,
+  ) {}
+
+  get transcript(): readonly TranscriptEntry[] {
+    return (this.lists.transcript ??= prefix(this.log, this.turn));
+  }
+  get ownOffers(): readonly number[] {
+    return (this.lists.own ??= prefix(this.ownLog, this.nOwn));
+  }
+  get opponentOffers(): readonly number[] {
+    return (this.lists.opponent ??= prefix(this.opponentLog, this.nOpponent));
+  }
+
+  /** Plain data, for JSON and for comparing observations in tests. */
+  toJSON(): BilateralObservation {
+    const { role, item, reservation, turn, turnLimit, turnRange, firstMover, ownTurn, ownTurns, pending, ownStanding } = this;
+    const { ownOffers, opponentOffers, transcript } = this;
+    return { role, item, reservation, turn, turnLimit, turnRange, firstMover, ownTurn, ownTurns, pending, ownStanding, ownOffers, opponentOffers, transcript };
+  }
+}
+
+/** What both sides know of the deadline, computed once per scenario. */
+const rangeCache = new WeakMap<Scenario, { min: number; max: number }>();
+function turnRangeOf(s: Scenario): { min: number; max: number } {
+  let range = rangeCache.get(s);
+  if (range === undefined) {
+    range = knownTurnRange(s);
+    rangeCache.set(s, range);
+  }
+  return range;
+}
+
 const invalid = (reason: string): Result<BilateralState, ProtocolError> => err({ kind: 'invalid-move', reason });
 
-/** The next state after one turn. Every field is written out so states keep one shape (it is the hot path). */
+/** The next state after one turn (a move or a forfeit); `offer` is the price when the move was an offer. */
 function advance(
   state: BilateralState,
+  actor: Role,
   entry: TranscriptEntry,
   pending: BilateralState['pending'],
-  buyerOffers: readonly number[],
-  sellerOffers: readonly number[],
+  offer: number | null,
   outcome: BilateralOutcome | null,
 ): BilateralState {
   const turn = state.turn + 1;
-  return {
-    scenario: state.scenario,
+  const isBuyer = actor === 'buyer';
+  const buyerOffer = offer !== null && isBuyer;
+  const sellerOffer = offer !== null && !isBuyer;
+  return new BilateralState(
+    state.scenario,
     turn,
     pending,
-    buyerOffers,
-    sellerOffers,
-    transcript: [...state.transcript, entry],
-    outcome: outcome === null && turn >= state.scenario.turnLimit ? { kind: 'turn_limit', turn } : outcome,
-  };
+    append(state.log, state.turn, entry),
+    buyerOffer ? append(state.buyerLog, state.nBuyer, offer) : state.buyerLog,
+    buyerOffer ? state.nBuyer + 1 : state.nBuyer,
+    sellerOffer ? append(state.sellerLog, state.nSeller, offer) : state.sellerLog,
+    sellerOffer ? state.nSeller + 1 : state.nSeller,
+    outcome === null && turn >= state.scenario.turnLimit ? { kind: 'turn_limit', turn } : outcome,
+  );
 }
 
 function entryOf(turn: number, actor: Role, message: string | undefined, action: Action): TranscriptEntry {
@@ -82,15 +184,7 @@ function entryOf(turn: number, actor: Role, message: string | undefined, action:
 export const bilateral: Protocol<Scenario, BilateralState, Role, BilateralObservation, Move, BilateralOutcome> = {
   name: 'bilateral',
 
-  initialState: (scenario) => ({
-    scenario,
-    turn: 0,
-    pending: null,
-    buyerOffers: [],
-    sellerOffers: [],
-    transcript: [],
-    outcome: null,
-  }),
+  initialState: (scenario) => new BilateralState(scenario, 0, null, [], [], 0, [], 0, null),
 
   currentActor: (state) =>
     state.turn % 2 === 0 ? state.scenario.firstMover : opponentOf(state.scenario.firstMover),
@@ -99,26 +193,27 @@ export const bilateral: Protocol<Scenario, BilateralState, Role, BilateralObserv
 
   observe: (state, role) => {
     const s = state.scenario;
-    const ownOffers = role === 'buyer' ? state.buyerOffers : state.sellerOffers;
-    const opponentOffers = role === 'buyer' ? state.sellerOffers : state.buyerOffers;
-    const ownTurn = role === s.firstMover ? Math.ceil(state.turn / 2) : Math.floor(state.turn / 2);
-    const turnRange = knownTurnRange(s);
-    return {
+    const turnRange = turnRangeOf(s);
+    const pending = state.pending;
+    const buyer = role === 'buyer';
+    return new Observation(
+      state.log,
+      buyer ? state.buyerLog : state.sellerLog,
+      buyer ? state.nBuyer : state.nSeller,
+      buyer ? state.sellerLog : state.buyerLog,
+      buyer ? state.nSeller : state.nBuyer,
       role,
-      item: s.item,
-      reservation: role === 'buyer' ? s.buyerValue : s.sellerCost,
-      turn: state.turn,
-      turnLimit: s.turnRange ? null : s.turnLimit,
+      s.item,
+      role === 'buyer' ? s.buyerValue : s.sellerCost,
+      state.turn,
+      s.turnRange ? null : s.turnLimit,
       turnRange,
-      firstMover: s.firstMover,
-      ownTurn,
-      ownTurns: turnsFor(role, s.firstMover, turnRange.min),
-      pending: state.pending !== null && state.pending.by !== role ? state.pending.price : null,
-      ownStanding: state.pending !== null && state.pending.by === role ? state.pending.price : null,
-      ownOffers,
-      opponentOffers,
-      transcript: state.transcript,
-    };
+      s.firstMover,
+      role === s.firstMover ? Math.ceil(state.turn / 2) : Math.floor(state.turn / 2),
+      turnsFor(role, s.firstMover, turnRange.min),
+      pending !== null && pending.by !== role ? pending.price : null,
+      pending !== null && pending.by === role ? pending.price : null,
+    );
   },
 
   apply: (state, actor, move) => {
@@ -133,7 +228,7 @@ export const bilateral: Protocol<Scenario, BilateralState, Role, BilateralObserv
     if (action === undefined) {
       if (message === undefined) return invalid('a move needs a message or an action');
       const said: TranscriptEntry = { turn: state.turn, actor, message };
-      return ok(advance(state, said, state.pending, state.buyerOffers, state.sellerOffers, null));
+      return ok(advance(state, actor, said, state.pending, null, null));
     }
     const pendingFromOpponent = state.pending !== null && state.pending.by !== actor ? state.pending : null;
     switch (action?.type) {
@@ -143,22 +238,12 @@ export const bilateral: Protocol<Scenario, BilateralState, Role, BilateralObserv
         const price = roundCents(raw);
         if (price <= 0) return invalid(`offer price must be positive (got ${raw})`);
         const entry = entryOf(state.turn, actor, message, { type: 'offer', price });
-        const isBuyer = actor === 'buyer';
-        return ok(
-          advance(
-            state,
-            entry,
-            { by: actor, price },
-            isBuyer ? [...state.buyerOffers, price] : state.buyerOffers,
-            isBuyer ? state.sellerOffers : [...state.sellerOffers, price],
-            null,
-          ),
-        );
+        return ok(advance(state, actor, entry, { by: actor, price }, price, null));
       }
       case 'accept':
         if (pendingFromOpponent === null) return invalid('there is no offer from the other side to accept');
         return ok(
-          advance(state, entryOf(state.turn, actor, message, action), null, state.buyerOffers, state.sellerOffers, {
+          advance(state, actor, entryOf(state.turn, actor, message, action), null, null, {
             kind: 'deal',
             price: pendingFromOpponent.price,
             turn: state.turn + 1,
@@ -167,10 +252,10 @@ export const bilateral: Protocol<Scenario, BilateralState, Role, BilateralObserv
         );
       case 'reject':
         if (pendingFromOpponent === null) return invalid('there is no offer from the other side to reject');
-        return ok(advance(state, entryOf(state.turn, actor, message, action), null, state.buyerOffers, state.sellerOffers, null));
+        return ok(advance(state, actor, entryOf(state.turn, actor, message, action), null, null, null));
       case 'walk_away':
         return ok(
-          advance(state, entryOf(state.turn, actor, message, action), state.pending, state.buyerOffers, state.sellerOffers, {
+          advance(state, actor, entryOf(state.turn, actor, message, action), state.pending, null, {
             kind: 'walk_away',
             by: actor,
             turn: state.turn + 1,
@@ -181,8 +266,7 @@ export const bilateral: Protocol<Scenario, BilateralState, Role, BilateralObserv
     }
   },
 
-  forfeit: (state, actor) =>
-    advance(state, { turn: state.turn, actor, forfeited: true }, state.pending, state.buyerOffers, state.sellerOffers, null),
+  forfeit: (state, actor) => advance(state, actor, { turn: state.turn, actor, forfeited: true }, state.pending, null, null),
 
   isTerminal: (state) => state.outcome !== null,
 

@@ -1,16 +1,19 @@
 import { createRng, deriveSeed, type Rng } from '../rng';
 import { generateScenarios, type Deadline, type FirstMoverChoice, type Preset, type Role, type Scenario } from '../scenario';
-import { runSession, type Agent, type RunOptions } from '../session';
+import { playSession, type Agent, type RunOptions, type SessionRecord } from '../session';
 import type { Clock } from '../clock';
 import type { Move } from './moves';
-import { bilateral, type BilateralObservation } from './protocol';
+import { bilateral, type BilateralObservation, type BilateralOutcome } from './protocol';
 import type { BilateralEvent, BilateralResult } from './events';
 import { computeMetrics, type NegotiationMetrics } from './metrics';
 
 export type BilateralAgent = Agent<BilateralObservation, Move>;
 
-/** Builds a fresh agent for one seat of one negotiation; the rng is that seat's own stream. */
-export type AgentFactory = (spec: string, role: Role, ctx: { rng: Rng; negotiationId: string }) => BilateralAgent;
+/**
+ * Builds the agent for one seat of one negotiation; the rng is that seat's own stream (made only
+ * when read, so deterministic strategies never pay for it).
+ */
+export type AgentFactory = (spec: string, role: Role, ctx: { readonly rng: Rng; negotiationId: string }) => BilateralAgent;
 
 export interface TournamentConfig {
   /** Agent specs, e.g. `boulware:beta=0.2`; each is also the agent's name in the results. */
@@ -21,7 +24,7 @@ export interface TournamentConfig {
   selfPlay: boolean;
   /** Default: uncertain, 16–24 turns. */
   deadline?: Deadline;
-  /** Default: random per scenario. */
+  /** Default: alternate (the seller opens even-numbered scenarios, the buyer odd ones). */
   firstMover?: FirstMoverChoice;
 }
 
@@ -48,14 +51,27 @@ export interface PlayOptions {
   onEvent?: RunOptions<Role, Move, BilateralResult>['onEvent'];
 }
 
+type Played = { events: BilateralEvent[]; outcome: BilateralResult; metrics: NegotiationMetrics };
+
+const scored = (scenario: Scenario, { events, outcome }: SessionRecord<Role, Move, BilateralOutcome>): Played => ({
+  events,
+  outcome,
+  metrics: computeMetrics(scenario, events),
+});
+
 /** One negotiation: run it and score it. */
-export async function playNegotiation(
-  scenario: Scenario,
-  agents: Record<Role, BilateralAgent>,
-  opts: PlayOptions = {},
-): Promise<{ events: BilateralEvent[]; outcome: BilateralResult; metrics: NegotiationMetrics }> {
-  const { events, outcome } = await runSession(bilateral, scenario, agents, opts);
-  return { events, outcome, metrics: computeMetrics(scenario, events) };
+export async function playNegotiation(scenario: Scenario, agents: Record<Role, BilateralAgent>, opts: PlayOptions = {}): Promise<Played> {
+  return playNow(scenario, agents, opts);
+}
+
+/** `playNegotiation` without a promise when every answer is synchronous. */
+function playNow(scenario: Scenario, agents: Record<Role, BilateralAgent>, opts: PlayOptions): Played | Promise<Played> {
+  const record = playSession(bilateral, scenario, agents, opts);
+  return isThenable(record) ? record.then((r) => scored(scenario, r)) : scored(scenario, record);
+}
+
+function isThenable<T>(x: T | Promise<T>): x is Promise<T> {
+  return typeof (x as { then?: unknown } | null)?.then === 'function';
 }
 
 /**
@@ -109,10 +125,17 @@ export interface TournamentSummary {
 }
 
 /** Each seat of each negotiation draws from its own stream, so results never depend on play order. */
-const seatContext = (seed: number, negotiationId: string, role: Role) => ({
-  rng: createRng(deriveSeed(seed, negotiationId, role)),
-  negotiationId,
-});
+class SeatContext {
+  private stream: Rng | null = null;
+  constructor(
+    private readonly seed: number,
+    readonly negotiationId: string,
+    private readonly role: Role,
+  ) {}
+  get rng(): Rng {
+    return (this.stream ??= createRng(deriveSeed(this.seed, this.negotiationId, this.role)));
+  }
+}
 
 /** Plays a round-robin, streaming each result in plan order; cancellable and resumable. */
 export async function runTournament(
@@ -124,33 +147,39 @@ export async function runTournament(
   const todo = opts.skip ? jobs.filter((j) => !opts.skip?.has(j.id)) : jobs;
   const signal = opts.signal;
   const concurrency = Number.isFinite(opts.concurrency) ? Math.max(1, Math.floor(opts.concurrency as number)) : 1;
-  const play = async (job: NegotiationJob): Promise<NegotiationResult> => {
+  const resultOf = (job: NegotiationJob, { events, outcome, metrics }: Played): NegotiationResult => ({
+    id: job.id,
+    index: job.index,
+    scenarioIndex: job.scenarioIndex,
+    buyer: job.buyer,
+    seller: job.seller,
+    scenario: job.scenario,
+    events,
+    outcome,
+    metrics,
+  });
+  const playSync = (job: NegotiationJob): NegotiationResult | Promise<NegotiationResult> => {
     const agents = {
-      buyer: makeAgent(job.buyer, 'buyer', seatContext(config.seed, job.id, 'buyer')),
-      seller: makeAgent(job.seller, 'seller', seatContext(config.seed, job.id, 'seller')),
+      buyer: makeAgent(job.buyer, 'buyer', new SeatContext(config.seed, job.id, 'buyer')),
+      seller: makeAgent(job.seller, 'seller', new SeatContext(config.seed, job.id, 'seller')),
     };
-    const { events, outcome, metrics } = await playNegotiation(job.scenario, agents, opts);
-    return {
-      id: job.id,
-      index: job.index,
-      scenarioIndex: job.scenarioIndex,
-      buyer: job.buyer,
-      seller: job.seller,
-      scenario: job.scenario,
-      events,
-      outcome,
-      metrics,
-    };
+    const played = playNow(job.scenario, agents, opts);
+    return isThenable(played) ? played.then((p) => resultOf(job, p)) : resultOf(job, played);
   };
+  const play = async (job: NegotiationJob): Promise<NegotiationResult> => playSync(job);
 
   let played = 0;
   let cancelled = false;
   if (concurrency === 1) {
+    // Awaits only what is asynchronous: scripted negotiations and a synchronous onResult run
+    // back to back without a trip through the microtask queue.
     for (const job of todo) {
       if (signal?.aborted) break;
-      const result = await play(job);
+      const now = playSync(job);
+      const result = isThenable(now) ? await now : now;
       if (result.outcome.kind === 'cancelled') break;
-      await opts.onResult?.(result);
+      const handed = opts.onResult?.(result);
+      if (handed !== undefined && isThenable(handed)) await handed;
       played++;
     }
     cancelled = signal?.aborted ?? false;
