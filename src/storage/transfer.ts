@@ -64,14 +64,14 @@ async function snapshot(db: ParleyDb, runId: string): Promise<{ run: RunRecord; 
   });
 }
 
-/** `{"format":"parley-run","version":1,"run":{…},"negotiations":[…]}`; standings are left out. */
+/** `{"format":"parley-run","version":2,"run":{…},"negotiations":[…]}`; standings are left out. */
 export async function exportRunJson(db: ParleyDb, runId: string): Promise<string> {
   const { run, lines } = await snapshot(db, runId);
   const head = JSON.stringify({ format: EXPORT_FORMAT, version: EXPORT_VERSION, run });
   return `${head.slice(0, -1)},"negotiations":[${lines.join(',')}]}`;
 }
 
-/** A header line `{"format":"parley-run-jsonl","version":1,"run":{…}}`, then one negotiation a line. */
+/** A header line `{"format":"parley-run-jsonl","version":2,"run":{…}}`, then one negotiation a line. */
 export async function exportRunJsonl(db: ParleyDb, runId: string): Promise<string> {
   const { run, lines } = await snapshot(db, runId);
   const head = JSON.stringify({ format: EXPORT_FORMAT_JSONL, version: EXPORT_VERSION, run });

@@ -42,7 +42,7 @@ describe('export and import round trip', () => {
     const file = JSON.parse(text);
     expect(Object.keys(file)).toEqual(['format', 'version', 'run', 'negotiations']);
     expect(file.format).toBe('parley-run');
-    expect(file.version).toBe(1);
+    expect(file.version).toBe(2);
     expect(file.run).not.toHaveProperty('standings');
     expect(file.run).toMatchObject({ id: 'r', done: 36, planned: 36, status: 'done' });
     expect(file.negotiations).toHaveLength(36);
@@ -57,7 +57,7 @@ describe('export and import round trip', () => {
     expect(lines[37]).toBe('');
     const header = JSON.parse(lines[0]!);
     expect(Object.keys(header)).toEqual(['format', 'version', 'run']);
-    expect(header).toMatchObject({ format: 'parley-run-jsonl', version: 1, run: { id: 'r', done: 36 } });
+    expect(header).toMatchObject({ format: 'parley-run-jsonl', version: 2, run: { id: 'r', done: 36 } });
     expect(JSON.parse(lines[5]!)).toMatchObject({ index: 4, jobId: expect.any(String) });
   });
 
@@ -178,7 +178,7 @@ describe('import refuses a bad file, names the place, and changes nothing', () =
 
   test('a file from a newer Parley', async () => {
     const { json, jsonl, expectRefused } = await fixture();
-    await expectRefused(JSON.stringify({ ...json, version: 2 }), 'wrong-version', /version 2.*newer Parley.*reads version 1/);
+    await expectRefused(JSON.stringify({ ...json, version: 3 }), 'wrong-version', /version 3.*newer Parley.*reads versions 1 to 2/);
     const header = JSON.parse(jsonl[0]!);
     await expectRefused([JSON.stringify({ ...header, version: 3 }), ...jsonl.slice(1)].join('\n'), 'wrong-version', /^line 1: .*version 3/);
     await expectRefused(JSON.stringify({ ...json, version: 'one' }), 'invalid-file', /version: expected a positive whole number/);
