@@ -151,6 +151,11 @@ export const pointLabels: Plugin = {
     ctx.fillStyle = String(chart.options.color ?? '#000');
     ctx.font = '12px system-ui, sans-serif';
     ctx.textBaseline = 'middle';
+    // Greedy placement: each label takes the first spot beside its point that no earlier label covers.
+    type Box = { left: number; top: number; right: number; bottom: number };
+    const placed: Box[] = [];
+    const height = 14;
+    const spots = [0, -1, 1, -2, 2, -3, 3].map((k) => k * height);
     chart.data.datasets.forEach((dataset, d) => {
       const meta = chart.getDatasetMeta(d);
       if (meta.hidden) return;
@@ -158,10 +163,19 @@ export const pointLabels: Plugin = {
         const label = (dataset.data[i] as { label?: string } | undefined)?.label;
         if (!label) return;
         const width = ctx.measureText(label).width;
-        // Right of the point, or left of it where the text would leave the plot.
-        const right = element.x + 7 + width <= chartArea.right;
-        ctx.textAlign = right ? 'left' : 'right';
-        ctx.fillText(label, right ? element.x + 7 : element.x - 7, element.y);
+        const boxes: Box[] = spots.flatMap((dy) =>
+          [true, false].map((toRight) => {
+            const left = toRight ? element.x + 7 : element.x - 7 - width;
+            const top = element.y + dy - height / 2;
+            return { left, top, right: left + width, bottom: top + height };
+          }),
+        );
+        const fits = (b: Box) => b.left >= chartArea.left && b.right <= chartArea.right;
+        const free = (b: Box) => !placed.some((p) => b.left < p.right && p.left < b.right && b.top < p.bottom && p.top < b.bottom);
+        const box = boxes.find((b) => fits(b) && free(b)) ?? boxes.find(fits) ?? (boxes[0] as Box);
+        placed.push(box);
+        ctx.textAlign = 'left';
+        ctx.fillText(label, box.left, box.top + height / 2);
       });
     });
     ctx.restore();
