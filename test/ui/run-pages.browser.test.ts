@@ -112,6 +112,7 @@ describe('Run page filters in the URL', () => {
     expect(location.hash).toBe('#/runs/r?buyer=conceder&outcome=deal');
     const expected = rows.flatMap((r, i) => (r.outcome === 'deal' && r.buyer === 'conceder' ? [i + 1] : []));
     await vi.waitFor(() => expect(shownNumbers(target)).toEqual(expected));
+    expect(text(target.querySelector('table.list tbody tr td:last-child'))).toMatch(/^deal at \$\d+\.\d\d$/);
 
     changed = hashChange();
     history.back();
