@@ -1,4 +1,5 @@
 import type { AgentFactory, BilateralAgent } from '../core/bilateral/tournament';
+import type { Role } from '../core/scenario';
 import type { ChatBackend } from './backends/types';
 import { llmAgent, type LlmAgentOptions } from './llm/agent';
 import { RemoteBackends, type RemoteSettings } from './remote';
@@ -27,7 +28,7 @@ export function createAgentFactory(remote: RemoteSettings = {}, local: LocalBack
   const parsedCache = new Map<string, AgentSpec>();
   // Deterministic strategies hold no state (they read everything from the observation), so one
   // instance per spec and role serves every negotiation.
-  const shared = new Map<string, BilateralAgent>();
+  const shared: Record<Role, Map<string, BilateralAgent>> = { buyer: new Map(), seller: new Map() };
   return (text, role, ctx): BilateralAgent => {
     let spec = parsedCache.get(text);
     if (!spec) {
@@ -47,8 +48,7 @@ export function createAgentFactory(remote: RemoteSettings = {}, local: LocalBack
     if (spec.remote) return llmAgent(backends.get(spec.remote), opts);
     const def = strategyByName.get(spec.name) as StrategyDef;
     if (!def.deterministic) return def.create(spec.params, { role, rng: ctx.rng });
-    const key = `${role}|${text}`;
-    let agent = shared.get(key);
+    let agent = shared[role].get(text);
     if (!agent) {
       agent = def.create(spec.params, {
         role,
@@ -56,7 +56,7 @@ export function createAgentFactory(remote: RemoteSettings = {}, local: LocalBack
           throw new Error(`${def.name} is deterministic and has no random stream`);
         },
       });
-      shared.set(key, agent);
+      shared[role].set(text, agent);
     }
     return agent;
   };

@@ -1,7 +1,8 @@
 // `npm run bench`: a paper-scale round-robin of every deterministic strategy in one thread.
 import os from 'node:os';
 import { Aggregator } from '../core/bilateral/aggregate';
-import { runTournament, type TournamentConfig } from '../core/bilateral/tournament';
+import { planTournament, runTournament, type TournamentConfig } from '../core/bilateral/tournament';
+import { playReference, REFERENCE_STRATEGIES, type ReferenceOutcome } from './bench-reference';
 import { makeAgent } from '../agents/registry';
 import { STRATEGIES } from '../agents/scripted';
 import { intFlag, parseFlags } from './args';
@@ -24,6 +25,14 @@ const median = (xs: number[]): number => {
   return s[Math.floor(s.length / 2)] as number;
 };
 
+// The one-loop reference plays the same scenarios; it must reach the same deals at the same prices.
+if (agents.join() !== REFERENCE_STRATEGIES.join()) throw new Error(`the reference plays ${REFERENCE_STRATEGIES.join(', ')}`);
+const jobs = planTournament(config);
+const scenarios: (typeof jobs)[number]['scenario'][] = [];
+for (const job of jobs) if (scenarios[job.scenarioIndex] === undefined) scenarios[job.scenarioIndex] = job.scenario;
+const engineOutcomes: ReferenceOutcome[] = [];
+const referenceRates: number[] = [];
+
 const playRates: number[] = [];
 const eventRates: number[] = [];
 const statsTimes: number[] = [];
@@ -38,6 +47,7 @@ for (let r = 0; r <= repeats; r++) {
   const summary = await runTournament(config, makeAgent, {
     onResult: (res) => {
       events += res.events.length;
+      if (r === 0) engineOutcomes.push(res.outcome.kind === 'deal' ? res.outcome.price : NaN);
       aggregator.add(res.buyer, res.seller, res.scenario, res.metrics);
     },
   });
@@ -45,17 +55,32 @@ for (let r = 0; r <= repeats; r++) {
   aggregator.standings({ samples, seed: 7 });
   const t2 = performance.now();
   negotiations = summary.played;
-  if (r === 0) continue; // warm-up
+  const reference: ReferenceOutcome[] = [];
+  const t3 = performance.now();
+  const referencePlayed = playReference(scenarios, REFERENCE_STRATEGIES, reference);
+  const t4 = performance.now();
+  if (r === 0) {
+    const differ = reference.findIndex((p, i) => !Object.is(p, engineOutcomes[i]));
+    if (referencePlayed !== summary.played || differ >= 0)
+      throw new Error(`the one-loop reference disagrees with the engine at negotiation ${differ} of ${summary.played}`);
+    continue; // warm-up
+  }
+  referenceRates.push(referencePlayed / ((t4 - t3) / 1000));
   const seconds = (t1 - t0) / 1000;
   playRates.push(summary.played / seconds);
   eventRates.push(events / seconds);
   statsTimes.push(t2 - t1);
   console.log(
-    `run ${r}: ${summary.played} negotiations, ${events} events in ${(t1 - t0).toFixed(0)} ms; intervals ${(t2 - t1).toFixed(0)} ms`,
+    `run ${r}: ${summary.played} negotiations, ${events} events in ${(t1 - t0).toFixed(0)} ms; intervals ${(t2 - t1).toFixed(0)} ms; ` +
+      `one-loop reference ${(t4 - t3).toFixed(1)} ms`,
   );
 }
 console.log(
   `median of ${repeats}: ${Math.round(median(playRates)).toLocaleString('en-US')} negotiations/s, ` +
     `${Math.round(median(eventRates)).toLocaleString('en-US')} events/s (played, scored and aggregated), ` +
     `bootstrap intervals (${samples} resamples) ${median(statsTimes).toFixed(0)} ms for ${negotiations} negotiations`,
+);
+console.log(
+  `one-loop reference (same deals at the same prices, no events): ${Math.round(median(referenceRates)).toLocaleString('en-US')} negotiations/s; ` +
+    `engine at ${((100 * median(playRates)) / median(referenceRates)).toFixed(1)}% of it`,
 );

@@ -27,18 +27,6 @@ export function bootstrapRatios(
   level = 0.95,
 ): { value: number | null; ci: Interval | null }[] {
   const k = num.length;
-  const point = num.map((nk, s) => {
-    let a = 0;
-    let b = 0;
-    const dk = den[s] as Float64Array;
-    for (let i = 0; i < n; i++) {
-      a += nk[i] as number;
-      b += dk[i] as number;
-    }
-    return b > 0 ? a / b : null;
-  });
-  if (n === 0 || samples <= 0) return point.map((value) => ({ value, ci: null }));
-  // Interleave numerators and denominators so one resampled unit is one contiguous read.
   const width = 2 * k;
   const data = new Float64Array(n * width);
   for (let i = 0; i < n; i++)
@@ -46,7 +34,31 @@ export function bootstrapRatios(
       data[i * width + 2 * s] = (num[s] as Float64Array)[i] as number;
       data[i * width + 2 * s + 1] = (den[s] as Float64Array)[i] as number;
     }
-  const draws = num.map(() => new Float64Array(samples));
+  return bootstrapInterleaved(data, k, n, rng, samples, level);
+}
+
+/**
+ * `bootstrapRatios` over units stored interleaved: unit i's numerator and denominator of statistic
+ * s at `data[i·2k + 2s]` and `data[i·2k + 2s + 1]` (one resampled unit is one contiguous read).
+ */
+export function bootstrapInterleaved(
+  data: Float64Array,
+  k: number,
+  n: number,
+  rng: Rng,
+  samples: number,
+  level = 0.95,
+): { value: number | null; ci: Interval | null }[] {
+  const width = 2 * k;
+  const totals = new Float64Array(width);
+  for (let i = 0, base = 0; i < n; i++, base += width)
+    for (let w = 0; w < width; w++) totals[w] = (totals[w] as number) + (data[base + w] as number);
+  const point = Array.from({ length: k }, (_, s) => {
+    const b = totals[2 * s + 1] as number;
+    return b > 0 ? (totals[2 * s] as number) / b : null;
+  });
+  if (n === 0 || samples <= 0) return point.map((value) => ({ value, ci: null }));
+  const draws = point.map(() => new Float64Array(samples));
   const filled = new Int32Array(k);
   const sums = new Float64Array(width);
   const counts = new Int32Array(n);

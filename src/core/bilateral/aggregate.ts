@@ -1,7 +1,7 @@
 import { TIERS, type Tier } from '../catalog';
 import { createRng, deriveSeed } from '../rng';
 import { ROLES, ZONE_BINS, zoneBinOf, type Role, type Scenario, type ZoneBin } from '../scenario';
-import { bootstrapRatios, type Interval } from '../stats';
+import { bootstrapInterleaved, type Interval } from '../stats';
 import type { NegotiationMetrics } from './metrics';
 import { UsageAccumulator, type RunUsage } from './usage';
 
@@ -80,6 +80,7 @@ export interface Standings {
 }
 
 const K = RATE_NAMES.length;
+const WIDTH = 2 * K;
 
 /**
  * Numerator and denominator of each rate for one side of one negotiation, interleaved [num, den]
@@ -123,47 +124,40 @@ function unitRates(m: NegotiationMetrics, role: Role, out: Float64Array): void {
 
 /**
  * Sums of numerators and denominators per scenario for one cell (agent, role, and all, a tier or
- * a zone bin). The bootstrap resamples these per-scenario units, so every negotiation of a
- * scenario moves together: the tournament gives every pair the same scenarios.
+ * a zone bin), interleaved [num, den] per rate and scenario. The bootstrap resamples these
+ * per-scenario units, so every negotiation of a scenario moves together: the tournament gives
+ * every pair the same scenarios.
  */
 class Cell {
   units = 0;
   negotiations = 0;
   errors = 0;
-  num: Float64Array[] = RATE_NAMES.map(() => new Float64Array(16));
-  den: Float64Array[] = RATE_NAMES.map(() => new Float64Array(16));
+  sums = new Float64Array(16 * WIDTH);
   private index = new Map<string, number>();
   private lastKey: string | null = null;
-  private lastUnit = -1;
+  private lastBase = -1;
 
   add(scenarioKey: string, unit: Float64Array): void {
-    let u: number;
-    if (scenarioKey === this.lastKey) u = this.lastUnit;
+    let base: number;
+    if (scenarioKey === this.lastKey) base = this.lastBase;
     else {
       const known = this.index.get(scenarioKey);
-      if (known !== undefined) u = known;
+      if (known !== undefined) base = known * WIDTH;
       else {
-        u = this.units++;
+        const u = this.units++;
         this.index.set(scenarioKey, u);
-        if (u === (this.num[0] as Float64Array).length) {
-          const grow = (a: Float64Array) => {
-            const b = new Float64Array(a.length * 2);
-            b.set(a);
-            return b;
-          };
-          this.num = this.num.map(grow);
-          this.den = this.den.map(grow);
+        base = u * WIDTH;
+        if (base === this.sums.length) {
+          const grown = new Float64Array(this.sums.length * 2);
+          grown.set(this.sums);
+          this.sums = grown;
         }
       }
       this.lastKey = scenarioKey;
-      this.lastUnit = u;
+      this.lastBase = base;
     }
-    for (let s = 0; s < K; s++) {
-      const n = this.num[s] as Float64Array;
-      const d = this.den[s] as Float64Array;
-      n[u] = (n[u] as number) + (unit[2 * s] as number);
-      d[u] = (d[u] as number) + (unit[2 * s + 1] as number);
-    }
+    const sums = this.sums;
+    for (let w = 0; w < WIDTH; w++) sums[base + w] = (sums[base + w] as number) + (unit[w] as number);
     this.negotiations++;
     if (unit[14] === 1) this.errors++;
   }
@@ -199,7 +193,7 @@ export type ScenarioKey = Pick<Scenario, 'id' | 'tier' | 'buyerValue' | 'sellerC
 export class Aggregator {
   private cells = new Map<string, Record<Role, Cell[]>>();
   private pairMap = new Map<string, Map<string, PairAcc>>();
-  private unit = new Float64Array(2 * K);
+  private unit = new Float64Array(WIDTH);
   private positions: DealPositions = { bins: new Array<number>(DEAL_POSITION_BINS).fill(0), below: 0, above: 0 };
   private usage = new UsageAccumulator();
   count = 0;
@@ -276,7 +270,7 @@ export class Aggregator {
         byRole[role].forEach((cell, slot) => {
           if (cell.negotiations === 0) return;
           const rng = createRng(deriveSeed(seed, 'bootstrap', agent, role, slot));
-          const stats = bootstrapRatios(cell.num, cell.den, cell.units, rng, samples);
+          const stats = bootstrapInterleaved(cell.sums, K, cell.units, rng, samples);
           const row = { agent, role, n: cell.negotiations, errors: cell.errors } as LeaderboardRow;
           const ci = {} as Record<RateName, Interval | null>;
           RATE_NAMES.forEach((name, s) => {

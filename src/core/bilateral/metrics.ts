@@ -47,51 +47,79 @@ export interface NegotiationMetrics {
 /** Seller gains from a higher price, buyer from a lower one. */
 const gainDirection = (role: Role): number => (role === 'seller' ? 1 : -1);
 
-interface OfferAt {
-  price: number;
-  turn: number;
+/** What the fold gathers for one side: its offers (price and turn, in order) and its counts. */
+class SideTally {
+  prices: number[] = [];
+  turns: number[] = [];
+  moves = 0;
+  invalid = 0;
+  forfeits = 0;
+  calls = 0;
+  tokensIn = 0;
+  tokensOut = 0;
+  latencyMs = 0;
 }
 
-function behaviour(role: Role, offers: OfferAt[], scenario: Scenario) {
-  if (offers.length === 0) return { opening: null, totalConcession: null, concession: null, patience: null };
+function behaviour(role: Role, t: SideTally, scenario: Scenario) {
+  const { prices, turns } = t;
+  if (prices.length === 0) return { opening: null, totalConcession: null, concession: null, patience: null };
   const listPrice = scenario.item.listPrice;
   const reservation = role === 'buyer' ? scenario.buyerValue : scenario.sellerCost;
-  const first = (offers[0] as OfferAt).price;
-  const last = (offers[offers.length - 1] as OfferAt).price;
+  const first = prices[0] as number;
+  const last = prices[prices.length - 1] as number;
   const range = first - reservation;
   const totalConcession = (gainDirection(role) * (first - last)) / listPrice;
   if (range === 0) return { opening: first / listPrice, totalConcession, concession: 0, patience: 0 };
   // (o₁ − o)/(o₁ − R) is the fraction of the way from the opening to the reservation, for either role.
   let patience = 1;
-  for (const o of offers) {
-    if ((first - o.price) / range > PATIENCE_THRESHOLD) {
+  for (let i = 0; i < prices.length; i++) {
+    if ((first - (prices[i] as number)) / range > PATIENCE_THRESHOLD) {
       // Own turn index: each side moves every other turn, so turn t is its floor(t/2)-th own turn.
-      patience = Math.floor(o.turn / 2) / turnsFor(role, scenario.firstMover, scenario.turnLimit);
+      patience = Math.floor((turns[i] as number) / 2) / turnsFor(role, scenario.firstMover, scenario.turnLimit);
       break;
     }
   }
   return { opening: first / listPrice, totalConcession, concession: (first - last) / range, patience };
 }
 
-/** Per-negotiation metrics: a fold over the event log, exactly as defined in DESIGN.md. */
-export function computeMetrics(scenario: Scenario, events: readonly BilateralEvent[]): NegotiationMetrics {
+function sideMetrics(role: Role, t: SideTally, scenario: Scenario, price: number | null, gft: boolean): SideMetrics {
   const v = scenario.buyerValue;
   const c = scenario.sellerCost;
   const listPrice = scenario.item.listPrice;
-  const gft = hasGainsFromTrade(scenario);
-  const acc = {
-    buyer: { offers: [] as OfferAt[], moves: 0, invalid: 0, forfeits: 0, calls: 0, tokensIn: 0, tokensOut: 0, latencyMs: 0 },
-    seller: { offers: [] as OfferAt[], moves: 0, invalid: 0, forfeits: 0, calls: 0, tokensIn: 0, tokensOut: 0, latencyMs: 0 },
+  const utility = price === null ? 0 : role === 'buyer' ? v - price : price - c;
+  const offers = new Array<number>(t.prices.length);
+  for (let i = 0; i < offers.length; i++) offers[i] = (t.prices[i] as number) / listPrice;
+  return {
+    utility,
+    share: price !== null && gft ? utility / (v - c) : null,
+    irViolation: price !== null && utility < -1e-9,
+    offers,
+    ...behaviour(role, t, scenario),
+    moves: t.moves,
+    invalidMoves: t.invalid,
+    forfeits: t.forfeits,
+    calls: t.calls,
+    tokensIn: t.tokensIn,
+    tokensOut: t.tokensOut,
+    latencyMs: t.latencyMs,
   };
+}
+
+/** Per-negotiation metrics: a fold over the event log, exactly as defined in DESIGN.md. */
+export function computeMetrics(scenario: Scenario, events: readonly BilateralEvent[]): NegotiationMetrics {
+  const gft = hasGainsFromTrade(scenario);
+  const buyer = new SideTally();
+  const seller = new SideTally();
   let result: BilateralResult | null = null;
   let turnsUsed = 0;
-  for (const e of events) {
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i] as BilateralEvent;
     if (e.type === 'end') {
       result = e.outcome;
       turnsUsed = e.turn;
       continue;
     }
-    const side = acc[e.actor];
+    const side = e.actor === 'buyer' ? buyer : seller;
     if (e.type === 'forfeit') {
       side.forfeits++;
       continue;
@@ -106,30 +134,21 @@ export function computeMetrics(scenario: Scenario, events: readonly BilateralEve
       side.invalid++;
     } else {
       side.moves++;
-      if (e.move.action?.type === 'offer') side.offers.push({ price: roundCents(e.move.action.price), turn: e.turn });
+      if (e.move.action?.type === 'offer') {
+        side.prices.push(roundCents(e.move.action.price));
+        side.turns.push(e.turn);
+      }
     }
   }
   if (result === null) throw new Error('metrics of an event log without an end');
-  const deal = result.kind === 'deal';
   const price = result.kind === 'deal' ? result.price : null;
-  const side = (role: Role): SideMetrics => {
-    const a = acc[role];
-    const utility = price === null ? 0 : role === 'buyer' ? v - price : price - c;
-    const share = price !== null && gft ? utility / (v - c) : null;
-    return {
-      utility,
-      share,
-      irViolation: deal && utility < -1e-9,
-      offers: a.offers.map((o) => o.price / listPrice),
-      ...behaviour(role, a.offers, scenario),
-      moves: a.moves,
-      invalidMoves: a.invalid,
-      forfeits: a.forfeits,
-      calls: a.calls,
-      tokensIn: a.tokensIn,
-      tokensOut: a.tokensOut,
-      latencyMs: a.latencyMs,
-    };
+  return {
+    gft,
+    deal: price !== null,
+    price,
+    outcome: result.kind,
+    turnsUsed,
+    buyer: sideMetrics('buyer', buyer, scenario, price, gft),
+    seller: sideMetrics('seller', seller, scenario, price, gft),
   };
-  return { gft, deal, price, outcome: result.kind, turnsUsed, buyer: side('buyer'), seller: side('seller') };
 }

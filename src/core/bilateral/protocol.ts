@@ -99,7 +99,9 @@ export class BilateralState {
  * those lists and nothing else of the state, so nothing private to the other side is reachable from it.
  */
 class Observation implements BilateralObservation {
-  private lists: { transcript?: readonly TranscriptEntry[]; own?: readonly number[]; opponent?: readonly number[] } = {};
+  private transcriptCopy: readonly TranscriptEntry[] | null = null;
+  private ownCopy: readonly number[] | null = null;
+  private opponentCopy: readonly number[] | null = null;
 
   constructor(
     private readonly log: readonly TranscriptEntry[],
@@ -121,13 +123,13 @@ class Observation implements BilateralObservation {
   ) {}
 
   get transcript(): readonly TranscriptEntry[] {
-    return (this.lists.transcript ??= prefix(this.log, this.turn));
+    return (this.transcriptCopy ??= prefix(this.log, this.turn));
   }
   get ownOffers(): readonly number[] {
-    return (this.lists.own ??= prefix(this.ownLog, this.nOwn));
+    return (this.ownCopy ??= prefix(this.ownLog, this.nOwn));
   }
   get opponentOffers(): readonly number[] {
-    return (this.lists.opponent ??= prefix(this.opponentLog, this.nOpponent));
+    return (this.opponentCopy ??= prefix(this.opponentLog, this.nOpponent));
   }
 
   /** Plain data, for JSON and for comparing observations in tests. */
