@@ -3,6 +3,7 @@
  * difference B − A, and whether the two 95% intervals overlap.
  */
 import { RATE_NAMES, type LeaderboardRow, type RateName } from '../core/bilateral/aggregate';
+import { RATE_INFO } from './rates';
 import type { Interval } from '../core/stats';
 import { ROLES, type Role } from '../core/scenario';
 
@@ -98,17 +99,7 @@ export function compareLeaderboards(
   return out;
 }
 
-/** What each rate means, in a few words, for the comparison's headers. */
-export const RATE_LABELS: Record<RateName, string> = {
-  dealRate: 'Deal rate (gains from trade)',
-  noDealRateNoGft: 'No-deal rate (no gains)',
-  walkAwayShare: 'Walk-away share of no-deals',
-  surplusShare: 'Surplus share (deals)',
-  expectedSurplusShare: 'Expected surplus share',
-  irViolationRate: 'IR-violation rate',
-  invalidMoveRate: 'Invalid-move rate',
-  errorRate: 'Error rate',
-  opening: 'Opening (of list price)',
-  concession: 'Concession',
-  patience: 'Patience',
-};
+/** Each rate's label, from the one table of rate words. */
+export const RATE_LABELS: Record<RateName, string> = Object.fromEntries(
+  Object.entries(RATE_INFO).map(([key, info]) => [key, info.label]),
+) as Record<RateName, string>;

@@ -35,7 +35,8 @@ describe('Tournament and Runs', () => {
     leaderboardText = (await page.locator('section[aria-labelledby="leaderboard-title"] table').textContent()) ?? '';
     // Final standings carry 95% intervals.
     expect(leaderboardText).toMatch(/\d+\.\d%\s*\d+\.\d%–\d+\.\d%/);
-    expect(await page.locator('section[aria-labelledby="tiers-title"] canvas').count()).toBe(2);
+    // Surplus share and deal rate, each by price tier and by zone width.
+    expect(await page.locator('section[aria-labelledby="tiers-title"] canvas').count()).toBe(4);
     expect(await page.locator('section[aria-labelledby="prices-title"] canvas').count()).toBe(1);
     expect(await page.locator('section[aria-labelledby="h2h-title"] tbody tr').count()).toBe(3);
     await screenshot(page, 'tournament');

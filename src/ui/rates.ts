@@ -1,0 +1,30 @@
+/**
+ * Every rate of the standings in words, once for the app: a short label and a plain explanation
+ * (the leaderboard's headers and "What the columns mean", the comparison of two runs). The
+ * definitions themselves live in core/bilateral/aggregate.ts and the README.
+ */
+import { RATE_NAMES, type RateName } from '../core/bilateral/aggregate';
+
+export interface RateInfo {
+  label: string;
+  help: string;
+  /** Errors, IR violations and invalid moves: a smaller figure is the better one. */
+  lowerIsBetter?: boolean;
+}
+
+export const RATE_INFO: Record<RateName, RateInfo> = {
+  dealRate: { label: 'Deal rate', help: "Of the negotiations where a deal could help both sides (the buyer's value above the seller's cost), the share that ended in a deal." },
+  noDealRateNoGft: { label: 'No trade (no gains)', help: 'Of the negotiations where no price could help both sides, the share that ended without a trade, which is the right answer there. A dash if it met none.' },
+  walkAwayShare: { label: 'Walk-aways', help: 'Of its negotiations that ended without a deal, the share ended by a walk-away rather than by running out of turns.' },
+  surplusShare: { label: 'Surplus share', help: "On deals where trade helped both sides, its mean share of the gain (the buyer's value minus the seller's cost)." },
+  expectedSurplusShare: { label: 'Expected share', help: 'The same share over every negotiation where trade could help both sides, a missed deal counting 0.' },
+  irViolationRate: { label: 'IR violations', help: 'Of its deals, the share that left it worse off than no deal: buying above its value or selling below its cost.', lowerIsBetter: true },
+  invalidMoveRate: { label: 'Invalid moves', help: 'Of all its attempts to move, the share that broke the rules or could not be read.', lowerIsBetter: true },
+  errorRate: { label: 'Errors', help: 'Share of its negotiations that stopped on an error (its own or the other side’s), with the count in brackets. These negotiations count in no other column.', lowerIsBetter: true },
+  opening: { label: 'Opening', help: 'Its first offer as a share of the list price. A buyer opening low, or a seller opening high, anchors hard.' },
+  concession: { label: 'Concession', help: 'How far its last offer moved from its first toward its own limit (its value or cost), as a share of that distance.' },
+  patience: { label: 'Patience', help: 'The share of its own turns that passed before it had given up more than 5% of that distance; 100% means it never did.' },
+};
+
+/** The rates in their standings order, with their words. */
+export const RATES: readonly (RateInfo & { key: RateName })[] = RATE_NAMES.map((key) => ({ key, ...RATE_INFO[key] }));
