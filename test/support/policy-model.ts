@@ -13,7 +13,7 @@ import { move, promptOf, toolCall, type Answer, type RecordedRequest } from './c
 export function policy(prompt: string): Move {
   const role = /You are the (buyer|seller)/.exec(prompt)?.[1] as Role;
   const own = Number(/Your private (?:value for it|cost): \$(\d+(?:\.\d+)?)/.exec(prompt)?.[1]);
-  const ownTurn = Number(/your turn (\d+) of/.exec(prompt)?.[1]);
+  const ownTurn = Number(/your turn (\d+)/.exec(prompt)?.[1]);
   const pendingText = /binding offer of \$(\d+(?:\.\d+)?); you may accept it/.exec(prompt)?.[1];
   const pending = pendingText === undefined ? null : Number(pendingText);
   const message = ownTurn === 1 ? `Hello from the ${role}.` : undefined;

@@ -96,7 +96,7 @@ function stateMessage(obs: BilateralObservation, retry: Retry | undefined): stri
     else if (ownLeft <= 1) timing += ' This is your last turn.';
   } else {
     const { min, max } = obs.turnRange;
-    timing = `Turn ${obs.turn + 1}; the negotiation ends after some turn between ${min} and ${max}.`;
+    timing = `Turn ${obs.turn + 1}; your turn ${obs.ownTurn + 1}. The negotiation ends after some turn between ${min} and ${max}.`;
     if (obs.turn + 1 >= max) timing += ' This is the last possible turn: an offer now cannot be accepted.';
     else if (obs.turn + 1 >= min) timing += ' It may end after this turn.';
   }

@@ -123,10 +123,10 @@ describe('buildPrompt: the state of play', () => {
     const hidden = { ...s, turnLimit: 19, turnRange: { min: 16, max: 24 } };
     const first = textOf(observeAfter(hidden, []));
     expect(first).toContain('The negotiation ends after some turn between 16 and 24; nobody knows which in advance (you are sure of 8 turns).');
-    expect(first).toContain('Turn 1; the negotiation ends after some turn between 16 and 24.');
+    expect(first).toContain('Turn 1; your turn 1. The negotiation ends after some turn between 16 and 24.');
     expect(first).not.toMatch(/\b19\b/);
     const moves: Move[] = Array.from({ length: 16 }, (_, i) => offer(150 - i));
-    expect(textOf(observeAfter(hidden, moves))).toContain('Turn 17; the negotiation ends after some turn between 16 and 24. It may end after this turn.');
+    expect(textOf(observeAfter(hidden, moves))).toContain('Turn 17; your turn 9. The negotiation ends after some turn between 16 and 24. It may end after this turn.');
     expect(textOf(observeAfter(hidden, [...moves, offer(120), offer(121)]))).not.toMatch(/of 19|19 in all|19 turns/);
     const late = { ...hidden, turnLimit: 24 };
     const upTo23: Move[] = Array.from({ length: 23 }, (_, i) => offer(150 - i));
