@@ -3,22 +3,10 @@ import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import type { NegotiationResult } from '../core/bilateral/tournament';
 import { EXPORT_FORMAT_JSONL, EXPORT_VERSION } from '../storage/run-file';
-import type { ExportedNegotiation, RunRecord } from '../storage/schema';
+import { exportedNegotiation, type RunRecord } from '../storage/schema';
 
 /** Negotiation lines are buffered up to this many characters before they are written. */
 const FLUSH_AT = 1 << 20;
-
-/** One negotiation as the app's export writes it (src/storage/transfer.ts), with the same key order. */
-export const exportedNegotiation = (r: NegotiationResult): ExportedNegotiation => ({
-  jobId: r.id,
-  index: r.index,
-  buyer: r.buyer,
-  seller: r.seller,
-  tier: r.scenario.tier,
-  outcome: r.outcome.kind,
-  scenario: r.scenario,
-  events: r.events,
-});
 
 /**
  * Writes a run in the app's JSONL export format: a header line

@@ -117,10 +117,8 @@ export type ExportedNegotiation = z.infer<typeof ExportedNegotiationSchema>;
 
 export const negotiationId = (runId: string, jobId: string): string => `${runId}:${jobId}`;
 
-/** How a finished negotiation of a run is stored (its metrics are derived from the events). */
-export const negotiationRow = (runId: string, r: NegotiationResult): NegotiationRow => ({
-  id: negotiationId(runId, r.id),
-  runId,
+/** A finished negotiation as an export file holds it (the run gives it its ids). */
+export const exportedNegotiation = (r: NegotiationResult): ExportedNegotiation => ({
   jobId: r.id,
   index: r.index,
   buyer: r.buyer,
@@ -129,6 +127,13 @@ export const negotiationRow = (runId: string, r: NegotiationResult): Negotiation
   outcome: r.outcome.kind,
   scenario: r.scenario,
   events: r.events,
+});
+
+/** How a finished negotiation of a run is stored (its metrics are derived from the events). */
+export const negotiationRow = (runId: string, r: NegotiationResult): NegotiationRow => ({
+  id: negotiationId(runId, r.id),
+  runId,
+  ...exportedNegotiation(r),
 });
 
 // A stored tournament config must be usable wherever core takes one.

@@ -6,29 +6,10 @@ import { computeMetrics } from '../../src/core/bilateral/metrics';
 import { negotiationId, type NegotiationRow } from '../../src/storage/schema';
 import { freshDb, storedTournament } from '../storage/helpers';
 import { cleanup, must, render, text } from './helpers.svelte';
+import { parseCsv } from '../support/csv';
 
 afterEach(cleanup);
 
-/** RFC 4180: quoted fields may hold commas, doubled quotes and line breaks. */
-function parseCsv(csv: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < csv.length; i++) {
-    const ch = csv[i];
-    if (quoted) {
-      if (ch === '"' && csv[i + 1] === '"') (field += '"'), i++;
-      else if (ch === '"') quoted = false;
-      else field += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ',') row.push(field), (field = '');
-    else if (ch === '\n') row.push(field), rows.push(row), (row = []), (field = '');
-    else field += ch;
-  }
-  if (field !== '' || row.length > 0) throw new Error('the CSV does not end with a line break');
-  return rows;
-}
 
 /** Captures what the page hands the browser as downloads. */
 function downloads(): { name: string; href: string }[] {

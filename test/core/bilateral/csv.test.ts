@@ -11,37 +11,8 @@ import {
 import type { SideMetrics } from '../../../src/core/bilateral/metrics';
 import { makeScenario, zoneBinOf } from '../../../src/core/scenario';
 import type { Interval } from '../../../src/core/stats';
+import { parseCsv } from '../../support/csv';
 
-/** An RFC 4180 reader, to read back what the writer wrote. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i] as string;
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (ch === '"') quoted = false;
-      else field += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ',') {
-      row.push(field);
-      field = '';
-    } else if (ch === '\n') {
-      row.push(field);
-      rows.push(row);
-      row = [];
-      field = '';
-    } else field += ch;
-  }
-  expect(quoted).toBe(false);
-  expect(field).toBe('');
-  expect(row).toEqual([]);
-  return rows;
-}
 
 /** Rows as records by header name. */
 function records(text: string): Record<string, string>[] {
