@@ -78,7 +78,7 @@ for (let r = 0; r <= repeats; r++) {
 console.log(
   `median of ${repeats}: ${Math.round(median(playRates)).toLocaleString('en-US')} negotiations/s, ` +
     `${Math.round(median(eventRates)).toLocaleString('en-US')} events/s (played, scored and aggregated), ` +
-    `bootstrap intervals (${samples} resamples) ${median(statsTimes).toFixed(0)} ms for ${negotiations} negotiations`,
+    `intervals (paired by scenario; bootstrap of ${samples} for small cells) ${median(statsTimes).toFixed(0)} ms for ${negotiations} negotiations`,
 );
 console.log(
   `one-loop reference (same deals at the same prices, no events): ${Math.round(median(referenceRates)).toLocaleString('en-US')} negotiations/s; ` +

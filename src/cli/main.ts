@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { Aggregator } from '../core/bilateral/aggregate';
+import { Aggregator, describeIntervals } from '../core/bilateral/aggregate';
 import { standingsCsv } from '../core/bilateral/csv';
 import { playNegotiation, runTournament, planTournament, type TournamentConfig, type TournamentSummary } from '../core/bilateral/tournament';
 import { createRng, deriveSeed } from '../core/rng';
@@ -335,7 +335,7 @@ async function tournamentCommand(argv: string[], io: Io): Promise<number> {
     const intervals =
       standings.intervals === null
         ? 'no intervals (--samples 0)'
-        : `95% intervals from a bootstrap that resamples whole scenarios (${standings.intervals.samples} resamples)`;
+        : describeIntervals(standings.intervals);
     io.out(
       `${aggregator.count} negotiations: ${config.agents.length} agents, ${scenariosPerPair} ${preset} scenarios per ordered pair, seed ${seed}\n` +
         `deadline ${deadlineLabel(stored.deadline)}, first mover ${stored.firstMover}\n` +

@@ -95,3 +95,112 @@ export function bootstrapInterleaved(
     return { value, ci: [quantile(sorted, alpha), quantile(sorted, 1 - alpha)] as Interval };
   });
 }
+
+/** Below this many units with a denominator, a statistic's interval comes from the bootstrap. */
+export const ANALYTIC_MIN_UNITS = 30;
+
+const Z95 = 1.959963984540054;
+
+/** The normal quantile for a two-sided `level` (0.95 → 1.96), by bisection on erf's series. */
+function zFor(level: number): number {
+  if (level === 0.95) return Z95;
+  const cdf = (x: number) => {
+    // Abramowitz–Stegun 7.1.26, enough for a quantile to 1e-6
+    const t = 1 / (1 + 0.3275911 * Math.abs(x / Math.SQRT2));
+    const y = 1 - ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-(x * x) / 2);
+    return x >= 0 ? (1 + y) / 2 : (1 - y) / 2;
+  };
+  let lo = 0;
+  let hi = 10;
+  const target = 1 - (1 - level) / 2;
+  for (let i = 0; i < 60; i++) {
+    const mid = (lo + hi) / 2;
+    if (cdf(mid) < target) lo = mid;
+    else hi = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+/**
+ * Ratio-of-sums statistics over clustered units (here: the scenarios of a paired tournament), each
+ * with an interval that resamples nothing and so costs microseconds:
+ * - the ratio R = Σa/Σb has the linearised (delta-method, cluster-robust) variance
+ *   v = m/(m − 1) · Σ(aᵢ − R·bᵢ)² / (Σb)² over the m units with bᵢ > 0;
+ * - a statistic marked `bounded` (a proportion or a mean of values in [0, 1]) gets the Wilson score
+ *   interval at the effective sample size R(1 − R)/v, which stays inside [0, 1] and holds near 0
+ *   and 1; the others get R ± z·√v;
+ * - where every unit gives the same ratio, v = 0 and the interval has zero width;
+ * - a statistic with fewer than ANALYTIC_MIN_UNITS units falls back to the percentile bootstrap
+ *   (`samples` resamples of its units with a denominator), where the normal approximation is weak.
+ * Units are interleaved as in `bootstrapInterleaved`.
+ */
+export function pairedIntervals(
+  data: Float64Array,
+  k: number,
+  n: number,
+  bounded: readonly boolean[],
+  rng: Rng,
+  samples: number,
+  level = 0.95,
+): { value: number | null; ci: Interval | null; method: 'analytic' | 'bootstrap' | null }[] {
+  const width = 2 * k;
+  const z = zFor(level);
+  const out: { value: number | null; ci: Interval | null; method: 'analytic' | 'bootstrap' | null }[] = [];
+  let needBootstrap = false;
+  for (let s = 0; s < k; s++) {
+    let a = 0;
+    let b = 0;
+    let m = 0;
+    for (let i = 0, base = 2 * s; i < n; i++, base += width) {
+      const bi = data[base + 1] as number;
+      a += data[base] as number;
+      b += bi;
+      if (bi > 0) m++;
+    }
+    if (b <= 0) {
+      out.push({ value: null, ci: null, method: null });
+      continue;
+    }
+    const r = a / b;
+    if (m < ANALYTIC_MIN_UNITS) {
+      needBootstrap = true;
+      out.push({ value: r, ci: null, method: 'bootstrap' });
+      continue;
+    }
+    let ss = 0;
+    for (let i = 0, base = 2 * s; i < n; i++, base += width) {
+      const bi = data[base + 1] as number;
+      if (bi <= 0) continue;
+      const e = (data[base] as number) - r * bi;
+      ss += e * e;
+    }
+    const v = ((m / (m - 1)) * ss) / (b * b);
+    // Float sums of identical ratios leave crumbs: a spread far below a cent of a percent is none.
+    if (!(v > 1e-24)) {
+      out.push({ value: r, ci: [r, r], method: 'analytic' });
+      continue;
+    }
+    if (bounded[s] && r >= 0 && r <= 1) {
+      const eff = (r * (1 - r)) / v;
+      if (eff > 0) {
+        const z2 = (z * z) / eff;
+        const centre = (r + z2 / 2) / (1 + z2);
+        const half = (z / (1 + z2)) * Math.sqrt((r * (1 - r)) / eff + (z * z) / (4 * eff * eff));
+        out.push({ value: r, ci: [Math.max(0, centre - half), Math.min(1, centre + half)], method: 'analytic' });
+        continue;
+      }
+    }
+    const half = z * Math.sqrt(v);
+    out.push({ value: r, ci: [r - half, r + half], method: 'analytic' });
+  }
+  if (needBootstrap && samples > 0)
+    out.forEach((o, s) => {
+      if (o.method !== 'bootstrap') return;
+      // Only this statistic's units with a denominator: a few dozen at most, so it costs little.
+      const own: number[] = [];
+      for (let i = 0, base = 2 * s; i < n; i++, base += width)
+        if ((data[base + 1] as number) > 0) own.push(data[base] as number, data[base + 1] as number);
+      o.ci = (bootstrapInterleaved(Float64Array.from(own), 1, own.length / 2, rng, samples, level)[0] as { ci: Interval | null }).ci;
+    });
+  return out;
+}

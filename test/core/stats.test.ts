@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createRng } from '../../src/core/rng';
-import { bootstrapRatios, quantile } from '../../src/core/stats';
+import { ANALYTIC_MIN_UNITS, bootstrapInterleaved, bootstrapRatios, pairedIntervals, quantile } from '../../src/core/stats';
 
 const col = (xs: number[]) => Float64Array.from(xs);
 /** n units, the first `hits` of them with numerator 1, every denominator 1. */
@@ -129,5 +129,94 @@ describe('bootstrapRatios', () => {
     expect(r!.ci![0]).toBeGreaterThanOrEqual(0);
     expect(r!.ci![1]).toBeLessThanOrEqual(1);
     expect(r!.ci![1]).toBeGreaterThan(0.25);
+  });
+});
+
+describe('pairedIntervals: analytic intervals over clustered units, bootstrap for small cells', () => {
+  /** Interleaves per-unit [num, den] pairs of one statistic. */
+  const units = (pairs: [number, number][]) => Float64Array.from(pairs.flat());
+  /** m scenarios, each with `size` negotiations of which a seeded number succeed with probability p. */
+  function clustered(m: number, size: number, p: number, seed: number): Float64Array {
+    const rng = createRng(seed);
+    const pairs: [number, number][] = [];
+    for (let i = 0; i < m; i++) {
+      // Scenarios differ: each has its own success chance around p.
+      const q = Math.min(1, Math.max(0, p + (rng.next() - 0.5) * 0.4));
+      let hits = 0;
+      for (let j = 0; j < size; j++) if (rng.next() < q) hits++;
+      pairs.push([hits, size]);
+    }
+    return units(pairs);
+  }
+
+  it('gives a zero-width interval where every unit has the same ratio', () => {
+    const data = units(Array.from({ length: 50 }, () => [4, 5] as [number, number]));
+    const [r] = pairedIntervals(data, 1, 50, [true], createRng(1), 500);
+    expect(r).toEqual({ value: 0.8, ci: [0.8, 0.8], method: 'analytic' });
+  });
+
+  it('lands within a point of the percentile bootstrap on a large clustered sample', () => {
+    for (const [p, seed] of [
+      [0.3, 1],
+      [0.7, 2],
+      [0.5, 3],
+    ] as const) {
+      const data = clustered(400, 5, p, seed);
+      const [analytic] = pairedIntervals(data, 1, 400, [true], createRng(9), 1000);
+      const [boot] = bootstrapInterleaved(data, 1, 400, createRng(9), 4000);
+      expect(analytic!.method).toBe('analytic');
+      expect(Math.abs(analytic!.ci![0] - boot!.ci![0])).toBeLessThan(0.01);
+      expect(Math.abs(analytic!.ci![1] - boot!.ci![1])).toBeLessThan(0.01);
+    }
+  });
+
+  it('covers the true rate about 95% of the time, near the middle and near 0', () => {
+    for (const p of [0.5, 0.04]) {
+      let covered = 0;
+      const trials = 300;
+      for (let t = 0; t < trials; t++) {
+        // Independent scenarios of one negotiation each, so the true rate is exactly p.
+        const rng = createRng(1000 + t);
+        const pairs: [number, number][] = Array.from({ length: 200 }, () => [rng.next() < p ? 1 : 0, 1]);
+        const [r] = pairedIntervals(units(pairs), 1, 200, [true], createRng(t), 200);
+        if (r!.ci && r!.ci[0] <= p && p <= r!.ci[1]) covered++;
+      }
+      expect(covered / trials).toBeGreaterThan(0.9);
+      expect(covered / trials).toBeLessThan(0.99);
+    }
+  });
+
+  it('keeps a rate near 0 inside [0, 1] (Wilson), where R ± 1.96·sd would go below 0', () => {
+    const pairs: [number, number][] = Array.from({ length: 100 }, (_, i) => [i === 0 ? 1 : 0, 1]);
+    const [r] = pairedIntervals(units(pairs), 1, 100, [true], createRng(1), 500);
+    expect(r!.value).toBe(0.01);
+    expect(r!.ci![0]).toBeGreaterThanOrEqual(0);
+    expect(r!.ci![0]).toBeLessThanOrEqual(0.01);
+    expect(r!.ci![1]).toBeGreaterThan(0.03);
+    // An unbounded measure on the same data gets the symmetric normal interval.
+    const [u] = pairedIntervals(units(pairs), 1, 100, [false], createRng(1), 500);
+    expect(u!.ci![0]).toBeLessThan(0);
+    expect(u!.ci![0] + u!.ci![1]).toBeCloseTo(2 * 0.01, 12);
+  });
+
+  it(`falls back to the bootstrap below ${ANALYTIC_MIN_UNITS} units with a denominator`, () => {
+    const data = clustered(ANALYTIC_MIN_UNITS - 1, 3, 0.4, 5);
+    const [r] = pairedIntervals(data, 1, ANALYTIC_MIN_UNITS - 1, [true], createRng(4), 300);
+    const [b] = bootstrapInterleaved(data, 1, ANALYTIC_MIN_UNITS - 1, createRng(4), 300);
+    expect(r!.method).toBe('bootstrap');
+    expect(r!.ci).toEqual(b!.ci);
+    expect(r!.value).toBe(b!.value);
+    expect(r!.ci![1] - r!.ci![0]).toBeGreaterThan(0);
+  });
+
+  it('leaves a statistic without any denominator null, and counts only units with one', () => {
+    // Two statistics: the second has a denominator in only 10 units, so it takes the bootstrap.
+    const pairs: number[] = [];
+    for (let i = 0; i < 40; i++) pairs.push(i % 2, 1, i < 10 ? 1 : 0, i < 10 ? 1 : 0, 0, 0);
+    const [a, b, c] = pairedIntervals(Float64Array.from(pairs), 3, 40, [true, true, true], createRng(2), 200);
+    expect(a!.method).toBe('analytic');
+    expect(b!.method).toBe('bootstrap');
+    expect(b!.value).toBe(1);
+    expect(c).toEqual({ value: null, ci: null, method: null });
   });
 });

@@ -71,7 +71,8 @@ describe('Leaderboard', () => {
     must(details.querySelector('summary')).focus();
     await userEvent.keyboard('{Enter}');
     expect(details.open).toBe(true);
-    expect(text(target.querySelector('caption'))).toContain('200 bootstrap resamples of whole scenarios');
+    expect(text(target.querySelector('caption'))).toContain('intervals over whole scenarios');
+    expect(text(target.querySelector('caption'))).toContain('a bootstrap of 200 resamples where a cell has fewer than 30 scenarios');
 
     const row = result.leaderboard.find((r) => r.agent === 'hardliner' && r.role === 'seller')!;
     const tr = must([...target.querySelectorAll('tbody tr')].find((r) => text(r.querySelector('th')) === 'hardliner' && text(r.querySelector('td')) === 'Seller'));

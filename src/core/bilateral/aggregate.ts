@@ -1,7 +1,7 @@
 import { TIERS, type Tier } from '../catalog';
 import { createRng, deriveSeed } from '../rng';
 import { ROLES, ZONE_BINS, zoneBinOf, type Role, type Scenario, type ZoneBin } from '../scenario';
-import { bootstrapInterleaved, type Interval } from '../stats';
+import { ANALYTIC_MIN_UNITS, pairedIntervals, type Interval } from '../stats';
 import type { NegotiationMetrics } from './metrics';
 import { UsageAccumulator, type RunUsage } from './usage';
 
@@ -20,6 +20,22 @@ export const RATE_NAMES = [
   'patience',
 ] as const;
 export type RateName = (typeof RATE_NAMES)[number];
+
+/** Statistics whose values lie in [0, 1] per negotiation (shares can leave it on an IR violation). */
+const BOUNDED: Record<RateName, boolean> = {
+  dealRate: true,
+  noDealRateNoGft: true,
+  walkAwayShare: true,
+  surplusShare: false,
+  expectedSurplusShare: false,
+  irViolationRate: true,
+  invalidMoveRate: true,
+  errorRate: true,
+  opening: false,
+  concession: false,
+  patience: true,
+};
+const BOUNDED_LIST = RATE_NAMES.map((name) => BOUNDED[name]);
 
 /** The behaviour measures among the rates: means over the seat's negotiations, not rates. */
 export const BEHAVIOUR_NAMES = ['opening', 'concession', 'patience'] as const satisfies readonly RateName[];
@@ -59,12 +75,28 @@ export interface DealPositions {
 
 export const DEAL_POSITION_BINS = 10;
 
-/** How the 95% intervals were made: resampling whole scenarios (the design is paired). */
+/**
+ * How the intervals were made. The unit is the scenario (every pair meets the same ones, so a
+ * scenario's negotiations move together): from per-scenario sums, the delta method for a ratio of
+ * sums, with the Wilson score interval at the effective sample size for rates and other measures
+ * in [0, 1]; where a statistic has fewer than `bootstrapBelow` scenarios in its cell, a percentile
+ * bootstrap of `samples` resamples of scenarios instead. See `pairedIntervals` in core/stats.ts.
+ */
 export interface IntervalMethod {
-  method: 'paired-bootstrap';
+  method: 'paired-analytic';
   unit: 'scenario';
-  samples: number;
   level: number;
+  bootstrapBelow: number;
+  samples: number;
+}
+
+/** The interval method in one sentence, for the CLI and the app. */
+export function describeIntervals(m: IntervalMethod): string {
+  return (
+    `${Math.round(m.level * 100)}% intervals over whole scenarios (every pair met the same ones): ` +
+    `delta method, Wilson score for rates; a bootstrap of ${m.samples.toLocaleString('en-US')} resamples ` +
+    `where a cell has fewer than ${m.bootstrapBelow} scenarios`
+  );
 }
 
 export interface Standings {
@@ -178,7 +210,7 @@ interface PairAcc {
 }
 
 export interface StandingsOptions {
-  /** Bootstrap resamples for the 95% intervals (default 1000; 0 leaves intervals out). */
+  /** Bootstrap resamples for the 95% intervals of small cells (default 1000); 0 leaves intervals out. */
   samples?: number;
   seed?: number;
 }
@@ -270,7 +302,10 @@ export class Aggregator {
         byRole[role].forEach((cell, slot) => {
           if (cell.negotiations === 0) return;
           const rng = createRng(deriveSeed(seed, 'bootstrap', agent, role, slot));
-          const stats = bootstrapInterleaved(cell.sums, K, cell.units, rng, samples);
+          const stats =
+            samples > 0
+              ? pairedIntervals(cell.sums, K, cell.units, BOUNDED_LIST, rng, samples)
+              : pointValues(cell.sums, cell.units);
           const row = { agent, role, n: cell.negotiations, errors: cell.errors } as LeaderboardRow;
           const ci = {} as Record<RateName, Interval | null>;
           RATE_NAMES.forEach((name, s) => {
@@ -297,9 +332,20 @@ export class Aggregator {
       }));
     const dealPositions = { ...this.positions, bins: [...this.positions.bins] };
     const intervals: IntervalMethod | null =
-      samples > 0 ? { method: 'paired-bootstrap', unit: 'scenario', samples, level: 0.95 } : null;
+      samples > 0 ? { method: 'paired-analytic', unit: 'scenario', level: 0.95, bootstrapBelow: ANALYTIC_MIN_UNITS, samples } : null;
     return { leaderboard, byTier, byZone, pairs, dealPositions, usage: this.usage.usage(), intervals };
   }
 }
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Ratios of the sums without intervals (progress updates). */
+function pointValues(sums: Float64Array, units: number): { value: number | null; ci: null }[] {
+  const totals = new Float64Array(WIDTH);
+  for (let i = 0, base = 0; i < units; i++, base += WIDTH)
+    for (let w = 0; w < WIDTH; w++) totals[w] = (totals[w] as number) + (sums[base + w] as number);
+  return RATE_NAMES.map((_, s) => {
+    const b = totals[2 * s + 1] as number;
+    return { value: b > 0 ? (totals[2 * s] as number) / b : null, ci: null };
+  });
+}

@@ -51,7 +51,13 @@ export const StandingsSchema = z.object({
     total: z.object(usage),
   }),
   intervals: z
-    .object({ method: z.literal('paired-bootstrap'), unit: z.literal('scenario'), samples: z.int().positive(), level: z.number() })
+    .object({
+      method: z.literal('paired-analytic'),
+      unit: z.literal('scenario'),
+      level: z.number().gt(0).lt(1),
+      bootstrapBelow: z.int().positive(),
+      samples: z.int().positive(),
+    })
     .nullable(),
 });
 
