@@ -122,18 +122,80 @@ function zFor(level: number): number {
 }
 
 /**
- * Ratio-of-sums statistics over clustered units (here: the scenarios of a paired tournament), each
- * with an interval that resamples nothing and so costs microseconds:
- * - the ratio R = Σa/Σb has the linearised (delta-method, cluster-robust) variance
+ * What one ratio-of-sums statistic needs from its units (scenarios), gathered one unit at a time in
+ * constant memory: the sums Σa, Σb, Σa², Σb², Σab over the m units with b > 0, and those units
+ * themselves only while there are fewer than ANALYTIC_MIN_UNITS of them (for the bootstrap).
+ */
+export class RatioMoments {
+  a = 0;
+  b = 0;
+  aa = 0;
+  bb = 0;
+  ab = 0;
+  m = 0;
+  /** [a₀, b₀, a₁, b₁, …] while m < ANALYTIC_MIN_UNITS; dropped after. */
+  few: number[] | null = [];
+
+  add(a: number, b: number): void {
+    this.a += a;
+    this.b += b;
+    if (b <= 0) return;
+    this.aa += a * a;
+    this.bb += b * b;
+    this.ab += a * b;
+    this.m++;
+    if (this.few !== null) {
+      if (this.m < ANALYTIC_MIN_UNITS) this.few.push(a, b);
+      else this.few = null;
+    }
+  }
+}
+
+export type IntervalSource = 'analytic' | 'bootstrap';
+
+/**
+ * The ratio R = Σa/Σb over clustered units (here: the scenarios of a paired tournament) with an
+ * interval that resamples nothing and so costs microseconds:
+ * - R has the linearised (delta-method, cluster-robust) variance
  *   v = m/(m − 1) · Σ(aᵢ − R·bᵢ)² / (Σb)² over the m units with bᵢ > 0;
- * - a statistic marked `bounded` (a proportion or a mean of values in [0, 1]) gets the Wilson score
+ * - a `bounded` statistic (a proportion, or a mean of values in [0, 1]) gets the Wilson score
  *   interval at the effective sample size R(1 − R)/v, which stays inside [0, 1] and holds near 0
  *   and 1; the others get R ± z·√v;
  * - where every unit gives the same ratio, v = 0 and the interval has zero width;
- * - a statistic with fewer than ANALYTIC_MIN_UNITS units falls back to the percentile bootstrap
- *   (`samples` resamples of its units with a denominator), where the normal approximation is weak.
- * Units are interleaved as in `bootstrapInterleaved`.
+ * - with fewer than ANALYTIC_MIN_UNITS units, where the normal approximation is weak, the interval
+ *   is the percentile bootstrap (`samples` resamples of those units).
  */
+export function ratioInterval(
+  mom: RatioMoments,
+  bounded: boolean,
+  rng: Rng,
+  samples: number,
+  level = 0.95,
+): { value: number | null; ci: Interval | null; method: IntervalSource | null } {
+  if (mom.b <= 0) return { value: null, ci: null, method: null };
+  const r = mom.a / mom.b;
+  if (mom.m < ANALYTIC_MIN_UNITS) {
+    const few = mom.few as number[];
+    const ci = samples > 0 ? (bootstrapInterleaved(Float64Array.from(few), 1, few.length / 2, rng, samples, level)[0] as { ci: Interval | null }).ci : null;
+    return { value: r, ci, method: 'bootstrap' };
+  }
+  const z = zFor(level);
+  // Σ(a − R·b)² from the sums; cancellation leaves crumbs where every unit has the same ratio.
+  const ss = mom.aa - 2 * r * mom.ab + r * r * mom.bb;
+  if (!(ss > 1e-12 * Math.max(mom.aa, r * r * mom.bb))) return { value: r, ci: [r, r], method: 'analytic' };
+  const v = ((mom.m / (mom.m - 1)) * ss) / (mom.b * mom.b);
+  if (bounded && r > 0 && r < 1) {
+    const eff = (r * (1 - r)) / v;
+    const z2 = (z * z) / eff;
+    const centre = (r + z2 / 2) / (1 + z2);
+    const half = (z / (1 + z2)) * Math.sqrt((r * (1 - r)) / eff + (z * z) / (4 * eff * eff));
+    return { value: r, ci: [Math.max(0, centre - half), Math.min(1, centre + half)], method: 'analytic' };
+  }
+  const half = z * Math.sqrt(v);
+  return { value: r, ci: [r - half, r + half], method: 'analytic' };
+}
+
+/** `ratioInterval` for each of k statistics over n units stored interleaved as in `bootstrapInterleaved`. */
 export function pairedIntervals(
   data: Float64Array,
   k: number,
@@ -142,65 +204,10 @@ export function pairedIntervals(
   rng: Rng,
   samples: number,
   level = 0.95,
-): { value: number | null; ci: Interval | null; method: 'analytic' | 'bootstrap' | null }[] {
-  const width = 2 * k;
-  const z = zFor(level);
-  const out: { value: number | null; ci: Interval | null; method: 'analytic' | 'bootstrap' | null }[] = [];
-  let needBootstrap = false;
-  for (let s = 0; s < k; s++) {
-    let a = 0;
-    let b = 0;
-    let m = 0;
-    for (let i = 0, base = 2 * s; i < n; i++, base += width) {
-      const bi = data[base + 1] as number;
-      a += data[base] as number;
-      b += bi;
-      if (bi > 0) m++;
-    }
-    if (b <= 0) {
-      out.push({ value: null, ci: null, method: null });
-      continue;
-    }
-    const r = a / b;
-    if (m < ANALYTIC_MIN_UNITS) {
-      needBootstrap = true;
-      out.push({ value: r, ci: null, method: 'bootstrap' });
-      continue;
-    }
-    let ss = 0;
-    for (let i = 0, base = 2 * s; i < n; i++, base += width) {
-      const bi = data[base + 1] as number;
-      if (bi <= 0) continue;
-      const e = (data[base] as number) - r * bi;
-      ss += e * e;
-    }
-    const v = ((m / (m - 1)) * ss) / (b * b);
-    // Float sums of identical ratios leave crumbs: a spread far below a cent of a percent is none.
-    if (!(v > 1e-24)) {
-      out.push({ value: r, ci: [r, r], method: 'analytic' });
-      continue;
-    }
-    if (bounded[s] && r >= 0 && r <= 1) {
-      const eff = (r * (1 - r)) / v;
-      if (eff > 0) {
-        const z2 = (z * z) / eff;
-        const centre = (r + z2 / 2) / (1 + z2);
-        const half = (z / (1 + z2)) * Math.sqrt((r * (1 - r)) / eff + (z * z) / (4 * eff * eff));
-        out.push({ value: r, ci: [Math.max(0, centre - half), Math.min(1, centre + half)], method: 'analytic' });
-        continue;
-      }
-    }
-    const half = z * Math.sqrt(v);
-    out.push({ value: r, ci: [r - half, r + half], method: 'analytic' });
-  }
-  if (needBootstrap && samples > 0)
-    out.forEach((o, s) => {
-      if (o.method !== 'bootstrap') return;
-      // Only this statistic's units with a denominator: a few dozen at most, so it costs little.
-      const own: number[] = [];
-      for (let i = 0, base = 2 * s; i < n; i++, base += width)
-        if ((data[base + 1] as number) > 0) own.push(data[base] as number, data[base + 1] as number);
-      o.ci = (bootstrapInterleaved(Float64Array.from(own), 1, own.length / 2, rng, samples, level)[0] as { ci: Interval | null }).ci;
-    });
-  return out;
+): { value: number | null; ci: Interval | null; method: IntervalSource | null }[] {
+  return Array.from({ length: k }, (_, s) => {
+    const mom = new RatioMoments();
+    for (let i = 0, base = 2 * s; i < n; i++, base += 2 * k) mom.add(data[base] as number, data[base + 1] as number);
+    return ratioInterval(mom, bounded[s] as boolean, rng, samples, level);
+  });
 }

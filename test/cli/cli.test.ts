@@ -86,7 +86,7 @@ describe('parley tournament', () => {
       firstMover: 'alternate',
       samples: 200,
     });
-    expect(doc.intervals).toEqual({ method: 'paired-analytic', unit: 'scenario', level: 0.95, bootstrapBelow: 30, samples: 200 });
+    expect(doc.intervals).toEqual({ method: 'paired-analytic', unit: 'scenario', level: 0.95, bootstrapBelow: 30, samples: 200, apart: 0 });
     expect(doc.leaderboard).toHaveLength(6);
     for (const row of [...doc.leaderboard, ...doc.byTier, ...doc.byZone]) {
       expect(row.errors).toBe(0);

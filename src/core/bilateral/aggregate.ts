@@ -1,7 +1,7 @@
 import { TIERS, type Tier } from '../catalog';
 import { createRng, deriveSeed } from '../rng';
 import { ROLES, ZONE_BINS, zoneBinOf, type Role, type Scenario, type ZoneBin } from '../scenario';
-import { ANALYTIC_MIN_UNITS, pairedIntervals, type Interval } from '../stats';
+import { ANALYTIC_MIN_UNITS, RatioMoments, ratioInterval, type Interval } from '../stats';
 import type { NegotiationMetrics } from './metrics';
 import { UsageAccumulator, type RunUsage } from './usage';
 
@@ -80,7 +80,7 @@ export const DEAL_POSITION_BINS = 10;
  * scenario's negotiations move together): from per-scenario sums, the delta method for a ratio of
  * sums, with the Wilson score interval at the effective sample size for rates and other measures
  * in [0, 1]; where a statistic has fewer than `bootstrapBelow` scenarios in its cell, a percentile
- * bootstrap of `samples` resamples of scenarios instead. See `pairedIntervals` in core/stats.ts.
+ * bootstrap of `samples` resamples of scenarios instead. See `ratioInterval` in core/stats.ts.
  */
 export interface IntervalMethod {
   method: 'paired-analytic';
@@ -88,6 +88,11 @@ export interface IntervalMethod {
   level: number;
   bootstrapBelow: number;
   samples: number;
+  /**
+   * Negotiations that arrived after their scenario's others (a run whose stored negotiations were
+   * not a prefix of its plan): each was resampled as a scenario of its own. 0 in plan order.
+   */
+  apart: number;
 }
 
 /** The interval method in one sentence, for the CLI and the app. */
@@ -95,7 +100,10 @@ export function describeIntervals(m: IntervalMethod): string {
   return (
     `${Math.round(m.level * 100)}% intervals over whole scenarios (every pair met the same ones): ` +
     `delta method, Wilson score for rates; a bootstrap of ${m.samples.toLocaleString('en-US')} resamples ` +
-    `where a cell has fewer than ${m.bootstrapBelow} scenarios`
+    `where a cell has fewer than ${m.bootstrapBelow} scenarios` +
+    (m.apart > 0
+      ? ` (${m.apart.toLocaleString('en-US')} negotiation${m.apart === 1 ? '' : 's'} came apart from ${m.apart === 1 ? 'its' : 'their'} scenario and count${m.apart === 1 ? 's' : ''} as a scenario of ${m.apart === 1 ? 'its' : 'their'} own)`
+      : '')
   );
 }
 
@@ -155,43 +163,39 @@ function unitRates(m: NegotiationMetrics, role: Role, out: Float64Array): void {
 }
 
 /**
- * Sums of numerators and denominators per scenario for one cell (agent, role, and all, a tier or
- * a zone bin), interleaved [num, den] per rate and scenario. The bootstrap resamples these
- * per-scenario units, so every negotiation of a scenario moves together: the tournament gives
- * every pair the same scenarios.
+ * One cell (agent, role, and all, a tier or a zone bin): per rate, the moments of its per-scenario
+ * sums, so the intervals resample whole scenarios (the tournament gives every pair the same ones)
+ * in memory that does not grow with the run. Negotiations arrive grouped by scenario (plan order):
+ * the open scenario's sums are folded into the moments when the next scenario starts.
  */
 class Cell {
-  units = 0;
   negotiations = 0;
   errors = 0;
-  sums = new Float64Array(16 * WIDTH);
-  private index = new Map<string, number>();
-  private lastKey: string | null = null;
-  private lastBase = -1;
+  private key: string | null = null;
+  private open = new Float64Array(WIDTH);
+  private moments = RATE_NAMES.map(() => new RatioMoments());
 
   add(scenarioKey: string, unit: Float64Array): void {
-    let base: number;
-    if (scenarioKey === this.lastKey) base = this.lastBase;
-    else {
-      const known = this.index.get(scenarioKey);
-      if (known !== undefined) base = known * WIDTH;
-      else {
-        const u = this.units++;
-        this.index.set(scenarioKey, u);
-        base = u * WIDTH;
-        if (base === this.sums.length) {
-          const grown = new Float64Array(this.sums.length * 2);
-          grown.set(this.sums);
-          this.sums = grown;
-        }
-      }
-      this.lastKey = scenarioKey;
-      this.lastBase = base;
+    if (scenarioKey !== this.key) {
+      if (this.key !== null) this.fold(this.moments);
+      this.key = scenarioKey;
+      this.open.fill(0);
     }
-    const sums = this.sums;
-    for (let w = 0; w < WIDTH; w++) sums[base + w] = (sums[base + w] as number) + (unit[w] as number);
+    const open = this.open;
+    for (let w = 0; w < WIDTH; w++) open[w] = (open[w] as number) + (unit[w] as number);
     this.negotiations++;
     if (unit[14] === 1) this.errors++;
+  }
+
+  private fold(into: RatioMoments[]): void {
+    for (let s = 0; s < K; s++) (into[s] as RatioMoments).add(this.open[2 * s] as number, this.open[2 * s + 1] as number);
+  }
+
+  /** The moments with the open scenario included, leaving the cell as it was (more may come). */
+  snapshot(): RatioMoments[] {
+    const copy = this.moments.map((m) => Object.assign(new RatioMoments(), m, { few: m.few && [...m.few] }));
+    if (this.key !== null) this.fold(copy);
+    return copy;
   }
 }
 
@@ -228,6 +232,11 @@ export class Aggregator {
   private unit = new Float64Array(WIDTH);
   private positions: DealPositions = { bins: new Array<number>(DEAL_POSITION_BINS).fill(0), below: 0, above: 0 };
   private usage = new UsageAccumulator();
+  // Plan order groups a scenario's negotiations; a scenario seen again after another began is noted.
+  private scenarioKey: string | null = null;
+  private closed = new Set<string>();
+  private reopened = false;
+  private apart = 0;
   count = 0;
 
   add(buyer: string, seller: string, scenario: ScenarioKey, m: NegotiationMetrics): void {
@@ -235,6 +244,12 @@ export class Aggregator {
     this.count++;
     this.usage.add(buyer, seller, m);
     const key = scenario.id;
+    if (key !== this.scenarioKey) {
+      if (this.scenarioKey !== null) this.closed.add(this.scenarioKey);
+      this.reopened = this.closed.has(key);
+      this.scenarioKey = key;
+    }
+    if (this.reopened) this.apart++;
     const tier = TIER_SLOT(scenario.tier);
     const zone = ZONE_SLOT(zoneBinOf(scenario));
     for (const role of ROLES) {
@@ -302,10 +317,10 @@ export class Aggregator {
         byRole[role].forEach((cell, slot) => {
           if (cell.negotiations === 0) return;
           const rng = createRng(deriveSeed(seed, 'bootstrap', agent, role, slot));
-          const stats =
-            samples > 0
-              ? pairedIntervals(cell.sums, K, cell.units, BOUNDED_LIST, rng, samples)
-              : pointValues(cell.sums, cell.units);
+          const moments = cell.snapshot();
+          const stats = moments.map((m, k) =>
+            samples > 0 ? ratioInterval(m, BOUNDED_LIST[k] as boolean, rng, samples) : { value: m.b > 0 ? m.a / m.b : null, ci: null },
+          );
           const row = { agent, role, n: cell.negotiations, errors: cell.errors } as LeaderboardRow;
           const ci = {} as Record<RateName, Interval | null>;
           RATE_NAMES.forEach((name, s) => {
@@ -332,20 +347,12 @@ export class Aggregator {
       }));
     const dealPositions = { ...this.positions, bins: [...this.positions.bins] };
     const intervals: IntervalMethod | null =
-      samples > 0 ? { method: 'paired-analytic', unit: 'scenario', level: 0.95, bootstrapBelow: ANALYTIC_MIN_UNITS, samples } : null;
+      samples > 0
+        ? { method: 'paired-analytic', unit: 'scenario', level: 0.95, bootstrapBelow: ANALYTIC_MIN_UNITS, samples, apart: this.apart }
+        : null;
     return { leaderboard, byTier, byZone, pairs, dealPositions, usage: this.usage.usage(), intervals };
   }
 }
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/** Ratios of the sums without intervals (progress updates). */
-function pointValues(sums: Float64Array, units: number): { value: number | null; ci: null }[] {
-  const totals = new Float64Array(WIDTH);
-  for (let i = 0, base = 0; i < units; i++, base += WIDTH)
-    for (let w = 0; w < WIDTH; w++) totals[w] = (totals[w] as number) + (sums[base + w] as number);
-  return RATE_NAMES.map((_, s) => {
-    const b = totals[2 * s + 1] as number;
-    return { value: b > 0 ? (totals[2 * s] as number) / b : null, ci: null };
-  });
-}

@@ -57,6 +57,7 @@ export const StandingsSchema = z.object({
       level: z.number().gt(0).lt(1),
       bootstrapBelow: z.int().positive(),
       samples: z.int().positive(),
+      apart: z.int().nonnegative(),
     })
     .nullable(),
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Aggregator, RATE_NAMES, type LeaderboardRow } from '../../../src/core/bilateral/aggregate';
+import { Aggregator, describeIntervals, RATE_NAMES, type LeaderboardRow } from '../../../src/core/bilateral/aggregate';
 import type { NegotiationMetrics, SideMetrics } from '../../../src/core/bilateral/metrics';
 import { computeMetrics } from '../../../src/core/bilateral/metrics';
 import { ACCEPT, WALK_AWAY, offer } from '../../../src/core/bilateral/moves';
@@ -292,7 +292,7 @@ describe('Aggregator: intervals', () => {
 
   it('gives 95% intervals around every defined rate, and null where the rate is null', () => {
     const { leaderboard, byTier, byZone, intervals } = many().standings({ samples: 400, seed: 3 });
-    expect(intervals).toEqual({ method: 'paired-analytic', unit: 'scenario', level: 0.95, bootstrapBelow: 30, samples: 400 });
+    expect(intervals).toEqual({ method: 'paired-analytic', unit: 'scenario', level: 0.95, bootstrapBelow: 30, samples: 400, apart: 0 });
     for (const r of [...leaderboard, ...byTier, ...byZone]) {
       for (const name of RATE_NAMES) {
         const value = r[name];
@@ -459,5 +459,47 @@ describe('Aggregator: intervals resample scenarios, not negotiations', () => {
     const a = row(fourOfFive(false).standings({ samples: 500, seed: 2 }).leaderboard, 'A', 'buyer');
     expect(a.dealRate).toBeCloseTo(0.8, 12);
     expect(a.ci.dealRate![1] - a.ci.dealRate![0]).toBeGreaterThan(0.05);
+  });
+});
+
+describe('Aggregator: streaming by scenario', () => {
+  /** 40 scenarios × 5 sellers, in plan order, with deals on a seeded pattern. */
+  function plan(): [string, ScenarioKey, NegotiationMetrics][] {
+    const out: [string, ScenarioKey, NegotiationMetrics][] = [];
+    for (let s = 0; s < 40; s++) {
+      const scn = key(((s % 5) + 1) as Tier, { id: `stream-${s}` });
+      for (let seller = 0; seller < 5; seller++) {
+        const deal = (s * 7 + seller * 3) % 4 !== 0;
+        out.push([`S${seller}`, scn, nm({ gft: true, outcome: deal ? 'deal' : 'walk_away', buyerShare: ((s + seller) % 9) / 9 })]);
+      }
+    }
+    return out;
+  }
+
+  it('gives the same final standings whether or not standings were read part way', () => {
+    const plain = new Aggregator();
+    const read = new Aggregator();
+    plan().forEach(([seller, scn, m], i) => {
+      plain.add('A', seller, scn, m);
+      read.add('A', seller, scn, m);
+      if (i % 37 === 0) read.standings({ samples: 100, seed: 1 });
+    });
+    expect(read.standings({ samples: 300, seed: 5 })).toEqual(plain.standings({ samples: 300, seed: 5 }));
+    expect(plain.standings({ samples: 300, seed: 5 }).intervals?.apart).toBe(0);
+  });
+
+  it('notes negotiations that come apart from their scenario, and keeps the point values', () => {
+    const ordered = new Aggregator();
+    const shuffled = new Aggregator();
+    const rows = plan();
+    for (const [seller, scn, m] of rows) ordered.add('A', seller, scn, m);
+    // The first scenario's last negotiation arrives at the very end.
+    const late = rows.splice(4, 1)[0]!;
+    for (const [seller, scn, m] of [...rows, late]) shuffled.add('A', seller, scn, m);
+    const a = ordered.standings({ samples: 300, seed: 5 });
+    const b = shuffled.standings({ samples: 300, seed: 5 });
+    expect(b.intervals?.apart).toBe(1);
+    expect(b.leaderboard.map((r) => r.dealRate)).toEqual(a.leaderboard.map((r) => r.dealRate));
+    expect(describeIntervals(b.intervals!)).toContain('1 negotiation came apart from its scenario');
   });
 });
