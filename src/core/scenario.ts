@@ -160,37 +160,38 @@ export function makeScenario(
 
 /** The same preset, seed and count always give the same scenarios; scenario i never depends on count. */
 export function generateScenarios(opts: ScenarioOptions): Scenario[] {
+  const out: Scenario[] = [];
+  for (let i = 0; i < opts.count; i++) out.push(scenarioAt(opts, i));
+  return out;
+}
+
+/** Scenario i of a set, made on its own (a plan of any size never holds them all). */
+export function scenarioAt(opts: Omit<ScenarioOptions, 'count'>, i: number): Scenario {
   const preset = opts.preset ?? 'standard';
   const seed = opts.seed ?? 1;
   const deadline = opts.deadline ?? DEFAULT_DEADLINE;
   const firstMover = opts.firstMover ?? DEFAULT_FIRST_MOVER;
-  const out: Scenario[] = [];
-  for (let i = 0; i < opts.count; i++) {
-    const rng = createRng(deriveSeed(seed, 'scenario', preset, i));
-    const item = rng.pick(CATALOG);
-    const { value, cost } = drawValues(preset, rng);
-    let buyerValue = roundCents(value * item.listPrice);
-    let sellerCost = roundCents(cost * item.listPrice);
-    // Rounding to cents must not erase the sign of v − c that the preset drew.
-    if (buyerValue === sellerCost) {
-      if (value >= cost) buyerValue = roundCents(buyerValue + 0.01);
-      else sellerCost = roundCents(sellerCost + 0.01);
-    }
-    // The deadline draws from a stream of its own, so the items and values of a seed stay the
-    // same whatever the deadline.
-    const turnLimit =
-      deadline.kind === 'fixed'
-        ? deadline.turns
-        : deadline.min + createRng(deriveSeed(seed, 'turns', preset, i)).int(deadline.max - deadline.min + 1);
-    const opener: Role = firstMover === 'alternate' ? (i % 2 === 0 ? 'seller' : 'buyer') : firstMover;
-    out.push(
-      makeScenario(`${preset}-${seed}-${i}`, item, buyerValue, sellerCost, {
-        turnLimit,
-        ...(deadline.kind === 'uncertain' ? { turnRange: { min: deadline.min, max: deadline.max } } : {}),
-        firstMover: opener,
-        preset,
-      }),
-    );
+  const rng = createRng(deriveSeed(seed, 'scenario', preset, i));
+  const item = rng.pick(CATALOG);
+  const { value, cost } = drawValues(preset, rng);
+  let buyerValue = roundCents(value * item.listPrice);
+  let sellerCost = roundCents(cost * item.listPrice);
+  // Rounding to cents must not erase the sign of v − c that the preset drew.
+  if (buyerValue === sellerCost) {
+    if (value >= cost) buyerValue = roundCents(buyerValue + 0.01);
+    else sellerCost = roundCents(sellerCost + 0.01);
   }
-  return out;
+  // The deadline draws from a stream of its own, so the items and values of a seed stay the
+  // same whatever the deadline.
+  const turnLimit =
+    deadline.kind === 'fixed'
+      ? deadline.turns
+      : deadline.min + createRng(deriveSeed(seed, 'turns', preset, i)).int(deadline.max - deadline.min + 1);
+  const opener: Role = firstMover === 'alternate' ? (i % 2 === 0 ? 'seller' : 'buyer') : firstMover;
+  return makeScenario(`${preset}-${seed}-${i}`, item, buyerValue, sellerCost, {
+    turnLimit,
+    ...(deadline.kind === 'uncertain' ? { turnRange: { min: deadline.min, max: deadline.max } } : {}),
+    firstMover: opener,
+    preset,
+  });
 }

@@ -1,5 +1,5 @@
 import { createRng, deriveSeed, type Rng } from '../rng';
-import { generateScenarios, type Deadline, type FirstMoverChoice, type Preset, type Role, type Scenario } from '../scenario';
+import { scenarioAt, type Deadline, type FirstMoverChoice, type Preset, type Role, type Scenario } from '../scenario';
 import { playSession, type Agent, type RunOptions, type SessionRecord } from '../session';
 import type { Clock } from '../clock';
 import type { Move } from './moves';
@@ -74,39 +74,58 @@ function isThenable<T>(x: T | Promise<T>): x is Promise<T> {
   return typeof (x as { then?: unknown } | null)?.then === 'function';
 }
 
-/**
- * Every ordered (buyer, seller) pair meets the same scenarios (common random numbers).
- * Jobs are ordered scenario-major so that partial results cover every pair evenly.
- */
-export function planTournament(config: TournamentConfig): NegotiationJob[] {
-  const scenarios = generateScenarios({
-    preset: config.preset,
-    seed: config.seed,
-    count: config.scenariosPerPair,
-    deadline: config.deadline,
-    firstMover: config.firstMover,
-  });
+/** The ordered (buyer, seller) pairs, as indexes into the agent list. */
+function pairsOf(config: TournamentConfig): [number, number][] {
   const pairs: [number, number][] = [];
   config.agents.forEach((_, b) =>
     config.agents.forEach((_, s) => {
       if (b !== s || config.selfPlay) pairs.push([b, s]);
     }),
   );
-  const jobs: NegotiationJob[] = [];
-  scenarios.forEach((scenario, k) => {
-    for (const [b, s] of pairs) {
-      jobs.push({
+  return pairs;
+}
+
+/** How many negotiations a tournament plans, without planning them. */
+export const plannedCount = (config: TournamentConfig): number => pairsOf(config).length * config.scenariosPerPair;
+
+/**
+ * Every ordered (buyer, seller) pair meets the same scenarios (common random numbers).
+ * Jobs come scenario-major so that partial results cover every pair evenly, one scenario made at
+ * a time: a plan of any size starts at once and holds only the scenario in hand.
+ */
+export function* planJobs(config: TournamentConfig): Generator<NegotiationJob> {
+  const pairs = pairsOf(config);
+  const opts = { preset: config.preset, seed: config.seed, deadline: config.deadline, firstMover: config.firstMover };
+  let index = 0;
+  for (let k = 0; k < config.scenariosPerPair; k++) {
+    const scenario = scenarioAt(opts, k);
+    for (const [b, s] of pairs)
+      yield {
         id: `${b}-${s}-${k}`,
-        index: jobs.length,
+        index: index++,
         scenarioIndex: k,
         buyer: config.agents[b] as string,
         seller: config.agents[s] as string,
         scenario,
-      });
-    }
-  });
-  return jobs;
+      };
+  }
 }
+
+/** How many of `ids` name a job of this plan (`<buyer>-<seller>-<scenario>` within its ranges). */
+function countInPlan(config: TournamentConfig, ids: ReadonlySet<string>): number {
+  const n = config.agents.length;
+  let count = 0;
+  for (const id of ids) {
+    const m = /^(\d+)-(\d+)-(\d+)$/.exec(id);
+    if (!m) continue;
+    const [b, s, k] = [Number(m[1]), Number(m[2]), Number(m[3])];
+    if (b < n && s < n && k < config.scenariosPerPair && (b !== s || config.selfPlay)) count++;
+  }
+  return count;
+}
+
+/** The whole plan as a list (for small plans and tests; `planJobs` streams it). */
+export const planTournament = (config: TournamentConfig): NegotiationJob[] => [...planJobs(config)];
 
 export interface TournamentOptions extends Omit<PlayOptions, 'onEvent'> {
   /** Ids of negotiations already finished (resume): they are not played again. */
@@ -143,8 +162,12 @@ export async function runTournament(
   makeAgent: AgentFactory,
   opts: TournamentOptions = {},
 ): Promise<TournamentSummary> {
-  const jobs = planTournament(config);
-  const todo = opts.skip ? jobs.filter((j) => !opts.skip?.has(j.id)) : jobs;
+  const planned = plannedCount(config);
+  const skip = opts.skip;
+  // The jobs still to play, made as they are needed.
+  const todo = (function* () {
+    for (const job of planJobs(config)) if (!skip?.has(job.id)) yield job;
+  })();
   const signal = opts.signal;
   const concurrency = Number.isFinite(opts.concurrency) ? Math.max(1, Math.floor(opts.concurrency as number)) : 1;
   const resultOf = (job: NegotiationJob, { events, outcome, metrics }: Played): NegotiationResult => ({
@@ -194,11 +217,14 @@ export async function runTournament(
     let next = 0;
     let delivered = 0;
     let stopped = false;
+    let upcoming = todo.next();
     let wake: (() => void) | null = null;
     const launch = () => {
-      while (!stopped && running.size < concurrency && next < todo.length && next - delivered < lookahead && !signal?.aborted) {
+      while (!stopped && running.size < concurrency && !upcoming.done && next - delivered < lookahead && !signal?.aborted) {
         const i = next++;
-        const task: Promise<void> = play(todo[i] as NegotiationJob).then((result) => {
+        const job = upcoming.value;
+        upcoming = todo.next();
+        const task: Promise<void> = play(job).then((result) => {
           done.set(i, result);
           running.delete(task);
           wake?.();
@@ -207,7 +233,7 @@ export async function runTournament(
       }
     };
     launch();
-    while (!stopped && delivered < todo.length) {
+    while (!stopped) {
       const result = done.get(delivered);
       if (!result) {
         if (running.size === 0) break;
@@ -229,5 +255,5 @@ export async function runTournament(
     cancelled = signal?.aborted ?? false;
     await Promise.allSettled(running);
   }
-  return { planned: jobs.length, played, skipped: jobs.length - todo.length, cancelled };
+  return { planned, played, skipped: skip ? countInPlan(config, skip) : 0, cancelled };
 }

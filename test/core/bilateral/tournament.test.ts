@@ -2,9 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { computeMetrics } from '../../../src/core/bilateral/metrics';
 import { ACCEPT, offer, type Move } from '../../../src/core/bilateral/moves';
 import {
+  planJobs,
+  plannedCount,
   planTournament,
   runTournament,
   type AgentFactory,
+  type NegotiationJob,
   type BilateralAgent,
   type NegotiationResult,
   type TournamentConfig,
@@ -329,5 +332,40 @@ describe('runTournament with concurrency', () => {
     // And resuming from what was delivered completes the run exactly.
     const rest = await collect(config, asyncFactory([]), { concurrency: 3, skip: new Set(results.map((r) => r.id)) });
     expect([...results, ...rest.results]).toEqual(sequential);
+  });
+});
+
+describe('plans of any size', () => {
+  const HUGE: TournamentConfig = { ...CONFIG, agents: ['a', 'b', 'c', 'd', 'e', 'f', 'g'], selfPlay: true, scenariosPerPair: 1_000_000 };
+
+  it('counts a 49-million-negotiation plan without making it, and streams its first jobs', () => {
+    expect(plannedCount(HUGE)).toBe(49_000_000);
+    const jobs = planJobs(HUGE);
+    const first = Array.from({ length: 100 }, () => jobs.next().value as NegotiationJob);
+    expect(first.map((j) => j.index)).toEqual(Array.from({ length: 100 }, (_, i) => i));
+    // 49 ordered pairs (self-play included) meet scenario 0, then scenario 1.
+    expect(first[48]!.scenarioIndex).toBe(0);
+    expect(first[48]!.id).toBe('6-6-0');
+    expect(first[49]!.scenarioIndex).toBe(1);
+    expect(first[49]!.id).toBe('0-0-1');
+  });
+
+  it('streams the same jobs as the whole plan, in the same order', () => {
+    expect([...planJobs(CONFIG)]).toEqual(planTournament(CONFIG));
+    expect(planTournament(CONFIG)).toHaveLength(plannedCount(CONFIG));
+  });
+
+  it('starts a huge tournament at once and stops it when cancelled, counting skipped jobs of the plan only', async () => {
+    const controller = new AbortController();
+    let seen = 0;
+    const summary = await runTournament(HUGE, (spec, role, ctx) => concession(0.2, role, ctx.rng), {
+      signal: controller.signal,
+      skip: new Set(['0-0-0', '6-6-999999', 'not-a-job', '7-0-0', '0-0-1000000']),
+      onResult: async () => {
+        if (++seen === 20) controller.abort();
+        await Promise.resolve();
+      },
+    });
+    expect(summary).toEqual({ planned: 49_000_000, played: 20, skipped: 2, cancelled: true });
   });
 });
