@@ -33,6 +33,37 @@ export const STRATEGY_NAMES: readonly string[] = STRATEGIES.map((s) => s.name);
 export const strategyByName = new Map<string, StrategyDef>(STRATEGIES.map((s) => [s.name, s]));
 const CHOICES = `${STRATEGY_NAMES.join(', ')}, a model as PROVIDER:MODEL (${REMOTE_PROVIDERS.join(', ')}), or webllm:MODEL`;
 
+/** A plain decimal number: digits with an optional fraction and exponent; no hex, octal, binary, Infinity or NaN. */
+const DECIMAL = /^-?(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?$/;
+
+/** User text inside a one-line message: quoted, escaped (no line breaks), and clipped. */
+function show(text: string): string {
+  return JSON.stringify(text.length > 60 ? `${text.slice(0, 59)}…` : text);
+}
+
+/** The parameters a strategy takes with their ranges, for error messages: `beta (0.01 to 100), kappa (0 to 0.99)`. */
+function describeParams(def: StrategyDef): string {
+  const entries = Object.entries(def.params);
+  return entries.length === 0 ? 'no parameters' : entries.map(([key, p]) => `${key} (${p.min} to ${p.max})`).join(', ');
+}
+
+/**
+ * One parameter's value from its text: a plain decimal number inside the parameter's range.
+ * `key` must be one of the strategy's own parameters (never an inherited name such as
+ * `__proto__` or `toString`); the error names every parameter the strategy takes.
+ */
+export function parseParamValue(def: StrategyDef, key: string, raw: string): Result<number, string> {
+  const takes = `${def.name} takes: ${describeParams(def)}`;
+  const info = Object.hasOwn(def.params, key) ? def.params[key] : undefined;
+  if (info === undefined) return err(`unknown parameter ${show(key)} for ${def.name}; ${takes}`);
+  const value = Number(raw);
+  if (!DECIMAL.test(raw) || !Number.isFinite(value))
+    return err(`${def.name} parameter ${key}=${show(raw)} is not a decimal number (such as ${info.default}); ${takes}`);
+  if (value < info.min || value > info.max)
+    return err(`${def.name} parameter ${key}=${value} is out of range ${info.min} to ${info.max}; ${takes}`);
+  return ok(value);
+}
+
 /**
  * Parses `name` or `name:key=value:key=value`. Errors are one line that names the valid
  * choices, ready to show a user.
@@ -46,33 +77,26 @@ export function parseAgentSpec(text: string): Result<AgentSpec, string> {
   if (body.startsWith(WEBLLM_PREFIX)) {
     const model = body.slice(WEBLLM_PREFIX.length).trim();
     if (!WEBLLM_MODEL_IDS.includes(model))
-      return err(`unknown WebLLM model "${model}"; choose one of: ${WEBLLM_MODEL_IDS.join(', ')}`);
+      return err(`unknown WebLLM model ${show(model)}; choose one of: ${WEBLLM_MODEL_IDS.join(', ')}`);
     return ok({ name: 'webllm', params: {}, label: `${WEBLLM_PREFIX}${model}${suffix}`, webllm: model, ...(thinking && { thinking }) });
   }
   const remote = parseRemoteSpec(body);
   if (remote)
     return ok({ name: remote.provider, params: {}, label: `${remote.provider}:${remote.model}${suffix}`, remote, ...(thinking && { thinking }) });
-  if (thinking) return err(`"${THINK_SUFFIX}" asks a language model to think; "${body}" is not one`);
+  if (thinking) return err(`"${THINK_SUFFIX}" asks a language model to think; ${show(body)} is not one`);
   const [name = '', ...parts] = trimmed.split(':');
   const def = strategyByName.get(name);
-  if (!def) return err(`unknown strategy "${name}"; choose one of: ${CHOICES}`);
+  if (!def) return err(`unknown strategy ${show(name)}; choose one of: ${CHOICES}`);
   const known = Object.keys(def.params);
   const given = new Map<string, number>();
   for (const part of parts) {
     const eq = part.indexOf('=');
-    const key = eq < 0 ? part : part.slice(0, eq);
-    const choices = known.length ? known.join(', ') : 'none';
-    if (eq < 0) return err(`"${part}" in "${trimmed}" is not key=value; ${name} takes: ${choices}`);
-    const info = def.params[key];
-    if (!info) return err(`unknown parameter "${key}" for ${name}; it takes: ${choices}`);
-    if (given.has(key)) return err(`parameter "${key}" given twice in "${trimmed}"`);
-    const raw = part.slice(eq + 1);
-    const value = Number(raw);
-    if (raw.trim() === '' || !Number.isFinite(value))
-      return err(`${name} parameter ${key}="${raw}" is not a number (range ${info.min} to ${info.max})`);
-    if (value < info.min || value > info.max)
-      return err(`${name} parameter ${key}=${value} is out of range ${info.min} to ${info.max}`);
-    given.set(key, value);
+    if (eq < 0) return err(`${show(part)} in ${show(trimmed)} is not key=value; ${def.name} takes: ${describeParams(def)}`);
+    const key = part.slice(0, eq);
+    const value = parseParamValue(def, key, part.slice(eq + 1));
+    if (!value.ok) return value;
+    if (given.has(key)) return err(`parameter ${show(key)} given twice in ${show(trimmed)}`);
+    given.set(key, value.value);
   }
   const params: Record<string, number> = {};
   for (const key of known) params[key] = given.get(key) ?? (def.params[key]?.default as number);

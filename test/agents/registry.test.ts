@@ -87,8 +87,17 @@ describe('parseAgentSpec', () => {
   it('refuses an unknown parameter and names the ones the strategy takes', () => {
     const error = errorOf('linear:beta=2');
     expect(error).toContain('"beta"');
-    expect(error).toContain('kappa, anchor');
+    expect(error).toContain('linear takes: kappa (0 to 0.99), anchor (0 to 5)');
     expect(errorOf('hardliner:sellerAnchor=1.2')).toMatch(/"sellerAnchor".*anchor/);
+  });
+
+  it('takes only the strategy’s own parameters, never a name every object inherits', () => {
+    for (const key of ['__proto__', 'constructor', 'toString', 'valueOf', 'hasOwnProperty', '__defineGetter__', 'prototype']) {
+      expect(errorOf(`boulware:${key}=1`)).toBe(
+        `unknown parameter "${key}" for boulware; boulware takes: beta (0.01 to 100), kappa (0 to 0.99), anchor (0 to 5)`,
+      );
+    }
+    expect(errorOf('random:__proto__=0.5:walk=0.1')).toContain('random takes: walk (0 to 1)');
   });
 
   it('refuses an out-of-range value and gives the range', () => {
@@ -97,14 +106,34 @@ describe('parseAgentSpec', () => {
     expect(errorOf('random:walk=-0.1')).toContain('0 to 1');
   });
 
-  it('refuses a value that is not a number', () => {
-    for (const text of ['boulware:beta=fast', 'boulware:beta=', 'boulware:beta=NaN', 'boulware:beta=Infinity']) {
-      expect(errorOf(text)).toMatch(/not a number \(range 0\.01 to 100\)/);
-    }
+  it('reads plain decimal numbers, with an optional fraction and exponent', () => {
+    const beta = (text: string) => {
+      const parsed = parseAgentSpec(`boulware:beta=${text}`);
+      if (!parsed.ok) throw new Error(parsed.error);
+      return parsed.value.params.beta;
+    };
+    expect([beta('2'), beta('2.5'), beta('.5'), beta('0.25'), beta('1e1'), beta('25E-1'), beta('1.5e+1'), beta('007')]).toEqual([
+      2, 2.5, 0.5, 0.25, 10, 2.5, 15, 7,
+    ]);
+    expect(parseAgentSpec('random:walk=-0').ok).toBe(true);
+  });
+
+  it('refuses a value that is not a plain decimal number, naming the parameters', () => {
+    const texts = ['fast', '', 'NaN', 'Infinity', '-Infinity', '0x1', '0X1', '0b1', '0o7', '1_000', '+1', ' 1', '1.', '1e', 'e3', '1e999', '٣', '１'];
+    for (const text of texts)
+      expect(errorOf(`boulware:beta=${text}`)).toBe(
+        `boulware parameter beta=${JSON.stringify(text)} is not a decimal number (such as 0.2); boulware takes: beta (0.01 to 100), kappa (0 to 0.99), anchor (0 to 5)`,
+      );
+  });
+
+  it('keeps every error on one line, whatever the spec holds', () => {
+    expect(errorOf('boulware:beta=1\n2')).toContain('"1\\n2"');
+    expect(errorOf('bad\nname')).toContain('"bad\\nname"');
+    expect(errorOf(`boulware:beta=${'9'.repeat(500)}`).length).toBeLessThan(300);
   });
 
   it('refuses a part without "=", and a parameter given twice', () => {
-    expect(errorOf('boulware:beta')).toContain('beta, kappa, anchor');
+    expect(errorOf('boulware:beta')).toContain('beta (0.01 to 100), kappa (0 to 0.99), anchor (0 to 5)');
     expect(errorOf('boulware:beta=1:beta=2')).toContain('twice');
   });
 });
