@@ -7,8 +7,17 @@ import { assertNever } from '../core/result';
 import type { Scenario } from '../core/scenario';
 import type { Interval } from '../core/stats';
 
-export const money = (x: number): string => `$${x.toFixed(2)}`;
-const pct = (x: number | null): string => (x === null ? '–' : `${(100 * x).toFixed(1)}%`);
+/** What a figure that is missing or cannot be a number (NaN, ±Infinity) prints as. */
+const MISSING = '–';
+
+/** `$12.50`; a non-finite amount `–`, and an absurd one (a trillion dollars or more) `$1.00e+15`. */
+export const money = (x: number): string =>
+  !Number.isFinite(x) ? MISSING : Math.abs(x) >= 1e12 ? `${x < 0 ? '-' : ''}$${Math.abs(x).toExponential(2)}` : `$${x.toFixed(2)}`;
+
+/** A fraction as a percentage figure with one decimal (`45.7`); `–` when not a number, the bound past a million percent. */
+const percentFigure = (x: number): string =>
+  !Number.isFinite(x) ? MISSING : Math.abs(100 * x) > 1e6 ? (x > 0 ? '>1000000' : '<-1000000') : (100 * x).toFixed(1);
+export const pct = (x: number | null): string => (x === null || !Number.isFinite(x) ? MISSING : `${percentFigure(x)}%`);
 
 export function describeOutcome(outcome: BilateralResult): string {
   switch (outcome.kind) {
@@ -113,7 +122,7 @@ const BEHAVIOUR_COLUMNS: { name: RateName; title: string }[] = [
 ];
 
 const withCi = (value: number | null, ci: Interval | null): string =>
-  value === null ? '–' : ci === null ? pct(value) : `${pct(value)} [${(100 * ci[0]).toFixed(1)}, ${(100 * ci[1]).toFixed(1)}]`;
+  value === null || !Number.isFinite(value) ? MISSING : ci === null ? pct(value) : `${pct(value)} [${percentFigure(ci[0])}, ${percentFigure(ci[1])}]`;
 
 function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));

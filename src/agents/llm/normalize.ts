@@ -6,6 +6,7 @@
  */
 import { MAX_MESSAGE_LENGTH, MoveSchema, type Action, type ActionType, type Move } from '../../core/bilateral/moves';
 import { roundCents } from '../../core/scenario';
+import { MIN_OFFER_PRICE } from '../../core/bilateral/protocol';
 
 export type Decoded = { ok: true; move: Move } | { ok: false; reason: string };
 
@@ -95,6 +96,8 @@ export function parsePrice(x: unknown): { ok: true; value: number } | { ok: fals
 export function offerAt(x: unknown): { ok: true; action: Action } | { ok: false; reason: string } {
   const parsed = parsePrice(x);
   if (!parsed.ok) return parsed;
+  // Checked before rounding, as the protocol does, so 0.004 is refused as under a cent, not as 0.
+  if (parsed.value > 0 && parsed.value < MIN_OFFER_PRICE) return fail(`offer price must be at least $0.01 (got ${show(x)})`);
   const price = roundCents(parsed.value);
   if (!Number.isFinite(price)) return fail(`price ${show(x)} is not a finite number`);
   if (price <= 0) return fail(`offer price must be positive (got ${show(x)})`);

@@ -151,6 +151,11 @@ function turnRangeOf(s: Scenario): { min: number; max: number } {
   return range;
 }
 
+/** The least price an offer may name: one cent. */
+export const MIN_OFFER_PRICE = 0.01;
+/** No offer may exceed this many times the item's list price: past it a price is a typo or an attack, not a bid. */
+export const MAX_OFFER_LIST_MULTIPLE = 100;
+
 const invalid = (reason: string): Result<BilateralState, ProtocolError> => err({ kind: 'invalid-move', reason });
 
 /** The next state after one turn (a move or a forfeit); `offer` is the price when the move was an offer. */
@@ -237,8 +242,12 @@ export const bilateral: Protocol<Scenario, BilateralState, Role, BilateralObserv
       case 'offer': {
         const raw = action.price;
         if (typeof raw !== 'number' || !Number.isFinite(raw)) return invalid('offer price must be a finite number');
+        if (raw > 0 && raw < MIN_OFFER_PRICE) return invalid(`offer price must be at least $0.01 (got ${raw})`);
         const price = roundCents(raw);
         if (price <= 0) return invalid(`offer price must be positive (got ${raw})`);
+        const ceiling = roundCents(MAX_OFFER_LIST_MULTIPLE * state.scenario.item.listPrice);
+        if (price > ceiling)
+          return invalid(`offer price ${raw} is more than ${MAX_OFFER_LIST_MULTIPLE} times the list price (at most ${ceiling})`);
         const entry = entryOf(state.turn, actor, message, { type: 'offer', price });
         return ok(advance(state, actor, entry, { by: actor, price }, price, null));
       }

@@ -4,13 +4,28 @@ import { assertNever } from '../../core/result';
 import type { Role } from '../../core/scenario';
 
 const dollars = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2 });
+const hugeDollars = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', notation: 'scientific', maximumFractionDigits: 2 });
 
-/** `$1,234.50`; a negative amount reads `-$3.00`. */
-export const money = (amount: number): string => dollars.format(amount);
+/** What a figure that cannot be a number (NaN, ±Infinity) shows as. */
+export const MISSING = '–';
+/** Amounts this large (a trillion dollars) only come from a broken or hostile record; they print short. */
+const HUGE_AMOUNT = 1e12;
+/** Percentages beyond ± this many print as a bound, not as a row of digits. */
+const HUGE_PERCENT = 1e6;
 
-/** A fraction as a percentage: `pct(0.4567)` is `46%`, `pct(0.4567, 1)` is `45.7%`. */
+/** `$1,234.50`; a negative amount reads `-$3.00`; a non-finite one `–`, an absurd one `$1.00E15`. */
+export const money = (amount: number): string =>
+  !Number.isFinite(amount) ? MISSING : Math.abs(amount) >= HUGE_AMOUNT ? hugeDollars.format(amount) : dollars.format(amount);
+
+/**
+ * A fraction as a percentage: `pct(0.4567)` is `46%`, `pct(0.4567, 1)` is `45.7%`. A non-finite
+ * fraction reads `–`, and one past a million percent `>1,000,000%` (or `<-1,000,000%`).
+ */
 export function pct(fraction: number, digits = 0): string {
-  const value = (fraction * 100).toFixed(digits);
+  if (!Number.isFinite(fraction)) return MISSING;
+  const percent = fraction * 100;
+  if (Math.abs(percent) > HUGE_PERCENT) return `${percent > 0 ? '>' : '<-'}1,000,000%`;
+  const value = percent.toFixed(digits);
   return `${value === `-${(0).toFixed(digits)}` ? (0).toFixed(digits) : value}%`;
 }
 

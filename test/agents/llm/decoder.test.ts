@@ -88,7 +88,7 @@ const BAD: [string, unknown, RegExp][] = [
   ['price as an array', '{"action":{"type":"offer","price":[120]}}', /must be a number/],
   ['negative price', '{"action":{"type":"offer","price":-5}}', /must be positive/],
   ['zero price', '{"offer": 0}', /must be positive/],
-  ['a fraction of a cent', '{"offer": 0.004}', /must be positive/],
+  ['a fraction of a cent', '{"offer": 0.004}', /must be at least \$0\.01 \(got 0\.004\)/],
   ['price too large to be finite', '{"offer": 1e308}', /finite/],
   ['nothing in the move', '{}', /no "action" and no "message"/],
   ['empty action and no message', '{"action":{}}', /needs a message or an action/],

@@ -204,6 +204,24 @@ describe('bilateral protocol: invalid moves', () => {
     refused(start(), 'seller', offer(0.004));
   });
 
+  it('refuses a price under a cent, saying so', () => {
+    expect(refused(start(), 'seller', offer(0.001))).toBe('offer price must be at least $0.01 (got 0.001)');
+    expect(refused(start(), 'seller', offer(0.0099))).toBe('offer price must be at least $0.01 (got 0.0099)');
+    expect(step(start(), 'seller', offer(0.01)).pending).toEqual({ by: 'seller', price: 0.01 });
+  });
+
+  it('refuses a price more than 100 times the list price, saying so; 100 times is still an offer', () => {
+    for (const listPrice of [200, 19.99, 0.07, 3499.99]) {
+      const s = start({ listPrice });
+      const ceiling = Math.round(listPrice * 100 * 100) / 100;
+      expect(step(s, 'seller', offer(100 * listPrice)).pending).toEqual({ by: 'seller', price: ceiling });
+      expect(refused(s, 'seller', offer(ceiling + 0.01))).toBe(
+        `offer price ${ceiling + 0.01} is more than 100 times the list price (at most ${ceiling})`,
+      );
+    }
+    for (const absurd of [1e306, Number.MAX_VALUE, 1e21]) expect(refused(start(), 'buyer', offer(absurd))).toMatch(/more than 100 times the list price/);
+  });
+
   it('refuses a price that is not a number', () => {
     refused(start(), 'seller', malformed({ action: { type: 'offer', price: '100' } }));
     refused(start(), 'seller', malformed({ action: { type: 'offer' } }));
