@@ -1,6 +1,7 @@
 import Dexie, { type DexieOptions, type EntityTable } from 'dexie';
-import type { DigestRow, NegotiationRow, RunRow } from './schema';
+import type { BatchRow, DigestRow, NegotiationRow, RunRow } from './schema';
 import { digestsOf } from './digest';
+import { batchStoredRows } from './batches';
 
 export interface SettingRow {
   key: string;
@@ -29,6 +30,12 @@ export const SCHEMA_V2 = { digests: 'id, [runId+first]' } as const;
 /** Version 3 adds keys: a provider's API key and base URL, only where the user asked to remember them. */
 export const SCHEMA_V3 = { keys: 'provider' } as const;
 
+/**
+ * Version 4 stores negotiations in batch records of up to 500 instead of one row each (IndexedDB
+ * costs per record, not per byte) and drops the old table; each digest now matches one batch.
+ */
+export const SCHEMA_V4 = { negotiations: null, batches: 'id, [runId+first]' } as const;
+
 export interface KeyRow {
   provider: string;
   apiKey: string;
@@ -38,7 +45,7 @@ export interface KeyRow {
 export class ParleyDb extends Dexie {
   // `declare`: a class field would be set to undefined after Dexie has created the table.
   declare runs: EntityTable<RunRow, 'id'>;
-  declare negotiations: EntityTable<NegotiationRow, 'id'>;
+  declare batches: EntityTable<BatchRow, 'id'>;
   declare settings: EntityTable<SettingRow, 'key'>;
   declare digests: EntityTable<DigestRow, 'id'>;
   declare keys: EntityTable<KeyRow, 'provider'>;
@@ -62,8 +69,17 @@ export class ParleyDb extends Dexie {
         for (const [runId, rows] of byRun) await tx.table('digests').bulkPut(digestsOf(runId, rows));
       });
     this.version(3).stores(SCHEMA_V3);
+    // Dexie drops a table only after the upgrade of the version that drops it, so this one reads it.
+    this.version(4)
+      .stores(SCHEMA_V4)
+      .upgrade((tx) =>
+        batchStoredRows(tx.table<NegotiationRow, string>('negotiations'), {
+          batches: tx.table('batches') as EntityTable<BatchRow, 'id'>,
+          digests: tx.table('digests') as EntityTable<DigestRow, 'id'>,
+        }),
+      );
     // To change the schema or the shape of stored rows, add the next version here, e.g.
-    //   this.version(4).stores({ runs: 'id, createdAt, status' }).upgrade(async (tx) => {
+    //   this.version(5).stores({ runs: 'id, createdAt, status' }).upgrade(async (tx) => {
     //     await tx.table('runs').toCollection().modify((run) => { run.tags ??= []; });
     //   });
     // Dexie runs every upgrade newer than the database's version, in order, inside the

@@ -1,18 +1,7 @@
-import Dexie from 'dexie';
 import type { OutcomeKind } from '../core/bilateral/events';
+import { decode, readRows, runBatches, runDigests, runSlots, scanJson, type Slot } from './batches';
 import type { ParleyDb } from './db';
-import { negotiationId, type NegotiationRow, type RunConfig, type RunRow } from './schema';
-
-/** Every negotiation of one run, in plan order, through the [runId+index] index. */
-export const runNegotiations = (db: ParleyDb, runId: string) =>
-  db.negotiations.where('[runId+index]').between([runId, Dexie.minKey], [runId, Dexie.maxKey], true, true);
-
-/** A run's digests (the filterable fields of each written batch), in plan order. */
-export const runDigests = (db: ParleyDb, runId: string) =>
-  db.digests.where('[runId+first]').between([runId, Dexie.minKey], [runId, Dexie.maxKey], true, true);
-
-/** Rows per read when scanning a run: one getAll per chunk rather than a cursor step per row. */
-const SCAN_CHUNK = 500;
+import type { NegotiationRow, RunConfig, RunRow } from './schema';
 
 /**
  * Hands `visit` a run's negotiations in plan order, a chunk at a time, inside the caller's
@@ -23,16 +12,7 @@ export async function scanRun(
   runId: string,
   visit: (rows: NegotiationRow[]) => boolean | void,
 ): Promise<void> {
-  let after: number | null = null;
-  for (;;) {
-    const rows: NegotiationRow[] = await db.negotiations
-      .where('[runId+index]')
-      .between([runId, after ?? Dexie.minKey], [runId, Dexie.maxKey], after === null, true)
-      .limit(SCAN_CHUNK)
-      .toArray();
-    if (rows.length === 0 || visit(rows) === false || rows.length < SCAN_CHUNK) return;
-    after = (rows[rows.length - 1] as NegotiationRow).index;
-  }
+  await scanJson(db, runId, (json) => visit(json.map((j) => decode(runId, j))));
 }
 
 export async function createRun(
@@ -67,8 +47,8 @@ export async function updateRun(db: ParleyDb, id: string, patch: Partial<Omit<Ru
 
 /** The run and all its negotiations, together or not at all. */
 export async function deleteRun(db: ParleyDb, id: string): Promise<void> {
-  await db.transaction('rw', db.runs, db.negotiations, db.digests, async () => {
-    await runNegotiations(db, id).delete();
+  await db.transaction('rw', db.runs, db.batches, db.digests, async () => {
+    await runBatches(db, id).delete();
     await runDigests(db, id).delete();
     await db.runs.delete(id);
   });
@@ -112,11 +92,11 @@ export async function markInterrupted(
   });
 }
 
-/** Job ids of the negotiations already stored for a run (resume skips them); reads keys only. */
+/** Job ids of the negotiations already stored for a run (resume skips them); reads digests only. */
 export async function storedJobIds(db: ParleyDb, runId: string): Promise<Set<string>> {
-  const ids = await runNegotiations(db, runId).primaryKeys();
-  const skip = runId.length + 1;
-  return new Set(ids.map((id) => id.slice(skip)));
+  const ids = new Set<string>();
+  for (const digest of await runDigests(db, runId).toArray()) for (const id of digest.jobIds) ids.add(id);
+  return ids;
 }
 
 export interface NegotiationFilter {
@@ -126,13 +106,16 @@ export interface NegotiationFilter {
   tier?: number;
 }
 
-const matches = (f: NegotiationFilter) => (row: NegotiationRow) =>
-  (f.buyer === undefined || row.buyer === f.buyer) &&
-  (f.seller === undefined || row.seller === f.seller) &&
-  (f.outcome === undefined || row.outcome === f.outcome) &&
-  (f.tier === undefined || row.tier === f.tier);
+const matches = (f: NegotiationFilter) => ({ digest: d, at }: Slot) =>
+  (f.buyer === undefined || d.buyers[at] === f.buyer) &&
+  (f.seller === undefined || d.sellers[at] === f.seller) &&
+  (f.outcome === undefined || d.outcomes[at] === f.outcome) &&
+  (f.tier === undefined || d.tiers[at] === f.tier);
 
-/** One page of a run's negotiations in plan order; `total` counts every match, not just the page. */
+/**
+ * One page of a run's negotiations in plan order; `total` counts every match, not just the page.
+ * Filtering reads the digests; only the page's batches are read.
+ */
 export async function loadNegotiations(
   db: ParleyDb,
   runId: string,
@@ -142,60 +125,24 @@ export async function loadNegotiations(
   const limit = opts.limit === undefined ? Infinity : Math.max(0, Math.floor(opts.limit));
   const filter = opts.filter ?? {};
   const filtered = Object.values(filter).some((v) => v !== undefined);
-  return db.transaction('r', db.negotiations, db.digests, async () => {
-    const count = await runNegotiations(db, runId).count();
-    if (!filtered) {
-      let page = runNegotiations(db, runId).offset(offset);
-      if (limit !== Infinity) page = page.limit(limit);
-      return { rows: limit === 0 ? [] : await page.toArray(), total: count };
-    }
-    // Filter on the digests (a few small rows per run), then read only the page's negotiations.
-    const matching: string[] = [];
-    const seen = new Set<string>();
-    for (const d of await runDigests(db, runId).toArray()) {
-      for (let i = 0; i < d.jobIds.length; i++) {
-        const jobId = d.jobIds[i] as string;
-        if (seen.has(jobId)) continue;
-        seen.add(jobId);
-        if (
-          (filter.buyer === undefined || d.buyers[i] === filter.buyer) &&
-          (filter.seller === undefined || d.sellers[i] === filter.seller) &&
-          (filter.outcome === undefined || d.outcomes[i] === filter.outcome) &&
-          (filter.tier === undefined || d.tiers[i] === filter.tier)
-        )
-          matching.push(jobId);
-      }
-    }
-    if (seen.size !== count) return scanFiltered(db, runId, filter, offset, limit);
-    const ids = matching.slice(offset, limit === Infinity ? undefined : offset + limit).map((j) => negotiationId(runId, j));
-    const rows = (await db.negotiations.bulkGet(ids)).filter((r): r is NegotiationRow => r !== undefined);
-    return { rows, total: matching.length };
+  return db.transaction('r', db.batches, db.digests, async () => {
+    const slots = await runSlots(db, runId);
+    const matching = filtered ? slots.filter(matches(filter)) : slots;
+    const page = limit === 0 ? [] : matching.slice(offset, limit === Infinity ? undefined : offset + limit);
+    return { rows: await readRows(db, runId, page), total: matching.length };
   });
 }
 
-/** The slow way, reading every row: only for a run whose digests do not cover it. */
-async function scanFiltered(
-  db: ParleyDb,
-  runId: string,
-  filter: NegotiationFilter,
-  offset: number,
-  limit: number,
-): Promise<{ rows: NegotiationRow[]; total: number }> {
-  const keep = matches(filter);
-  const rows: NegotiationRow[] = [];
-  let total = 0;
-  await scanRun(db, runId, (chunk) => {
-    for (const row of chunk) {
-      if (!keep(row)) continue;
-      if (total >= offset && rows.length < limit) rows.push(row);
-      total++;
+/** One stored negotiation, found through the run's digests; only its batch is read. */
+export async function loadNegotiation(db: ParleyDb, runId: string, jobId: string): Promise<NegotiationRow | undefined> {
+  return db.transaction('r', db.batches, db.digests, async () => {
+    for (const digest of await runDigests(db, runId).toArray()) {
+      const at = digest.jobIds.indexOf(jobId);
+      if (at >= 0) return (await readRows(db, runId, [{ digest, at }]))[0];
     }
+    return undefined;
   });
-  return { rows, total };
 }
-
-export const loadNegotiation = (db: ParleyDb, runId: string, jobId: string): Promise<NegotiationRow | undefined> =>
-  db.negotiations.get(negotiationId(runId, jobId));
 
 /** Calls `fn` on each of a run's negotiations in plan order; returns how many there were. */
 export async function forEachNegotiation(
@@ -204,7 +151,7 @@ export async function forEachNegotiation(
   fn: (row: NegotiationRow) => void,
 ): Promise<number> {
   let n = 0;
-  await db.transaction('r', db.negotiations, () =>
+  await db.transaction('r', db.batches, db.digests, () =>
     scanRun(db, runId, (rows) => {
       for (const row of rows) fn(row);
       n += rows.length;

@@ -144,15 +144,35 @@ const outcomeKinds: Same<z.infer<typeof OutcomeKindSchema>, OutcomeKind> = true;
 void configFitsCore;
 void outcomeKinds;
 
-/** What the Runs page filters on, for one written batch of a run's negotiations (in plan order). */
+/**
+ * What the Runs page filters on, for one stored batch of a run's negotiations, and where each of
+ * them is: the batch record with the same id holds the negotiation at the same position.
+ */
 export interface DigestRow {
-  /** `${runId}:${first}`: a batch rewritten after a failed write replaces its own digest. */
+  /** `${runId}:${first}`, the id of its batch. */
   id: string;
   runId: string;
   first: number;
   jobIds: string[];
+  /** Plan indexes (a batch holds them in ascending order). */
+  indexes: number[];
   buyers: string[];
   sellers: string[];
   outcomes: OutcomeKind[];
   tiers: number[];
+}
+
+/**
+ * A few hundred negotiations of one run in one record: IndexedDB costs per record, not per byte.
+ * Each negotiation is kept as its export JSON, so one can be read without parsing the others.
+ */
+export interface BatchRow {
+  /** `${runId}:${first}`. */
+  id: string;
+  runId: string;
+  /** The batch's smallest plan index. */
+  first: number;
+  count: number;
+  /** `JSON.stringify` of each ExportedNegotiation, in ascending plan index. */
+  negotiations: string[];
 }

@@ -2,11 +2,10 @@ import { Aggregator } from '../core/bilateral/aggregate';
 import { computeMetrics } from '../core/bilateral/metrics';
 import { ok, type Result } from '../core/result';
 import type { ParleyDb } from './db';
-import { digestsOf } from './digest';
+import { addBatches, runBatches, scanJson } from './batches';
 import { asStorageError } from './errors';
 import { EXPORT_FORMAT, EXPORT_FORMAT_JSONL, EXPORT_VERSION, readRunFile, type ImportError } from './run-file';
-import { runNegotiations, scanRun } from './runs';
-import { negotiationId, type ExportedNegotiation, type NegotiationRow, type RunRecord, type RunRow } from './schema';
+import type { ExportedNegotiation, RunRecord, RunRow } from './schema';
 
 export {
   EXPORT_FORMAT,
@@ -39,25 +38,14 @@ const runRecord = (run: RunRow, done: number): RunRecord => ({
   message: run.message,
 });
 
-const exported = (row: NegotiationRow): ExportedNegotiation => ({
-  jobId: row.jobId,
-  index: row.index,
-  buyer: row.buyer,
-  seller: row.seller,
-  tier: row.tier,
-  outcome: row.outcome,
-  scenario: row.scenario,
-  events: row.events,
-});
-
-/** The run and its negotiations as one consistent snapshot, each negotiation already serialised. */
+/** The run and its negotiations as one consistent snapshot, each negotiation as stored: its export JSON. */
 async function snapshot(db: ParleyDb, runId: string): Promise<{ run: RunRecord; lines: string[] }> {
-  return db.transaction('r', db.runs, db.negotiations, async () => {
+  return db.transaction('r', db.runs, db.batches, db.digests, async () => {
     const run = await db.runs.get(runId);
     if (!run) throw new Error(`no run with id ${runId}`);
     const lines: string[] = [];
-    await scanRun(db, runId, (rows) => {
-      for (const row of rows) lines.push(JSON.stringify(exported(row)));
+    await scanJson(db, runId, (json) => {
+      for (const line of json) lines.push(line);
     });
     // `done` is what the file holds, so the file always passes its own import check.
     return { run: runRecord(run, lines.length), lines };
@@ -118,9 +106,9 @@ async function store(
   opts: ImportOptions,
 ): Promise<RunRow> {
   const newId = opts.newId ?? (() => crypto.randomUUID());
-  return db.transaction('rw', db.runs, db.negotiations, db.digests, async () => {
+  return db.transaction('rw', db.runs, db.batches, db.digests, async () => {
     const taken = async (id: string) =>
-      (await db.runs.where('id').equals(id).count()) > 0 || (await runNegotiations(db, id).count()) > 0;
+      (await db.runs.where('id').equals(id).count()) > 0 || (await runBatches(db, id).count()) > 0;
     let id = run.id;
     let name = run.name;
     if (await taken(id)) {
@@ -140,9 +128,7 @@ async function store(
       standings,
     };
     await db.runs.add(stored);
-    const full = rows.map((row) => ({ id: negotiationId(id, row.jobId), runId: id, ...row }));
-    await db.negotiations.bulkAdd(full);
-    await db.digests.bulkPut(digestsOf(id, full));
+    await addBatches(db, id, rows);
     return stored;
   });
 }

@@ -1,7 +1,7 @@
 import type { ParleyDb } from './db';
 import { asStorageError } from './errors';
-import { digestOf } from './digest';
-import { runNegotiations } from './runs';
+import { batchOf } from './batches';
+import { storedJobIds } from './runs';
 import type { NegotiationRow } from './schema';
 
 export { StorageFullError } from './errors';
@@ -15,9 +15,11 @@ export interface WriterOptions {
 }
 
 /**
- * Buffers a run's finished negotiations and writes them in batches. Each batch goes in one
- * transaction with the run's `done` and `updatedAt`, so progress never counts a row that is not
- * there. A row that arrives `maxDelayMs` or more after the last write goes in at once, so a slow run
+ * Buffers a run's finished negotiations and writes them in batches, each batch one record (and its
+ * digest). Each batch goes in one transaction with the run's `done` and `updatedAt`, so progress
+ * never counts a row that is not there. The run's stored job ids are read once, by the first write,
+ * and kept in memory: a negotiation already stored (a job replayed after a crash) is neither stored
+ * nor counted again. A row that arrives `maxDelayMs` or more after the last write goes in at once, so a slow run
  * writes every row as it arrives and a fast one writes every `maxDelayMs` or `maxBatch` rows. There
  * is no timer: rows wait until the next add() or flush(), so call flush() when the run stops.
  */
@@ -28,6 +30,8 @@ export class NegotiationWriter {
   private pending: NegotiationRow[] = [];
   private lastFlushAt: number;
   private writing: Promise<void> | null = null;
+  /** Job ids of the run's stored negotiations, once the first write has read them. */
+  private stored: Set<string> | null = null;
 
   constructor(
     private readonly db: ParleyDb,
@@ -74,14 +78,25 @@ export class NegotiationWriter {
 
   private async write(batch: NegotiationRow[]): Promise<void> {
     const { db, runId } = this;
-    await db.transaction('rw', db.runs, db.negotiations, db.digests, async () => {
+    let fresh: NegotiationRow[] = [];
+    await db.transaction('rw', db.runs, db.batches, db.digests, async () => {
       // A run deleted while it was playing must not come back as orphaned negotiations.
       if ((await db.runs.where('id').equals(runId).count()) === 0) return;
-      await db.negotiations.bulkPut(batch);
-      await db.digests.put(digestOf(runId, batch));
-      // Counted, not summed: a negotiation written twice (a replayed job) is still one.
-      const done = await runNegotiations(db, runId).count();
-      await db.runs.update(runId, { done, updatedAt: this.now() });
+      const stored = (this.stored ??= await storedJobIds(db, runId));
+      const seen = new Set<string>();
+      for (const row of batch) {
+        if (stored.has(row.jobId) || seen.has(row.jobId)) continue;
+        seen.add(row.jobId);
+        fresh.push(row);
+      }
+      if (fresh.length > 0) {
+        const { batch: record, digest } = batchOf(runId, fresh);
+        await db.batches.add(record);
+        await db.digests.add(digest);
+      }
+      await db.runs.update(runId, { done: stored.size + fresh.length, updatedAt: this.now() });
     });
+    // Only now has the batch committed.
+    for (const row of fresh) this.stored?.add(row.jobId);
   }
 }

@@ -1,8 +1,10 @@
 import { describe, expect, onTestFinished, test } from 'vitest';
 import { ParleyDb, openDb } from '../../src/storage/db';
-import { getRun, listRuns, loadNegotiations } from '../../src/storage/runs';
-import { NegotiationRowSchema, RunRecordSchema, type RunRow } from '../../src/storage/schema';
-import { TOURNAMENT_CONFIG, tournamentRows } from './helpers';
+import { digestOf } from '../../src/storage/digest';
+import { getRun, listRuns, loadNegotiation, loadNegotiations, scanRun, storedJobIds } from '../../src/storage/runs';
+import { NegotiationRowSchema, RunRecordSchema, type NegotiationRow, type RunConfig, type RunRow } from '../../src/storage/schema';
+import { exportRunJson, exportRunJsonl } from '../../src/storage/transfer';
+import { freshDb, standingsOf, storeRows, TOURNAMENT, TOURNAMENT_CONFIG, tournamentRows, withModelCalls } from './helpers';
 
 const request = <T>(req: IDBRequest<T>) =>
   new Promise<T>((resolve, reject) => {
@@ -10,19 +12,27 @@ const request = <T>(req: IDBRequest<T>) =>
     req.onerror = () => reject(req.error);
   });
 
-/** A database built the way version 1 of ParleyDb built it, with the raw IndexedDB API (Dexie stores version n as n × 10). */
-async function rawV1(name: string, fill: (tx: IDBTransaction) => void): Promise<void> {
-  const open = indexedDB.open(name, 10);
+/**
+ * A database built the way version 1 of ParleyDb built it, or version 3 (which added digests and
+ * keys), with the raw IndexedDB API (Dexie stores version n as n × 10).
+ */
+async function rawDb(name: string, version: 1 | 3, fill: (tx: IDBTransaction) => void): Promise<void> {
+  const open = indexedDB.open(name, version * 10);
   open.onupgradeneeded = () => {
     const db = open.result;
     db.createObjectStore('runs', { keyPath: 'id' }).createIndex('createdAt', 'createdAt');
     db.createObjectStore('negotiations', { keyPath: 'id' }).createIndex('[runId+index]', ['runId', 'index']);
     db.createObjectStore('settings', { keyPath: 'key' });
+    if (version === 3) {
+      db.createObjectStore('digests', { keyPath: 'id' }).createIndex('[runId+first]', ['runId', 'first']);
+      db.createObjectStore('keys', { keyPath: 'provider' });
+    }
     fill(open.transaction as IDBTransaction);
   };
   const db = await request(open);
   db.close();
 }
+const rawV1 = (name: string, fill: (tx: IDBTransaction) => void) => rawDb(name, 1, fill);
 
 function cleanup(name: string) {
   onTestFinished(async () => {
@@ -43,6 +53,60 @@ const v1Run = (id: string, createdAt: number): RunRow => ({
   standings: null,
   message: null,
 });
+
+/** A stored run and its negotiations, as any version holds them. */
+interface StoredRun {
+  run: RunRow;
+  rows: NegotiationRow[];
+}
+
+/** Runs of every kind version 3 held: finished, cut short, long, with model calls, an arena game, empty. */
+async function v3Runs(): Promise<StoredRun[]> {
+  const base = await tournamentRows('x');
+  const own = (runId: string, rows: NegotiationRow[]) => rows.map((r) => ({ ...r, id: `${runId}:${r.jobId}`, runId }));
+  let createdAt = 100;
+  const stored = (id: string, rows: NegotiationRow[], planned: number, config: RunConfig = TOURNAMENT_CONFIG): StoredRun => ({
+    run: {
+      id,
+      name: `run ${id}`,
+      createdAt: createdAt++,
+      updatedAt: 200,
+      status: rows.length === planned ? 'done' : 'interrupted',
+      config,
+      planned,
+      done: rows.length,
+      standings: rows.length > 0 ? standingsOf(rows, TOURNAMENT.seed) : null,
+      message: null,
+    },
+    rows: own(id, rows),
+  });
+  const long = Array.from({ length: 1234 }, (_, i) => ({ ...base[i % base.length]!, jobId: `j${i}`, index: i }));
+  const game = base[3]!;
+  return [
+    stored('done', base, 36),
+    stored('cut', base.slice(0, 10), 36),
+    // A run whose id is another's with a colon: neither may take the other's negotiations.
+    stored('done:2', base.slice(0, 5), 36),
+    stored('long', long, 1234),
+    stored('model', base.slice(0, 12).map(withModelCalls), 36),
+    stored('arena', [{ ...game, jobId: '0', index: 0 }], 1, { kind: 'arena', buyer: game.buyer, seller: game.seller, scenario: game.scenario }),
+    stored('empty', [], 36),
+  ];
+}
+
+/** Digests as version 3's writer left them: one per written batch of 4, without indexes, a replayed batch twice. */
+function v3Digests({ run, rows }: StoredRun): object[] {
+  const digests: object[] = [];
+  for (let i = 0; i < rows.length; i += 4) {
+    const { indexes: _indexes, ...old } = digestOf(run.id, rows.slice(i, i + 4));
+    digests.push(old);
+  }
+  if (rows.length > 6) {
+    const { indexes: _indexes, ...replayed } = digestOf(run.id, rows.slice(2, 6));
+    digests.push(replayed);
+  }
+  return digests;
+}
 
 describe('ParleyDb versions', () => {
   test('opens a version-1 database written without Dexie and reads its rows through the indexes', async () => {
@@ -65,12 +129,81 @@ describe('ParleyDb versions', () => {
       expect(page.rows).toEqual(rows);
       for (const row of page.rows) expect(NegotiationRowSchema.safeParse(row).success).toBe(true);
       expect(await db.settings.get('theme')).toEqual({ key: 'theme', value: 'dark' });
-      // Opening with today's code migrated it to version 3: version 2 digests the stored negotiations.
-      expect(db.verno).toBe(3);
+      // Opening with today's code migrated it to version 4: version 2 digests the stored
+      // negotiations, version 4 moves them into batch records.
+      expect(db.verno).toBe(4);
+      expect(await db.batches.count()).toBe(1);
       expect(await db.keys.count()).toBe(0);
       const digested = await loadNegotiations(db, 'old', { filter: { outcome: rows[1]!.outcome } });
       expect(digested.rows).toEqual(rows.filter((r) => r.outcome === rows[1]!.outcome));
       expect(await db.digests.count()).toBeGreaterThan(0);
+    } finally {
+      db.close();
+    }
+  });
+
+  test('opens a version-3 database with stored runs and finds every run intact in batch records', async () => {
+    const name = `parley-test-${crypto.randomUUID()}`;
+    cleanup(name);
+    const runs = await v3Runs();
+    await rawDb(name, 3, (tx) => {
+      for (const { run, rows } of runs) {
+        tx.objectStore('runs').put(run);
+        for (const row of rows) tx.objectStore('negotiations').put(row);
+        for (const digest of v3Digests({ run, rows })) tx.objectStore('digests').put(digest);
+      }
+      tx.objectStore('settings').put({ key: 'theme', value: 'dark' });
+      tx.objectStore('keys').put({ provider: 'openai', apiKey: 'sk-test', baseUrl: '' });
+    });
+    // The same runs stored by today's code, to compare reads and exports with.
+    const reference = freshDb();
+    for (const { run, rows } of runs) {
+      await reference.runs.put(run);
+      await storeRows(reference, run.id, rows);
+    }
+
+    const db = openDb(name);
+    try {
+      expect(db.verno).toBe(4);
+      await db.open();
+      expect(db.tables.map((t) => t.name).sort()).toEqual(['batches', 'digests', 'keys', 'runs', 'settings']);
+      expect((db.backendDB().objectStoreNames as DOMStringList).contains('negotiations')).toBe(false);
+      expect(await db.settings.get('theme')).toEqual({ key: 'theme', value: 'dark' });
+      expect(await db.keys.get('openai')).toEqual({ provider: 'openai', apiKey: 'sk-test', baseUrl: '' });
+      expect(await listRuns(db)).toEqual(runs.map((r) => r.run).sort((a, b) => b.createdAt - a.createdAt));
+
+      for (const { run, rows } of runs) {
+        const scanned: NegotiationRow[] = [];
+        await scanRun(db, run.id, (chunk) => void scanned.push(...chunk));
+        expect(scanned, run.id).toEqual(rows);
+        for (const row of scanned) expect(NegotiationRowSchema.parse(row)).toEqual(row);
+        expect(await storedJobIds(db, run.id)).toEqual(new Set(rows.map((r) => r.jobId)));
+        expect(await loadNegotiations(db, run.id, { offset: 3, limit: 4 })).toEqual({ rows: rows.slice(3, 7), total: rows.length });
+        for (const filter of [{ outcome: rows[1]?.outcome }, { buyer: 'hardliner', tier: rows[0]?.tier }, { seller: 'random' }]) {
+          const want = rows.filter(
+            (r) =>
+              (filter.outcome === undefined || r.outcome === filter.outcome) &&
+              (!('buyer' in filter) || r.buyer === filter.buyer) &&
+              (!('tier' in filter) || r.tier === filter.tier) &&
+              (!('seller' in filter) || r.seller === filter.seller),
+          );
+          expect(await loadNegotiations(db, run.id, { filter }), `${run.id} ${JSON.stringify(filter)}`).toEqual({ rows: want, total: want.length });
+        }
+        if (rows.length > 0) expect(await loadNegotiation(db, run.id, rows.at(-1)!.jobId)).toEqual(rows.at(-1));
+        expect(await exportRunJson(db, run.id)).toBe(await exportRunJson(reference, run.id));
+        expect(await exportRunJsonl(db, run.id)).toBe(await exportRunJsonl(reference, run.id));
+      }
+      // Every digest is rebuilt to match its batch record; none of version 3's is left.
+      const batches = await db.batches.orderBy('[runId+first]').toArray();
+      const digests = await db.digests.orderBy('[runId+first]').toArray();
+      expect(digests.map((d) => d.id)).toEqual(batches.map((b) => b.id));
+      for (const [i, digest] of digests.entries()) {
+        expect(digest.indexes).toHaveLength(batches[i]!.count);
+        expect(batches[i]!.negotiations).toHaveLength(batches[i]!.count);
+      }
+      // The long run is three batch records of up to 500, the others one each.
+      expect(batches.filter((b) => b.runId === 'long').map((b) => b.count)).toEqual([500, 500, 234]);
+      expect(batches).toHaveLength(3 + 5);
     } finally {
       db.close();
     }
@@ -86,7 +219,7 @@ describe('ParleyDb versions', () => {
     class NextParleyDb extends ParleyDb {
       constructor(dbName: string) {
         super(dbName);
-        this.version(4)
+        this.version(5)
           .stores({ runs: 'id, createdAt, status' })
           .upgrade(async (tx) => {
             await tx
@@ -102,7 +235,7 @@ describe('ParleyDb versions', () => {
     try {
       expect((await db.runs.where('status').equals('done').toArray()).map((r) => r.id)).toEqual(['b']);
       expect((await getRun(db, 'a'))?.message).toBe('migrated from interrupted');
-      expect(db.verno).toBe(4);
+      expect(db.verno).toBe(5);
     } finally {
       db.close();
     }
@@ -115,7 +248,7 @@ describe('ParleyDb versions', () => {
     }
   });
 
-  test('a new database has exactly the version-3 tables and indexes', async () => {
+  test('a new database has exactly the version-4 tables and indexes', async () => {
     const name = `parley-test-${crypto.randomUUID()}`;
     cleanup(name);
     const db = openDb(name);
@@ -126,10 +259,10 @@ describe('ParleyDb versions', () => {
     db.close();
     expect(schema).toEqual({
       runs: 'id, createdAt',
-      negotiations: 'id, [runId+index]',
       settings: 'key',
       digests: 'id, [runId+first]',
       keys: 'provider',
+      batches: 'id, [runId+first]',
     });
   });
 });

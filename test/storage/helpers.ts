@@ -3,6 +3,7 @@ import { makeAgent } from '../../src/agents/registry';
 import { runTournament, type NegotiationResult } from '../../src/core/bilateral/tournament';
 import { Aggregator } from '../../src/core/bilateral/aggregate';
 import { computeMetrics } from '../../src/core/bilateral/metrics';
+import { addBatches } from '../../src/storage/batches';
 import { openDb, type ParleyDb } from '../../src/storage/db';
 import { createRun } from '../../src/storage/runs';
 import { negotiationId, negotiationRow, type NegotiationRow, type RunConfig, type RunRow } from '../../src/storage/schema';
@@ -76,29 +77,45 @@ export async function storedTournament(
     updatedAt: 2_000,
     standings: done ? standingsOf(rows, TOURNAMENT.seed) : null,
   };
-  await db.transaction('rw', db.runs, db.negotiations, async () => {
-    await db.negotiations.bulkPut(rows);
+  await db.transaction('rw', db.runs, db.batches, db.digests, async () => {
+    await addBatches(db, run.id, rows);
     await db.runs.put(finished);
   });
   return { run: finished, rows };
+}
+
+/** Stores negotiations of one run as an import does, in batches of 500 with their digests. */
+export async function storeRows(db: ParleyDb, runId: string, rows: readonly NegotiationRow[]): Promise<void> {
+  await db.transaction('rw', db.batches, db.digests, () => addBatches(db, runId, rows));
 }
 
 /** Every row of every table, in key order: equal dumps mean an unchanged database. */
 export async function dump(db: ParleyDb): Promise<unknown> {
   return {
     runs: await db.runs.toArray(),
-    negotiations: await db.negotiations.toArray(),
+    batches: await db.batches.toArray(),
+    digests: await db.digests.toArray(),
     settings: await db.settings.toArray(),
   };
 }
 
 interface StorageBucket {
   indexedDB: IDBFactory;
+  estimate(): Promise<StorageEstimate>;
 }
 interface StorageBucketManager {
   open(name: string, options: { quota: number }): Promise<StorageBucket>;
   delete(name: string): Promise<void>;
 }
+
+const bucketOf = new WeakMap<ParleyDb, StorageBucket>();
+
+/**
+ * The usage of a dbWithQuota's bucket, as the Runs page asks for the origin's after a delete.
+ * Chromium checks a write against the usage it last counted, and a delete alone does not always
+ * bring that count down: asking for an estimate does.
+ */
+export const bucketUsage = async (db: ParleyDb): Promise<number> => (await bucketOf.get(db)?.estimate())?.usage ?? NaN;
 
 /** A ParleyDb in a storage bucket of its own, whose quota Chromium enforces for real. */
 export async function dbWithQuota(quota: number): Promise<ParleyDb> {
@@ -106,6 +123,7 @@ export async function dbWithQuota(quota: number): Promise<ParleyDb> {
   const name = `parley-test-${crypto.randomUUID()}`;
   const bucket = await buckets.open(name, { quota });
   const db = openDb('parley', { indexedDB: bucket.indexedDB, IDBKeyRange });
+  bucketOf.set(db, bucket);
   onTestFinished(async () => {
     db.close();
     await buckets.delete(name);
@@ -134,4 +152,30 @@ export function bulky(row: NegotiationRow): NegotiationRow {
     raw: noise(150_000),
   };
   return { ...row, events: [...row.events.slice(0, -1), padding, end] };
+}
+
+/**
+ * The same negotiation as a model agent would have played it: every move carries a call record with
+ * a prompt, a raw answer and thinking, in text a model may write (quotes, new lines, emoji, a lone
+ * surrogate, U+2028).
+ */
+export function withModelCalls(row: NegotiationRow): NegotiationRow {
+  const events = row.events.map((e, i) =>
+    e.type === 'move'
+      ? {
+          ...e,
+          call: {
+            backend: 'openai',
+            model: 'gpt-test',
+            latencyMs: 120.5 + i,
+            tokensIn: 900 + i,
+            tokensOut: 40,
+            prompt: `You are the ${e.actor}.\nTurn ${e.turn}: the other side said "no" — 🤝?`,
+            raw: `{"action":{"type":"offer","price":${i}}}\u2028`,
+            thinking: `I weigh the "quoted" offer\tagain\ud800 …`,
+          },
+        }
+      : e,
+  );
+  return { ...row, events };
 }

@@ -10,11 +10,21 @@ import {
   loadNegotiations,
   markInterrupted,
   runLockName,
+  scanRun,
   storedJobIds,
   updateRun,
 } from '../../src/storage/runs';
-import { RunRecordSchema } from '../../src/storage/schema';
+import { RunRecordSchema, type NegotiationRow } from '../../src/storage/schema';
+import type { ParleyDb } from '../../src/storage/db';
+import { NegotiationWriter } from '../../src/storage/writer';
 import { freshDb, storedTournament, TOURNAMENT_CONFIG, tournamentRows } from './helpers';
+
+/** Stores rows through the writer in the order given, `maxBatch` to a batch record. */
+async function store(db: ParleyDb, runId: string, rows: readonly NegotiationRow[], maxBatch: number): Promise<void> {
+  const writer = new NegotiationWriter(db, runId, { maxBatch, maxDelayMs: Infinity });
+  for (const row of rows) await writer.add(row);
+  await writer.flush();
+}
 
 describe('runs', () => {
   test('createRun stores a running run with no progress, and getRun reads it back', async () => {
@@ -68,12 +78,15 @@ describe('runs', () => {
     const b = await storedTournament(db, { id: 'b', rows: 10 });
     // A run whose id is a prefix of another's must not take the other's negotiations with it.
     const ab = await storedTournament(db, { id: 'a:b', rows: 5 });
-    expect(await db.negotiations.count()).toBe(36 + 10 + 5);
+    const count = async (id: string) => (await loadNegotiations(db, id, { limit: 0 })).total;
+    expect([await count('a'), await count('b'), await count('a:b')]).toEqual([36, 10, 5]);
     await deleteRun(db, 'a');
     expect(await getRun(db, 'a')).toBeUndefined();
-    expect(await db.negotiations.filter((r) => r.runId === 'a').count()).toBe(0);
-    const left = await db.negotiations.toArray();
-    expect(left.map((r) => r.id).sort()).toEqual([...b.rows, ...ab.rows].map((r) => r.id).sort());
+    expect(await count('a')).toBe(0);
+    expect((await db.batches.toArray()).map((r) => r.runId).sort()).toEqual(['a:b', 'b']);
+    expect((await db.digests.toArray()).map((r) => r.runId).sort()).toEqual(['a:b', 'b']);
+    expect((await loadNegotiations(db, 'b')).rows).toEqual(b.rows);
+    expect((await loadNegotiations(db, 'a:b')).rows).toEqual(ab.rows);
     expect(await getRun(db, 'b')).toEqual(b.run);
     expect(await getRun(db, 'a:b')).toEqual(ab.run);
     expect(a.rows).toHaveLength(36);
@@ -224,12 +237,28 @@ describe('negotiations', () => {
     const db = freshDb();
     await storedTournament(db, { id: 'r', rows: 0 });
     // Stored in reverse, read back in plan order.
-    await db.negotiations.bulkPut((await tournamentRows('r')).reverse());
+    await store(db, 'r', (await tournamentRows('r')).reverse(), 5);
     await storedTournament(db, { id: 'q', rows: 4 });
     const seen: number[] = [];
     expect(await forEachNegotiation(db, 'r', (row) => void seen.push(row.index))).toBe(36);
     expect(seen).toEqual([...Array(36).keys()]);
     expect(await forEachNegotiation(db, 'none', () => undefined)).toBe(0);
+  });
+
+  test('batches written out of plan order (evens, then odds) are read in plan order by every reader', async () => {
+    const db = freshDb();
+    await storedTournament(db, { id: 'r', rows: 0 });
+    const rows = await tournamentRows('r');
+    await store(db, 'r', [...rows.filter((r) => r.index % 2 === 0), ...rows.filter((r) => r.index % 2 === 1)], 5);
+    // Each batch holds every other negotiation, so every batch overlaps the next in plan order.
+    expect(await db.batches.count()).toBe(8);
+    const scanned: NegotiationRow[] = [];
+    await scanRun(db, 'r', (chunk) => void scanned.push(...chunk));
+    expect(scanned).toEqual(rows);
+    expect(await loadNegotiations(db, 'r', { offset: 3, limit: 7 })).toEqual({ rows: rows.slice(3, 10), total: 36 });
+    const filter = { seller: 'conceder' };
+    expect(await loadNegotiations(db, 'r', { filter })).toEqual({ rows: rows.filter((r) => r.seller === 'conceder'), total: 9 });
+    expect(await loadNegotiation(db, 'r', rows[7]!.jobId)).toEqual(rows[7]);
   });
 
   test('runs longer than one read chunk are read whole and in order', async () => {
@@ -240,7 +269,9 @@ describe('negotiations', () => {
       const row = base[i % base.length]!;
       return { ...row, id: `big:j${i}`, jobId: `j${i}`, index: i };
     });
-    await db.negotiations.bulkPut([...rows].reverse());
+    // Batches of 300 written last first: reads of 500 cross their edges.
+    await store(db, 'big', [...rows].reverse(), 300);
+    expect(await db.batches.count()).toBe(5);
     const seen: number[] = [];
     expect(await forEachNegotiation(db, 'big', (row) => void seen.push(row.index))).toBe(1234);
     expect(seen).toEqual(rows.map((r) => r.index));

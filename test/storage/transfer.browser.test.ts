@@ -112,10 +112,11 @@ describe('export and import round trip', () => {
     const copy = await loadNegotiations(db, 'copy-1', {});
     expect(copy.rows).toEqual(rows.map((row) => ({ ...row, id: `copy-1:${row.jobId}`, runId: 'copy-1' })));
     // The original is untouched.
-    const after = (await dump(db)) as { runs: { id: string }[]; negotiations: { runId: string }[] };
+    const after = (await dump(db)) as { runs: { id: string }[]; batches: { runId: string }[]; digests: { runId: string }[] };
     expect({
       runs: after.runs.filter((r) => r.id === 'r'),
-      negotiations: after.negotiations.filter((n) => n.runId === 'r'),
+      batches: after.batches.filter((n) => n.runId === 'r'),
+      digests: after.digests.filter((n) => n.runId === 'r'),
       settings: [],
     }).toEqual(before);
     expect(await getRun(db, 'r')).toEqual(run);
@@ -298,8 +299,8 @@ describe('hostile keys', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(Object.prototype).not.toHaveProperty('polluted');
     const run = await getRun(db, 'r');
-    const rows = await db.negotiations.toArray();
-    const stored = JSON.stringify({ run, rows });
+    const { rows } = await loadNegotiations(db, 'r');
+    const stored = JSON.stringify({ run, rows, batches: await db.batches.toArray() });
     expect(stored).not.toMatch(/__proto__|constructor|polluted/);
     for (const value of [run, ...rows, ...rows.map((r) => r.scenario)])
       expect(Object.getPrototypeOf(value)).toBe(Object.prototype);

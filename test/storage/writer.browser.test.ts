@@ -1,8 +1,9 @@
 import { describe, expect, test } from 'vitest';
 import type { ParleyDb } from '../../src/storage/db';
-import { createRun, deleteRun, getRun, runNegotiations } from '../../src/storage/runs';
+import { createRun, deleteRun, getRun, loadNegotiation, loadNegotiations } from '../../src/storage/runs';
+import { NegotiationRowSchema } from '../../src/storage/schema';
 import { NegotiationWriter, StorageFullError } from '../../src/storage/writer';
-import { bulky, dbWithQuota, freshDb, TOURNAMENT_CONFIG, tournamentRows } from './helpers';
+import { bucketUsage, bulky, dbWithQuota, freshDb, TOURNAMENT_CONFIG, tournamentRows, withModelCalls } from './helpers';
 
 async function setup(runId = 'r') {
   const db = freshDb();
@@ -10,7 +11,8 @@ async function setup(runId = 'r') {
   return { db, rows: await tournamentRows(runId) };
 }
 
-const stored = (db: ParleyDb, runId = 'r') => runNegotiations(db, runId).count();
+const stored = async (db: ParleyDb, runId = 'r') => (await loadNegotiations(db, runId, { limit: 0 })).total;
+const storedRows = async (db: ParleyDb, runId = 'r') => (await loadNegotiations(db, runId)).rows;
 const progress = async (db: ParleyDb, runId = 'r') => {
   const run = await getRun(db, runId);
   return { done: run?.done, updatedAt: run?.updatedAt, rows: await stored(db, runId) };
@@ -33,7 +35,7 @@ describe('NegotiationWriter', () => {
     t = 9;
     await writer.flush();
     expect(await progress(db)).toEqual({ done: 8, updatedAt: 9, rows: 8 });
-    expect((await runNegotiations(db, 'r').toArray()).map((r) => r.jobId)).toEqual(rows.slice(0, 8).map((r) => r.jobId));
+    expect((await storedRows(db)).map((r) => r.jobId)).toEqual(rows.slice(0, 8).map((r) => r.jobId));
     await writer.flush();
     expect(await progress(db)).toEqual({ done: 8, updatedAt: 9, rows: 8 });
   });
@@ -77,9 +79,9 @@ describe('NegotiationWriter', () => {
     const reader = (async () => {
       while (writing) {
         seen.push(
-          await db.transaction('r', db.runs, db.negotiations, async () => ({
+          await db.transaction('r', db.runs, db.batches, db.digests, async () => ({
             done: (await db.runs.get('r'))?.done ?? -1,
-            rows: await runNegotiations(db, 'r').count(),
+            rows: await stored(db),
           })),
         );
       }
@@ -102,6 +104,41 @@ describe('NegotiationWriter', () => {
     await writer.add(rows[1]!);
     await writer.add(rows[2]!);
     expect(await progress(db)).toMatchObject({ done: 3, rows: 3 });
+    expect((await storedRows(db)).map((r) => r.jobId)).toEqual(rows.slice(0, 3).map((r) => r.jobId));
+  });
+
+  test('a resumed run counts what is stored once, and a job replayed after a crash is neither stored nor counted again', async () => {
+    const { db, rows } = await setup();
+    const first = new NegotiationWriter(db, 'r', { maxBatch: 4, maxDelayMs: Infinity });
+    for (const row of rows.slice(0, 10)) await first.add(row);
+    // The tab closes here: two batches are stored, the two rows in flight are lost.
+    expect(await progress(db)).toMatchObject({ done: 8, rows: 8 });
+    expect(first.buffered).toBe(2);
+
+    // The resumed run replays jobs 6 and 7, which were stored, with the ones that were not.
+    const resumed = new NegotiationWriter(db, 'r', { maxBatch: 4, maxDelayMs: Infinity });
+    for (const row of rows.slice(6, 12)) await resumed.add(row);
+    await resumed.flush();
+    expect(await progress(db)).toMatchObject({ done: 12, rows: 12 });
+    expect((await storedRows(db)).map((r) => r.jobId)).toEqual(rows.slice(0, 12).map((r) => r.jobId));
+    // A batch made only of replays stores nothing, and the count holds.
+    const again = new NegotiationWriter(db, 'r', { maxBatch: 4, maxDelayMs: Infinity });
+    for (const row of rows.slice(0, 4)) await again.add(row);
+    expect(await progress(db)).toMatchObject({ done: 12, rows: 12 });
+    expect((await db.batches.orderBy('[runId+first]').toArray()).map((b) => b.count)).toEqual([4, 4, 2, 2]);
+  });
+
+  test('a run with model agents (calls with prompts, raw answers and thinking) fits the same layout', async () => {
+    const { db, rows } = await setup();
+    const withCalls = rows.slice(0, 6).map(withModelCalls);
+    const writer = new NegotiationWriter(db, 'r', { maxBatch: 4, maxDelayMs: Infinity });
+    for (const row of withCalls) await writer.add(row);
+    await writer.flush();
+    expect(await storedRows(db)).toEqual(withCalls);
+    for (const row of withCalls) expect(await loadNegotiation(db, 'r', row.jobId)).toEqual(row);
+    const stored = (await storedRows(db))[2]!;
+    expect(NegotiationRowSchema.parse(stored)).toEqual(withCalls[2]);
+    expect(stored.events[0]).toMatchObject({ call: { thinking: expect.stringContaining('"quoted"') } });
   });
 
   test('rows for a run deleted meanwhile are dropped, not left behind', async () => {
@@ -110,7 +147,8 @@ describe('NegotiationWriter', () => {
     await writer.add(rows[0]!);
     await deleteRun(db, 'r');
     await writer.add(rows[1]!);
-    expect(await db.negotiations.count()).toBe(0);
+    expect(await db.batches.count()).toBe(0);
+    expect(await db.digests.count()).toBe(0);
     expect(await getRun(db, 'r')).toBeUndefined();
   });
 
@@ -152,11 +190,12 @@ describe('a full disk', () => {
 
     // The user deletes the old run; the same rows go in on the next flush.
     await deleteRun(db, 'old');
+    expect(await bucketUsage(db)).toBeLessThan(1_000_000);
     t = 3;
     await writer.flush();
     expect(await progress(db)).toEqual({ done: 14, updatedAt: 3, rows: 14 });
     expect(writer.buffered).toBe(0);
-    const stored14 = await runNegotiations(db, 'r').toArray();
+    const stored14 = await storedRows(db);
     expect(stored14.map((r) => r.jobId)).toEqual(rows.slice(0, 14).map((r) => r.jobId));
     expect(stored14[10]!.events.at(-2)).toMatchObject({ type: 'invalid', reason: 'not JSON' });
   });
