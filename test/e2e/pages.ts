@@ -20,7 +20,7 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 }
 
 /** Every row of one object store of the app's database, read straight from IndexedDB in the page. */
-export function storedRows<T>(page: Page, store: 'runs' | 'negotiations'): Promise<T[]> {
+export function storedRows<T>(page: Page, store: 'runs' | 'batches'): Promise<T[]> {
   return page.evaluate(async (name) => {
     const db: IDBDatabase = await new Promise((resolve, reject) => {
       const open = indexedDB.open('parley');
@@ -39,16 +39,22 @@ export function storedRows<T>(page: Page, store: 'runs' | 'negotiations'): Promi
   }, store);
 }
 
+/** Every stored negotiation of every run (its export JSON, and its run's id), read straight from the batch records in the page. */
+export async function storedNegotiations<T extends object>(page: Page): Promise<(T & { runId: string })[]> {
+  const batches = await storedRows<{ runId: string; negotiations: string[] }>(page, 'batches');
+  return batches.flatMap((b) => b.negotiations.map((json) => ({ ...(JSON.parse(json) as T), runId: b.runId })));
+}
+
 /** Runs and their negotiation counts, read straight from IndexedDB in the page. */
 export async function storedRuns(page: Page): Promise<{ id: string; status: string; done: number; negotiations: number; standings: unknown }[]> {
   const runs = await storedRows<{ id: string; status: string; done: number; standings: unknown }>(page, 'runs');
-  const negotiations = await storedRows<{ runId: string }>(page, 'negotiations');
+  const batches = await storedRows<{ runId: string; count: number }>(page, 'batches');
   return runs.map((r) => ({
     id: r.id,
     status: r.status,
     done: r.done,
     standings: r.standings,
-    negotiations: negotiations.filter((n) => n.runId === r.id).length,
+    negotiations: batches.filter((b) => b.runId === r.id).reduce((sum, b) => sum + b.count, 0),
   }));
 }
 

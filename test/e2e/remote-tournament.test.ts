@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { Browser } from './harness';
-import { configureTournament, openApp, storedRows, storedRuns } from './pages';
+import { configureTournament, openApp, storedNegotiations, storedRuns } from './pages';
 import { malformed, rateLimited, start, type ChatServer } from '../support/chat-server';
 import { policy, policyAnswer } from '../support/policy-model';
 import type { BilateralEvent } from '../../src/core/bilateral/events';
@@ -59,7 +59,7 @@ describe('a tournament of remote models over the real HTTP clients in Chromium',
     const run = (await storedRuns(page)).find((r) => r.status === 'done' && r.negotiations === 12);
     expect(run).toBeDefined();
 
-    const rows = (await storedRows<StoredNegotiation>(page, 'negotiations')).filter((r) => r.runId === run?.id);
+    const rows = (await storedNegotiations<StoredNegotiation>(page)).filter((r) => r.runId === run?.id);
     expect(rows).toHaveLength(12);
     let moves = 0;
     let invalid = 0;

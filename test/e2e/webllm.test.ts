@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { Browser } from './harness';
-import { configureTournament, openApp, screenshot, storedRows, storedRuns } from './pages';
+import { configureTournament, openApp, screenshot, storedNegotiations, storedRuns } from './pages';
 import type { BilateralEvent } from '../../src/core/bilateral/events';
 
 const SMALL = 'webllm:Qwen3-0.6B-q4f32_1-MLC';
@@ -17,7 +17,7 @@ const NO_WEIGHTS = 'webllm:Qwen3-1.7B-q4f32_1-MLC';
 
 /** The model calls stored for one run: backend and model of every event that has a call. */
 async function storedCalls(page: Page, runId: string): Promise<{ backend: string; model: string; actor: string }[]> {
-  const rows = await storedRows<{ runId: string; events: BilateralEvent[] }>(page, 'negotiations');
+  const rows = await storedNegotiations<{ events: BilateralEvent[] }>(page);
   return rows
     .filter((r) => r.runId === runId)
     .flatMap((r) =>

@@ -4,7 +4,7 @@ import RunExports from '../../src/ui/components/RunExports.svelte';
 import { NEGOTIATIONS_CSV_HEADER, STANDINGS_CSV_HEADER } from '../../src/core/bilateral/csv';
 import { computeMetrics } from '../../src/core/bilateral/metrics';
 import { negotiationId, type NegotiationRow } from '../../src/storage/schema';
-import { freshDb, storedTournament } from '../storage/helpers';
+import { freshDb, storedTournament, storeRows } from '../storage/helpers';
 import { cleanup, must, render, text } from './helpers.svelte';
 import { parseCsv } from '../support/csv';
 
@@ -34,7 +34,7 @@ describe('RunExports', () => {
         const jobId = `${row.jobId}-copy${copy}`;
         more.push({ ...row, id: negotiationId(run.id, jobId), jobId, index: row.index + copy * rows.length });
       }
-    await db.negotiations.bulkPut(more);
+    await storeRows(db, run.id, more);
     const stored = [...rows, ...more];
 
     const saved = downloads();

@@ -6,13 +6,12 @@ import RunsPage from '../../src/ui/pages/RunsPage.svelte';
 import ComparePage from '../../src/ui/pages/ComparePage.svelte';
 import { Aggregator } from '../../src/core/bilateral/aggregate';
 import { computeMetrics } from '../../src/core/bilateral/metrics';
-import { digestsOf } from '../../src/storage/digest';
 import type { ParleyDb } from '../../src/storage/db';
 import type { NegotiationRow, RunRow } from '../../src/storage/schema';
 import { RunsStore } from '../../src/ui/state/runs.svelte';
 import { TournamentSession } from '../../src/ui/state/tournament.svelte';
 import { href, parseRoute, type RunQuery } from '../../src/ui/state/router.svelte';
-import { freshDb, storedTournament, TOURNAMENT, tournamentRows } from '../storage/helpers';
+import { freshDb, storedTournament, storeRows, TOURNAMENT, tournamentRows } from '../storage/helpers';
 import { cleanup, control, must, reactive, render, text } from './helpers.svelte';
 
 afterEach(cleanup);
@@ -48,11 +47,8 @@ async function storeRun(db: ParleyDb, id: string, name: string, rows: Negotiatio
     message: null,
     standings: standingsOf(own),
   };
-  await db.transaction('rw', db.runs, db.negotiations, db.digests, async () => {
-    await db.negotiations.bulkPut(own);
-    await db.digests.bulkPut(digestsOf(id, own));
-    await db.runs.put(run);
-  });
+  await db.runs.put(run);
+  await storeRows(db, id, own);
   return run;
 }
 

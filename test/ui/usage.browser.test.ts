@@ -16,7 +16,8 @@ import { getPrices, putPrice } from '../../src/storage/prices';
 import { PriceBook } from '../../src/ui/state/prices.svelte';
 import { playModelTournament } from '../support/model-tournament';
 import { cleanup, must, reactive, render, text } from './helpers.svelte';
-import { freshDb } from '../storage/helpers';
+import { freshDb, storeRows } from '../storage/helpers';
+import { deleteRun } from '../../src/storage/runs';
 
 afterEach(cleanup);
 
@@ -89,10 +90,10 @@ describe('NegotiationPage', () => {
     const runId = `usage-test-${crypto.randomUUID()}`;
     const played = results.find((r) => r.buyer === 'openai:model-a' && r.seller === 'groq:model-b')!;
     const price: Price = { inputPerMTok: 2, outputPerMTok: 8 };
-    await db.negotiations.put(negotiationRow(runId, played));
+    await storeRows(db, runId, [negotiationRow(runId, played)]);
     await putPrice(db, 'openai:model-a', price);
     onTestFinished(async () => {
-      await db.negotiations.delete(negotiationRow(runId, played).id);
+      await deleteRun(db, runId);
       await deletePrice(db, 'openai:model-a');
     });
     const target = render(NegotiationPage, { runId, jobId: played.id });

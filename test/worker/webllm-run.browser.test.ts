@@ -9,7 +9,7 @@ import type { LoadedEngine } from '../../src/agents/backends/webllm/engine';
 import { EnginePool, type EngineStatus } from '../../src/agents/backends/webllm/pool';
 import { computeMetrics } from '../../src/core/bilateral/metrics';
 import { openDb } from '../../src/storage';
-import { getRun, runNegotiations } from '../../src/storage/runs';
+import { getRun, loadNegotiations } from '../../src/storage/runs';
 import { ArenaGame } from '../../src/worker/arena';
 import type { FromWorker } from '../../src/worker/messages';
 import { TournamentRun, type RunHost } from '../../src/worker/tournament-run';
@@ -61,7 +61,7 @@ describe('WebLLM seats in the worker', () => {
     const run = await TournamentRun.start(t.host, runId, 'webllm', config);
     expect(await run.play()).toBe('done');
     expect(t.loads()).toBe(1);
-    const rows = await runNegotiations(db, runId).toArray();
+    const rows = (await loadNegotiations(db, runId)).rows;
     expect(rows).toHaveLength(PLANNED);
     const scenarios = generateScenarios({ preset: 'standard', seed: 11, count: 3, deadline: { kind: 'fixed', turns: 12 }, firstMover: 'seller' });
     for (const row of rows) {
@@ -102,7 +102,7 @@ describe('WebLLM seats in the worker', () => {
     expect(paused?.status).toBe('paused');
     expect(paused?.message).toContain('The GPU stopped working');
     expect(paused?.message).toContain('nothing saved was lost');
-    const stored = await runNegotiations(db, runId).toArray();
+    const stored = (await loadNegotiations(db, runId)).rows;
     expect(stored.length).toBeGreaterThan(0);
     expect(stored.length).toBeLessThan(PLANNED);
     const last = stored.at(-1);
@@ -115,7 +115,7 @@ describe('WebLLM seats in the worker', () => {
 
     expect(await new TournamentRun(t.host, runId).play()).toBe('done');
     expect(t.loads()).toBe(2);
-    const all = await runNegotiations(db, runId).toArray();
+    const all = (await loadNegotiations(db, runId)).rows;
     expect(all).toHaveLength(PLANNED);
     expect(all.slice(0, stored.length)).toEqual(stored);
     expect(all.filter((r) => r.outcome === 'error')).toHaveLength(1);
@@ -161,7 +161,7 @@ describe('WebLLM seats in the worker', () => {
     const runId = await game.play();
     expect(runId).not.toBeNull();
     expect(t.loads()).toBe(1);
-    const [row] = await runNegotiations(db, runId as string).toArray();
+    const [row] = (await loadNegotiations(db, runId as string)).rows;
     const actors = new Set(row?.events.flatMap((e) => (e.type === 'move' && e.call?.backend === 'webllm' ? [e.actor] : [])));
     expect(actors).toEqual(new Set(['buyer', 'seller']));
     expect(row?.outcome).not.toBe('error');
