@@ -208,7 +208,7 @@ export type AnyChartConfig = ChartConfiguration<ChartType, any, any>;
  * Replaces data and options while keeping each dataset object (matched by index), so Chart.js
  * animates from the old values and keeps its state instead of rebuilding the chart.
  */
-function applyConfig(chart: Chart, config: AnyChartConfig): void {
+function applyConfig(chart: Chart, config: AnyChartConfig, mode?: 'none'): void {
   const data = chart.data;
   data.labels = config.data.labels ?? [];
   const next = config.data.datasets as ChartDataset[];
@@ -223,45 +223,67 @@ function applyConfig(chart: Chart, config: AnyChartConfig): void {
   });
   data.datasets.length = next.length;
   chart.options = config.options ?? {};
-  chart.update();
+  chart.update(mode);
 }
 
 /**
- * Chart work runs one job per task, so a page that draws several charts at once never blocks
- * the main thread for the sum of them (each stays well under a long task).
+ * Runs `job` in a task of its own, after the jobs queued before it: a page that draws several
+ * charts at once never blocks the main thread for the sum of them. Returns a cancel.
  */
-const jobs: (() => void)[] = [];
-let draining = false;
-function inOwnTask(job: () => void): void {
-  jobs.push(job);
+export function inOwnTask(job: () => void): () => void {
+  const entry = { job };
+  jobs.push(entry);
   if (!draining) {
     draining = true;
     setTimeout(drain, 0);
   }
+  return () => {
+    entry.job = () => {};
+  };
 }
+const jobs: { job: () => void }[] = [];
+let draining = false;
 function drain(): void {
-  jobs.shift()?.();
+  jobs.shift()?.job();
   if (jobs.length > 0) setTimeout(drain, 0);
   else draining = false;
 }
 
+/** The chart without its data: its canvas, scales and events, the cheaper half of building it. */
+const withoutData = (config: AnyChartConfig): AnyChartConfig => ({
+  ...config,
+  data: { labels: [], datasets: [] },
+  options: { ...config.options, animation: false },
+});
+
 /**
  * `<canvas use:chart={config}>`: draws once Chart.js has loaded, redraws in place whenever
  * `config` changes (coalescing changes that arrive before the redraw) and destroys the chart
- * with the canvas.
+ * with the canvas. The first drawing takes two tasks (the chart, then its data) and does not
+ * animate in; later changes animate as the config says.
  */
 export const chart: Action<HTMLCanvasElement, AnyChartConfig> = (canvas, initial) => {
   let latest = initial;
   let instance: Chart | null = null;
+  let drawn = false;
   let destroyed = false;
-  let redrawQueued = false;
+  let cancelBuild: (() => void)[] = [];
+  let cancelRedraw: (() => void) | null = null;
   loadChart().then(
-    (ChartJs) =>
-      inOwnTask(() => {
-        if (destroyed) return;
-        instance = new ChartJs(canvas, latest);
-        canvas.dataset.chartReady = 'true';
-      }),
+    (ChartJs) => {
+      if (destroyed) return;
+      cancelBuild = [
+        inOwnTask(() => {
+          instance = new ChartJs(canvas, withoutData(latest));
+        }),
+        inOwnTask(() => {
+          if (!instance) return;
+          applyConfig(instance, latest, 'none');
+          drawn = true;
+          canvas.dataset.chartReady = 'true';
+        }),
+      ];
+    },
     (e: unknown) => {
       canvas.dataset.chartError = e instanceof Error ? e.message : String(e);
     },
@@ -269,15 +291,16 @@ export const chart: Action<HTMLCanvasElement, AnyChartConfig> = (canvas, initial
   return {
     update(config) {
       latest = config;
-      if (!instance || redrawQueued) return;
-      redrawQueued = true;
-      inOwnTask(() => {
-        redrawQueued = false;
-        if (instance && !destroyed) applyConfig(instance, latest);
+      if (!drawn || cancelRedraw) return;
+      cancelRedraw = inOwnTask(() => {
+        cancelRedraw = null;
+        if (instance) applyConfig(instance, latest);
       });
     },
     destroy() {
       destroyed = true;
+      for (const cancel of cancelBuild) cancel();
+      cancelRedraw?.();
       instance?.destroy();
       instance = null;
     },

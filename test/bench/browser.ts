@@ -19,6 +19,8 @@ const SCENARIOS_PER_PAIR = Number(process.env.SCENARIOS ?? 500);
 /** The results page's charts: four by tier and zone width, two of behaviour, one of deal positions. */
 const CHARTS = 7;
 const PROFILE = process.env.BENCH_PROFILE;
+/** BENCH_CPU_SLOWDOWN=4 runs the page's main thread four times slower (CDP CPU throttling), as a busy machine would. */
+const SLOWDOWN = Number(process.env.BENCH_CPU_SLOWDOWN ?? 1);
 
 interface Marks {
   clickAt: number | null;
@@ -120,6 +122,7 @@ try {
   await page.addInitScript(instrument, CHARTS);
   const cdp = await browser.context.newCDPSession(page);
   const heap = await heapMeter(cdp);
+  if (SLOWDOWN > 1) await cdp.send('Emulation.setCPUThrottlingRate', { rate: SLOWDOWN });
   await page.goto(`${served.url}#/tournament`);
   await page.getByLabel('Scenarios per ordered pair').fill(String(SCENARIOS_PER_PAIR));
   const usage = () =>
@@ -147,8 +150,10 @@ try {
   const clickAt = marks.clickAt ?? 0;
   const storedS = ((marks.finishedAt ?? 0) - clickAt) / 1000;
   const chartedS = ((marks.chartsAt ?? 0) - clickAt) / 1000;
-  const during = marks.longTasks.filter((t) => t.start >= clickAt && t.start < (marks.finishedAt ?? Infinity));
-  const charting = marks.longTasks.filter((t) => t.start >= (marks.finishedAt ?? Infinity));
+  // "Finished." is seen at the end of the task that rendered it: that task is the results' first.
+  const finishedAt = marks.finishedAt ?? Infinity;
+  const during = marks.longTasks.filter((t) => t.start >= clickAt && t.start + t.duration < finishedAt);
+  const charting = marks.longTasks.filter((t) => t.start + t.duration >= finishedAt);
   const longest = (tasks: { duration: number }[]) => Math.max(0, ...tasks.map((t) => t.duration));
   // Give IndexedDB a moment to settle its files before measuring.
   await page.waitForTimeout(1500);
@@ -175,7 +180,7 @@ try {
   const ms = (t: number) => `${t.toFixed(0)} ms`;
   const list = (ts: { start: number; duration: number }[]) =>
     ts.length === 0 ? 'none' : ts.map((t) => `${ms(t.duration)} at ${((t.start - clickAt) / 1000).toFixed(2)} s`).join(', ');
-  console.log(`machine: ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, load ${os.loadavg()[0]?.toFixed(2)}; Chromium headless (${browser.context.browser()?.version() ?? 'Debian build'})`);
+  console.log(`machine: ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, load ${os.loadavg()[0]?.toFixed(2)}; Chromium headless (${browser.context.browser()?.version() ?? 'Debian build'})${SLOWDOWN > 1 ? `, page CPU slowed ${SLOWDOWN}×` : ''}`);
   console.log(`tournament: ${planned.toLocaleString('en-US')} negotiations (6 deterministic strategies, ${SCENARIOS_PER_PAIR} scenarios per ordered pair)`);
   console.log(`click to every negotiation stored ("Finished."): ${storedS.toFixed(2)} s (${Math.round(planned / storedS).toLocaleString('en-US')} per second)`);
   console.log(`click to all ${CHARTS} charts drawn (built, one frame painted): ${chartedS.toFixed(2)} s`);

@@ -35,10 +35,11 @@ describe('Tournament and Runs', () => {
     leaderboardText = (await page.locator('section[aria-labelledby="leaderboard-title"] table').textContent()) ?? '';
     // Final standings carry 95% intervals.
     expect(leaderboardText).toMatch(/\d+\.\d%\s*\d+\.\d%–\d+\.\d%/);
-    // Surplus share and deal rate, each by price tier and by zone width.
-    expect(await page.locator('section[aria-labelledby="tiers-title"] canvas').count()).toBe(4);
-    expect(await page.locator('section[aria-labelledby="prices-title"] canvas').count()).toBe(1);
-    expect(await page.locator('section[aria-labelledby="h2h-title"] tbody tr').count()).toBe(3);
+    // Surplus share and deal rate, each by price tier and by zone width (the sections below the
+    // leaderboard and their charts come one task after another).
+    await expect.poll(() => page.locator('section[aria-labelledby="tiers-title"] canvas').count()).toBe(4);
+    await expect.poll(() => page.locator('section[aria-labelledby="prices-title"] canvas').count()).toBe(1);
+    await expect.poll(() => page.locator('section[aria-labelledby="h2h-title"] tbody tr').count()).toBe(3);
     await screenshot(page, 'tournament');
     const runs = await storedRuns(page);
     expect(runs).toHaveLength(1);

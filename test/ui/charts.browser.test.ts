@@ -16,9 +16,9 @@ import { agent, cleanup, must, play, reactive, render, standings, text } from '.
 
 afterEach(cleanup);
 
-/** The Chart.js instance on the one canvas in `target`, once it has loaded. */
+/** The Chart.js instance on the one canvas in `target`, once it has loaded (the canvas comes a task after its box). */
 async function chartIn(target: HTMLElement) {
-  const canvas = must(target.querySelector('canvas'), 'canvas');
+  const canvas = await vi.waitFor(() => must(target.querySelector('canvas'), 'canvas'));
   return chartOn(canvas);
 }
 
