@@ -3,8 +3,9 @@
  * `x-api-key`, `anthropic-version` and the header that allows direct browser access. Moves come
  * by tools (Anthropic has no JSON-schema decoding here); thinking is extended thinking.
  */
-import { endpoint, fetchJson, httpOptionsFor, type TransportOptions } from './http';
-import { BackendError, type ChatBackend, type ChatRequest, type ChatResponse } from './types';
+import { err, ok, type Result } from '../../core/result';
+import { endpoint, fetchJson, httpOptionsFor, type AnswerFault, type TransportOptions } from './http';
+import type { ChatBackend, ChatRequest, ChatResponse } from './types';
 import { countOf, isRecord, splitSystem, textOf, withThinking } from './wire';
 
 export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
@@ -41,8 +42,7 @@ export function anthropicBackend(opts: AnthropicBackendOptions): ChatBackend {
     capabilities: { jsonSchema: false, tools: true, thinking: opts.thinking ?? false },
     async complete(request, signal) {
       const body = anthropicRequestBody(opts.model, request, (opts.thinking ?? false) ? thinkingBudget : undefined);
-      const answer = await fetchJson(url, { method: 'POST', headers, body: JSON.stringify(body), signal }, http);
-      return parseAnthropicMessage(answer);
+      return fetchJson(url, { method: 'POST', headers, body: JSON.stringify(body), signal }, http, parseAnthropicMessage);
     },
   };
 }
@@ -67,10 +67,10 @@ export function anthropicRequestBody(model: string, request: ChatRequest, thinki
   return body;
 }
 
-/** Text blocks joined, thinking blocks before them as `<think>`, `tool_use` blocks as tool calls. */
-export function parseAnthropicMessage(answer: unknown): ChatResponse {
+/** Text blocks joined, thinking blocks before them as `<think>`, `tool_use` blocks as tool calls; no content is worth another attempt. */
+export function parseAnthropicMessage(answer: unknown): Result<ChatResponse, AnswerFault> {
   if (!isRecord(answer) || !Array.isArray(answer.content))
-    throw new BackendError('bad-response', 'anthropic: the answer has no content');
+    return err({ kind: 'bad-response', message: 'anthropic: the answer has no content', retry: true });
   const texts: string[] = [];
   const thoughts: string[] = [];
   const toolCalls: { name: string; arguments: string }[] = [];
@@ -89,5 +89,5 @@ export function parseAnthropicMessage(answer: unknown): ChatResponse {
   };
   if (toolCalls.length > 0) response.toolCalls = toolCalls;
   if (typeof answer.model === 'string' && answer.model !== '') response.model = answer.model;
-  return response;
+  return ok(response);
 }

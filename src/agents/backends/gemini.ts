@@ -3,8 +3,9 @@
  * `x-goog-api-key`). Moves by `responseSchema` (Gemini's OpenAPI-subset dialect, converted here)
  * or by function declarations.
  */
-import { endpoint, fetchJson, httpOptionsFor, type TransportOptions } from './http';
-import { BackendError, type ChatBackend, type ChatRequest, type ChatResponse } from './types';
+import { err, ok, type Result } from '../../core/result';
+import { endpoint, fetchJson, httpOptionsFor, type AnswerFault, type TransportOptions } from './http';
+import type { ChatBackend, ChatRequest, ChatResponse } from './types';
 import { countOf, isRecord, splitSystem, textOf, withThinking } from './wire';
 
 export const GEMINI_BASE_URL = 'https://generativelanguage.googleapis.com';
@@ -35,8 +36,7 @@ export function geminiBackend(opts: GeminiBackendOptions): ChatBackend {
     capabilities: { jsonSchema: true, tools: true, thinking },
     async complete(request, signal) {
       const body = geminiRequestBody(request, thinking);
-      const answer = await fetchJson(url, { method: 'POST', headers, body: JSON.stringify(body), signal }, http);
-      return parseGeminiResponse(answer);
+      return fetchJson(url, { method: 'POST', headers, body: JSON.stringify(body), signal }, http, parseGeminiResponse);
     },
   };
 }
@@ -122,13 +122,18 @@ function geminiType(type: unknown): Record<string, unknown> {
   return out;
 }
 
-/** The first candidate's parts: thoughts before the text as `<think>`, function calls as tool calls. */
-export function parseGeminiResponse(answer: unknown): ChatResponse {
-  if (!isRecord(answer)) throw new BackendError('bad-response', 'gemini answered with no JSON object');
+/**
+ * The first candidate's parts: thoughts before the text as `<think>`, function calls as tool calls.
+ * No candidate is worth another attempt, but for a blocked prompt, which would be blocked again.
+ */
+export function parseGeminiResponse(answer: unknown): Result<ChatResponse, AnswerFault> {
+  if (!isRecord(answer)) return err({ kind: 'bad-response', message: 'gemini answered with no JSON object', retry: true });
   const candidate = Array.isArray(answer.candidates) ? (answer.candidates[0] as unknown) : undefined;
   if (!isRecord(candidate)) {
     const blocked = isRecord(answer.promptFeedback) ? textOf(answer.promptFeedback.blockReason) : '';
-    throw new BackendError('bad-response', blocked ? `gemini refused the prompt (${blocked})` : 'gemini answered with no candidate');
+    return blocked
+      ? err({ kind: 'bad-response', message: `gemini refused the prompt (${blocked})`, retry: false })
+      : err({ kind: 'bad-response', message: 'gemini answered with no candidate', retry: true });
   }
   const parts = isRecord(candidate.content) && Array.isArray(candidate.content.parts) ? (candidate.content.parts as unknown[]) : [];
   const texts: string[] = [];
@@ -150,5 +155,5 @@ export function parseGeminiResponse(answer: unknown): ChatResponse {
   };
   if (toolCalls.length > 0) response.toolCalls = toolCalls;
   if (typeof answer.modelVersion === 'string' && answer.modelVersion !== '') response.model = answer.modelVersion;
-  return response;
+  return ok(response);
 }

@@ -1,10 +1,13 @@
 /**
  * What every remote backend shares: one JSON POST with a timeout per attempt, retries with
- * exponential backoff and full jitter on 429, 5xx and network failures (honouring Retry-After),
- * an abort that stops everything at once, and errors that carry the provider's own message with
- * any key blanked out. Sleep, randomness and the wall clock are passed in so tests are exact.
+ * exponential backoff and full jitter on 429, 5xx, network failures and 200s that carry no usable
+ * answer (honouring Retry-After), an abort that stops everything at once, and errors that carry
+ * the provider's own message with any key blanked out. A key that comes back inside an answer is
+ * blanked out of it before anyone reads it. Sleep, randomness and the wall clock are passed in so
+ * tests are exact.
  */
-import { BackendError, redactSecrets, type BackendErrorOptions } from './types';
+import { ok, type Result } from '../../core/result';
+import { BackendError, redactDeep, redactSecrets, type BackendErrorOptions } from './types';
 
 export type Sleep = (ms: number, signal: AbortSignal) => Promise<void>;
 
@@ -52,10 +55,32 @@ class Retryable {
 }
 
 /**
- * POSTs (or whatever `init` says) and returns the parsed JSON answer. Rejects with the caller's
- * abort reason once `init.signal` is aborted (never retrying), else with a BackendError.
+ * Why a 200's JSON is no answer, as a client's reader says: `retry` when another attempt may well
+ * bring one (an empty or truncated answer, an upstream failure reported in a 200), not when the
+ * same request would get the same refusal (a prompt the provider blocks).
  */
-export async function fetchJson(url: string, init: RequestInit, opts: HttpOptions): Promise<unknown> {
+export interface AnswerFault {
+  kind: 'bad-response' | 'http';
+  message: string;
+  retry: boolean;
+}
+
+/** Reads a provider's parsed JSON into what the client returns, or says why it cannot. */
+export type AnswerReader<T> = (answer: unknown) => Result<T, AnswerFault>;
+
+const asIs: AnswerReader<unknown> = (answer) => ok(answer);
+
+/**
+ * POSTs (or whatever `init` says) and returns the answer read by `read` (by default the parsed
+ * JSON as it is). Rejects with the caller's abort reason once `init.signal` is aborted (never
+ * retrying), else with a BackendError that says how many attempts were made.
+ */
+export async function fetchJson<T = unknown>(
+  url: string,
+  init: RequestInit,
+  opts: HttpOptions,
+  read: AnswerReader<T> = asIs as AnswerReader<T>,
+): Promise<T> {
   const signal = init.signal ?? NEVER_ABORTED;
   const maxRetries = Math.max(0, Math.floor(opts.maxRetries ?? HTTP_DEFAULTS.maxRetries));
   const sleep = opts.sleep ?? realSleep;
@@ -64,16 +89,26 @@ export async function fetchJson(url: string, init: RequestInit, opts: HttpOption
     let failure: BackendError;
     const release = opts.limiter ? await opts.limiter.acquire(signal) : undefined;
     try {
-      return await attemptOnce(url, { ...init, signal }, opts);
+      return await attemptOnce(url, { ...init, signal }, opts, read);
     } catch (e) {
       if (!(e instanceof Retryable)) throw e;
       failure = e.error;
     } finally {
       release?.();
     }
-    if (attempt >= maxRetries) throw failure;
+    if (attempt >= maxRetries) throw attempt === 0 ? failure : gaveUp(failure, attempt + 1);
     await sleep(retryDelay(attempt, failure, opts), signal);
   }
+}
+
+/** The last failure, saying that it was the last of several attempts. */
+function gaveUp(failure: BackendError, attempts: number): BackendError {
+  const { status, retryAfterMs } = failure;
+  return new BackendError(failure.kind, `${failure.message} (gave up after ${attempts} attempts)`, {
+    ...(status === undefined ? {} : { status }),
+    ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    ...(failure.cause === undefined ? {} : { cause: failure.cause }),
+  });
 }
 
 /** How long to wait before retry `attempt` (from 0): what the provider asked, else backoff with full jitter. */
@@ -83,7 +118,12 @@ export function retryDelay(attempt: number, failure: BackendError, opts: HttpOpt
   return Math.floor((opts.random ?? Math.random)() * ceiling);
 }
 
-async function attemptOnce(url: string, init: RequestInit & { signal: AbortSignal }, opts: HttpOptions): Promise<unknown> {
+async function attemptOnce<T>(
+  url: string,
+  init: RequestInit & { signal: AbortSignal },
+  opts: HttpOptions,
+  read: AnswerReader<T>,
+): Promise<T> {
   const caller = init.signal;
   const timeoutMs = opts.timeoutMs ?? HTTP_DEFAULTS.timeoutMs;
   const timeout = AbortSignal.timeout(timeoutMs);
@@ -117,13 +157,22 @@ async function attemptOnce(url: string, init: RequestInit & { signal: AbortSigna
     });
     throw isRetryable(status) ? new Retryable(error) : error;
   }
+  // A proxy or an overloaded server may answer 200 with nothing, or with an HTML page: as
+  // transient as a 5xx, so retried like one.
+  const status = response.status;
+  if (text.trim() === '') throw new Retryable(fail('bad-response', `${opts.provider} answered ${status} with an empty body`, { status }));
+  let parsed: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    parsed = JSON.parse(text) as unknown;
   } catch {
-    throw fail('bad-response', `${opts.provider} answered ${response.status} with something that is not JSON: ${clip(text, 200)}`, {
-      status: response.status,
-    });
+    throw new Retryable(
+      fail('bad-response', `${opts.provider} answered ${status} with something that is not JSON: ${clip(text, 200)}`, { status }),
+    );
   }
+  const answer = read(redactDeep(parsed, secrets));
+  if (answer.ok) return answer.value;
+  const error = fail(answer.error.kind, answer.error.message, { status });
+  throw answer.error.retry ? new Retryable(error) : error;
 }
 
 const isRetryable = (status: number): boolean => status === 408 || status === 429 || status >= 500;

@@ -3,8 +3,9 @@
  * OpenRouter, Groq, Together, DeepSeek, and local Ollama, LM Studio and vLLM servers. It sends
  * only what a browser may: `Content-Type` and, with a key, `Authorization: Bearer`.
  */
-import { endpoint, fetchJson, httpOptionsFor, type TransportOptions } from './http';
-import { BackendError, type ChatBackend, type ChatRequest, type ChatResponse } from './types';
+import { err, ok, type Result } from '../../core/result';
+import { endpoint, fetchJson, httpOptionsFor, type AnswerFault, type TransportOptions } from './http';
+import type { ChatBackend, ChatRequest, ChatResponse } from './types';
 import { countOf, isRecord, textOf, withThinking } from './wire';
 
 /**
@@ -48,8 +49,7 @@ export function openAiBackend(opts: OpenAiBackendOptions): ChatBackend {
     capabilities: { jsonSchema: jsonMode !== 'none', tools: opts.tools ?? true, thinking: thinkingControl !== 'none' },
     async complete(request, signal) {
       const body = requestBody(opts.model, request, { jsonMode, thinkingControl, maxTokensField: opts.maxTokensField ?? 'max_tokens' });
-      const answer = await fetchJson(url, { method: 'POST', headers, body: JSON.stringify(body), signal }, http);
-      return parseCompletion(answer, name);
+      return fetchJson(url, { method: 'POST', headers, body: JSON.stringify(body), signal }, http, (answer) => parseCompletion(answer, name));
     },
   };
 }
@@ -85,16 +85,21 @@ export function requestBody(model: string, request: ChatRequest, opts: BodyOptio
 
 /**
  * The answer of a Chat Completions response: content, tool calls (arguments kept as JSON text),
- * reasoning (`reasoning_content` or `reasoning`) put before the text as `<think>…</think>`.
+ * reasoning (`reasoning_content` or `reasoning`) put before the text as `<think>…</think>`. An
+ * answer with no message is worth another attempt, as is an upstream failure reported in a 200
+ * (OpenRouter) unless its code says the request itself was wrong.
  */
-export function parseCompletion(answer: unknown, provider: string): ChatResponse {
-  if (!isRecord(answer)) throw new BackendError('bad-response', `${provider} answered with no JSON object`);
+export function parseCompletion(answer: unknown, provider: string): Result<ChatResponse, AnswerFault> {
+  if (!isRecord(answer)) return err({ kind: 'bad-response', message: `${provider} answered with no JSON object`, retry: true });
   const choice = Array.isArray(answer.choices) ? (answer.choices[0] as unknown) : undefined;
   const message = isRecord(choice) ? choice.message : undefined;
   if (!isRecord(message)) {
-    // OpenRouter reports some upstream failures as a 200 with an `error` object.
-    const error = isRecord(answer.error) ? textOf(answer.error.message) : '';
-    throw new BackendError(error ? 'http' : 'bad-response', `${provider}: ${error || 'the answer has no message'}`);
+    const error = isRecord(answer.error) ? answer.error : undefined;
+    const said = error ? textOf(error.message) : '';
+    if (!said) return err({ kind: 'bad-response', message: `${provider}: the answer has no message`, retry: true });
+    const code = error?.code;
+    const clientError = typeof code === 'number' && code >= 400 && code < 500 && code !== 408 && code !== 429;
+    return err({ kind: 'http', message: `${provider}: ${said}`, retry: !clientError });
   }
   const toolCalls: { name: string; arguments: string }[] = [];
   if (Array.isArray(message.tool_calls))
@@ -114,7 +119,7 @@ export function parseCompletion(answer: unknown, provider: string): ChatResponse
   };
   if (toolCalls.length > 0) response.toolCalls = toolCalls;
   if (typeof answer.model === 'string' && answer.model !== '') response.model = answer.model;
-  return response;
+  return ok(response);
 }
 
 export interface ProviderPreset {

@@ -89,9 +89,94 @@ export class BackendError extends Error {
   }
 }
 
-/** Replaces every occurrence of each secret (of a length worth hiding) with `[redacted]`. */
+const REDACTED = '[redacted]';
+/** Shorter secrets are blanked only where they appear exactly; longer ones however they are written. */
+const MIN_SECRET = 4;
+const MIN_ENCODED_SECRET = 8;
+
+/**
+ * Replaces every occurrence of each secret with `[redacted]`, however a server or a model wrote it
+ * back: in any mix of upper and lower case, URL-encoded (`%73k-…`), JSON-escaped (`\u0073k-…`),
+ * as hex, or as base64 (standard or URL-safe, upper- or lower-cased first, at any offset inside a
+ * longer encoded text).
+ */
 export function redactSecrets(text: string, secrets: readonly string[]): string {
   let out = text;
-  for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join('[redacted]');
+  for (const secret of secrets) {
+    if (secret.length < MIN_SECRET) continue;
+    out = secret.length < MIN_ENCODED_SECRET ? out.split(secret).join(REDACTED) : out.replace(secretPattern(secret), REDACTED);
+  }
   return out;
+}
+
+/** Every string in a parsed JSON value (keys included) with the secrets blanked out; the value is not changed. */
+export function redactDeep<T>(value: T, secrets: readonly string[]): T {
+  if (!secrets.some((s) => s.length >= MIN_SECRET)) return value;
+  const walk = (x: unknown): unknown => {
+    if (typeof x === 'string') return redactSecrets(x, secrets);
+    if (Array.isArray(x)) return x.map(walk);
+    if (typeof x === 'object' && x !== null)
+      return Object.fromEntries(Object.entries(x).map(([k, v]) => [redactSecrets(k, secrets), walk(v)]));
+    return x;
+  };
+  return walk(value) as T;
+}
+
+const patterns = new Map<string, RegExp>();
+
+/** One case-insensitive pattern for a secret in every form `redactSecrets` names; built once per secret. */
+function secretPattern(secret: string): RegExp {
+  let pattern = patterns.get(secret);
+  if (pattern) return pattern;
+  const forms = [charByChar(secret), hex(secret), ...new Set([secret, secret.toUpperCase(), secret.toLowerCase()].flatMap(base64Cores))];
+  pattern = new RegExp(forms.filter((f) => f !== '').join('|'), 'gi');
+  if (patterns.size > 64) patterns.clear();
+  patterns.set(secret, pattern);
+  return pattern;
+}
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+
+/** Each character as itself, `%XX` or `\uXXXX` (case is left to the `i` flag). */
+function charByChar(secret: string): string {
+  return [...secret]
+    .map((ch) => {
+      const code = ch.codePointAt(0) as number;
+      if (code > 0x7f) return escapeRegExp(ch);
+      const h = code.toString(16).padStart(2, '0');
+      const slash = ch === '/' ? '|\\\\/' : '';
+      return `(?:${escapeRegExp(ch)}|%${h}|\\\\u00${h}${slash})`;
+    })
+    .join('');
+}
+
+const hex = (secret: string): string => (/^[\x20-\x7e]*$/.test(secret) ? [...secret].map((c) => c.charCodeAt(0).toString(16).padStart(2, '0')).join('') : '');
+
+/**
+ * The part of base64 that is the same wherever the secret sits in a longer text: for each of the
+ * three alignments, the characters that depend on the secret's bytes alone, standard and URL-safe.
+ */
+function base64Cores(secret: string): string[] {
+  const bytes = new TextEncoder().encode(secret);
+  const cores: string[] = [];
+  for (let offset = 0; offset < 3; offset++) {
+    const padded = new Uint8Array(offset + bytes.length);
+    padded.set(bytes, offset);
+    const encoded = base64(padded);
+    // Skip the characters that mix in the bytes before the secret, and those that mix in what follows it.
+    const start = offset === 0 ? 0 : offset === 1 ? 2 : 3;
+    const end = Math.floor(((offset + bytes.length) * 8) / 6);
+    const core = encoded.slice(start, end);
+    if (core.length < 8) continue;
+    // The last character and padding (which also hold bits of the secret) go with it.
+    const tail = '(?:[A-Za-z0-9+/_-]={0,2})?';
+    cores.push(escapeRegExp(core) + tail, escapeRegExp(core.replace(/\+/g, '-').replace(/\//g, '_')) + tail);
+  }
+  return cores;
+}
+
+function base64(bytes: Uint8Array): string {
+  let binary = '';
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return btoa(binary);
 }

@@ -92,7 +92,7 @@ describe('anthropicBackend', () => {
     const error = await backendFor(s, { maxRetries: 2, sleep: async (ms) => void waits.push(ms), random: () => 0.5, baseDelayMs: 100 })
       .complete(request, live())
       .catch((e: unknown) => e);
-    expect(error).toMatchObject({ kind: 'http', status: 529, message: 'anthropic 529: Overloaded' });
+    expect(error).toMatchObject({ kind: 'http', status: 529, message: 'anthropic 529: Overloaded (gave up after 3 attempts)' });
     expect(waits).toEqual([50, 1000]);
   });
 

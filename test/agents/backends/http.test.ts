@@ -92,7 +92,7 @@ describe('fetchJson: retries', () => {
     const error = await rejection(call(s, opts));
     expect(error).toBeInstanceOf(BackendError);
     expect(error).toMatchObject({ kind: 'http', status: 503 });
-    expect((error as Error).message).toBe('testai 503: upstream exploded for Bearer [redacted]');
+    expect((error as Error).message).toBe('testai 503: upstream exploded for Bearer [redacted] (gave up after 3 attempts)');
     expect((error as Error).message).not.toContain(KEY);
     expect(String((error as Error).stack)).not.toContain(KEY);
     expect(s.requests).toHaveLength(3);
@@ -102,7 +102,7 @@ describe('fetchJson: retries', () => {
   it('ends a run of 429s as rate-limited, carrying the last Retry-After', async () => {
     const s = await serve(() => rateLimited(1, 'You exceeded your current quota'));
     const error = await rejection(call(s, instant({ maxRetries: 1 })));
-    expect(error).toMatchObject({ kind: 'rate-limited', status: 429, retryAfterMs: 1000, message: 'testai 429: You exceeded your current quota' });
+    expect(error).toMatchObject({ kind: 'rate-limited', status: 429, retryAfterMs: 1000, message: 'testai 429: You exceeded your current quota (gave up after 2 attempts)' });
   });
 
   it('does not retry a client error; the message is the provider’s own, key redacted', async () => {
@@ -127,11 +127,60 @@ describe('fetchJson: retries', () => {
     expect(opts.waits).toHaveLength(1);
   });
 
-  it('refuses a 200 that is not JSON as a bad response, without retrying', async () => {
-    const s = await serve([{ kind: 'raw', status: 200, body: '<html>gateway login</html>', contentType: 'text/html' }]);
-    const error = await rejection(call(s, instant()));
-    expect(error).toMatchObject({ kind: 'bad-response', status: 200 });
-    expect(s.requests).toHaveLength(1);
+  it('retries a 200 that is not JSON, or empty, like a 5xx, then succeeds', async () => {
+    const s = await serve([
+      { kind: 'raw', status: 200, body: '<html>gateway login</html>', contentType: 'text/html' },
+      { kind: 'raw', status: 200, body: '', contentType: 'application/json' },
+      { kind: 'raw', status: 200, body: '{"choices":[{"message":{"content":"trunc', contentType: 'application/json' },
+      reply('fine'),
+    ]);
+    const opts = instant({ baseDelayMs: 100, random: () => 0.25 });
+    expect(await call(s, opts)).toMatchObject({ choices: [{ message: { content: 'fine' } }] });
+    // The same jittered backoff as for a 500.
+    expect(opts.waits).toEqual([25, 50, 100]);
+    expect(s.requests).toHaveLength(4);
+  });
+
+  it('gives up on a server whose every 200 is not JSON after the same retries as a 5xx, saying so', async () => {
+    const s = await serve(() => ({ kind: 'raw', status: 200, body: '<html>gateway login</html>', contentType: 'text/html' }));
+    const opts = instant();
+    const error = await rejection(call(s, opts));
+    expect(error).toBeInstanceOf(BackendError);
+    expect(error).toMatchObject({
+      kind: 'bad-response',
+      status: 200,
+      message: 'testai answered 200 with something that is not JSON: <html>gateway login</html> (gave up after 4 attempts)',
+    });
+    expect(s.requests).toHaveLength(4);
+    expect(opts.waits).toHaveLength(3);
+  });
+
+  it('gives up on a server whose every 200 is empty, saying so', async () => {
+    const s = await serve(() => ({ kind: 'raw', status: 200, body: ' \n', contentType: 'application/json' }));
+    const error = await rejection(call(s, instant({ maxRetries: 1 })));
+    expect(error).toMatchObject({ kind: 'bad-response', status: 200, message: 'testai answered 200 with an empty body (gave up after 2 attempts)' });
+    expect(s.requests).toHaveLength(2);
+  });
+
+  it('retries what the reader says is worth it, and stops at once at what it says is not', async () => {
+    const s = await serve(() => reply('x'));
+    let reads = 0;
+    const error = await rejection(
+      fetchJson(`${s.url}/v1/chat/completions`, post(s.url), instant({ maxRetries: 2 }), () => {
+        reads++;
+        return { ok: false, error: { kind: 'bad-response', message: 'testai: no message', retry: true } };
+      }),
+    );
+    expect(error).toMatchObject({ kind: 'bad-response', status: 200, message: 'testai: no message (gave up after 3 attempts)' });
+    expect(reads).toBe(3);
+    const refused = await rejection(
+      fetchJson(`${s.url}/v1/chat/completions`, post(s.url), instant(), () => ({
+        ok: false,
+        error: { kind: 'bad-response', message: 'testai refused the prompt', retry: false },
+      })),
+    );
+    expect(refused).toMatchObject({ kind: 'bad-response', message: 'testai refused the prompt' });
+    expect(s.requests).toHaveLength(4);
   });
 });
 

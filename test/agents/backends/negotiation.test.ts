@@ -168,7 +168,7 @@ describe('tournaments over HTTP', () => {
     for (const r of results) {
       if (r.seller === 'llm') {
         // The seller opens, so the failure comes at turn 0.
-        expect(r.outcome).toEqual({ kind: 'error', actor: 'seller', message: 'openai 503: The model is overloaded, try again later', turn: 0 });
+        expect(r.outcome).toEqual({ kind: 'error', actor: 'seller', message: 'openai 503: The model is overloaded, try again later (gave up after 3 attempts)', turn: 0 });
         expect(r.events).toHaveLength(1);
       } else {
         expect(r.outcome.kind).not.toBe('error');

@@ -127,14 +127,26 @@ describe('openAiBackend: the answer', () => {
     expect(decodeMove(response.text)).toMatchObject({ ok: false, raw: 'I think I will offer about eighty?' });
   });
 
-  it('refuses an answer with no message, and reports an error a 200 carries', async () => {
+  it('retries an answer with no message and an upstream failure a 200 carries; a client error in a 200 is final', async () => {
+    const raw = (body: string) => ({ kind: 'raw' as const, status: 200, body, contentType: 'application/json' });
     const s = await serve([
-      { kind: 'raw', status: 200, body: '{"choices":[]}', contentType: 'application/json' },
-      { kind: 'raw', status: 200, body: '{"error":{"message":"Provider returned error","code":502}}', contentType: 'application/json' },
+      raw('{"choices":[]}'),
+      raw('{"error":{"message":"Provider returned error","code":502}}'),
+      move({ action: { type: 'accept' } }),
+      raw('{"error":{"message":"No such model","code":404}}'),
+      raw('{"choices":[]}'),
+      raw('{"choices":[]}'),
     ]);
-    const backend = backendFor(s);
-    await expect(backend.complete(jsonRequest, live())).rejects.toMatchObject({ kind: 'bad-response', message: 'openai: the answer has no message' });
-    await expect(backend.complete(jsonRequest, live())).rejects.toMatchObject({ kind: 'http', message: 'openai: Provider returned error' });
+    const backend = backendFor(s, { maxRetries: 2 });
+    expect((await backend.complete(jsonRequest, live())).text).toBe('{"action":{"type":"accept"}}');
+    expect(s.requests).toHaveLength(3);
+    await expect(backend.complete(jsonRequest, live())).rejects.toMatchObject({ kind: 'http', message: 'openai: No such model' });
+    expect(s.requests).toHaveLength(4);
+    const backend1 = backendFor(s, { maxRetries: 1 });
+    await expect(backend1.complete(jsonRequest, live())).rejects.toMatchObject({
+      kind: 'bad-response',
+      message: 'openai: the answer has no message (gave up after 2 attempts)',
+    });
   });
 });
 
@@ -152,7 +164,7 @@ describe('openAiBackend: failures, timeout, cancel and concurrency', () => {
     });
     const error = await backend.complete(jsonRequest, live()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(BackendError);
-    expect(error).toMatchObject({ kind: 'http', status: 500, message: 'groq 500: model is loading' });
+    expect(error).toMatchObject({ kind: 'http', status: 500, message: 'groq 500: model is loading (gave up after 3 attempts)' });
     expect(s.requests.map((r) => r.path)).toEqual(Array(3).fill('/openai/v1/chat/completions'));
     expect(waits).toEqual([0, 0]);
   });
