@@ -13,12 +13,19 @@ const samePresets: Same<(typeof OPENAI_COMPATIBLE)[number], ProviderId> = true;
 void samePresets;
 
 
+/**
+ * Where remote calls go and which key each host gets. A key travels only with the address it was
+ * given for: a provider's key to that provider's address (its own, or the one set beside the key
+ * in the app's form), the `baseUrl` key to the `baseUrl` server; never one to the other's host.
+ */
 export interface RemoteSettings {
   /** Replaces every provider's base URL, e.g. a lab's own vLLM cluster (the CLI's --base-url). */
   baseUrl?: string;
-  /** Replaces one provider's base URL; wins over `baseUrl`. */
+  /** The key for the `baseUrl` server (the CLI's PARLEY_API_KEY), and the only key it is sent. */
+  baseUrlKey?: string;
+  /** Replaces one provider's base URL, to be sent that provider's own key; wins over `baseUrl`. */
   baseUrls?: Partial<Record<RemoteProvider, string>>;
-  /** The user's key for a provider; it is sent to that provider's host alone. */
+  /** The user's key for a provider: sent to its own address (or its entry in `baseUrls`) alone. */
   apiKey?: (provider: RemoteProvider) => string | undefined;
   /** Requests in flight at once per provider (default 8). */
   concurrency?: number;
@@ -55,10 +62,12 @@ export class RemoteBackends {
       limiter = new Limiter(s.concurrency ?? 8);
       this.limiters.set(provider, limiter);
     }
-    const baseUrl = s.baseUrls?.[provider] || s.baseUrl;
+    const own = s.baseUrls?.[provider];
+    // The address and the key are chosen together, so a key never reaches another's host.
+    const [baseUrl, apiKey] = own ? [own, s.apiKey?.(provider)] : s.baseUrl ? [s.baseUrl, s.baseUrlKey] : [undefined, s.apiKey?.(provider)];
     const common = {
       model,
-      apiKey: s.apiKey?.(provider),
+      apiKey: apiKey || undefined,
       limiter,
       ...(baseUrl ? { baseUrl } : {}),
       ...(s.timeoutMs !== undefined ? { timeoutMs: s.timeoutMs } : {}),

@@ -45,8 +45,9 @@ keeps what had finished.
 
 SPEC is a strategy name with optional parameters, e.g. boulware or boulware:beta=0.2:kappa=0.1,
 or a remote model as PROVIDER:MODEL, e.g. openai:gpt-4o-mini or vllm:Qwen/Qwen3-8B.
-Remote models: [--base-url URL] [--timeout-ms N] [--thinking] [--price SPEC=IN,OUT ...]; the key is read
-from the provider's environment variable (${Object.values(KEY_ENV).slice(0, 3).join(', ')}, …) or PARLEY_API_KEY.
+Remote models: [--base-url URL] [--timeout-ms N] [--thinking] [--price SPEC=IN,OUT ...]; each provider's key is
+read from its environment variable (${Object.values(KEY_ENV).slice(0, 3).join(', ')}, …) and sent to that provider
+alone; with --base-url every model is played on that server, which is sent PARLEY_API_KEY and no other key.
 --price (repeatable) gives a model's US dollars per million input and output tokens, for a cost estimate:
 --price openai:gpt-4o-mini=0.15,0.6
 presets: ${PRESETS.join(', ')}
@@ -118,14 +119,17 @@ function remoteSettings(args: ReturnType<typeof parseFlags>, io: Io, specs: Agen
     if (spec.webllm !== undefined) throw new UsageError(`${spec.label}: ${WEBLLM_ONLY_IN_BROWSER}`);
     const provider = spec.remote?.provider;
     if (!provider || provider === 'ollama' || provider === 'lmstudio' || provider === 'vllm' || baseUrl) continue;
-    if (!env[KEY_ENV[provider]] && !env.PARLEY_API_KEY)
-      throw new UsageError(`${spec.label} needs a key: set ${KEY_ENV[provider]} (or PARLEY_API_KEY) in the environment`);
+    if (!env[KEY_ENV[provider]])
+      throw new UsageError(
+        `${spec.label} needs a key: set ${KEY_ENV[provider]} in the environment (or give --base-url for your own server, with PARLEY_API_KEY)`,
+      );
   }
+  // A provider's variable goes to that provider's host alone; --base-url's server gets PARLEY_API_KEY and nothing else.
   return {
-    ...(baseUrl ? { baseUrl } : {}),
+    ...(baseUrl ? { baseUrl, ...(env.PARLEY_API_KEY ? { baseUrlKey: env.PARLEY_API_KEY } : {}) } : {}),
     timeoutMs: intFlag(args, 'timeout-ms', 60_000, 100, 3_600_000),
     thinking: args.switches.has('thinking'),
-    apiKey: (provider) => env[KEY_ENV[provider]] || env.PARLEY_API_KEY || undefined,
+    apiKey: (provider) => env[KEY_ENV[provider]] || undefined,
   };
 }
 

@@ -200,7 +200,7 @@ describe('parley tournament', () => {
     [['tournament', '--agents', 'boulware,linear', '--scenarios', '0'], /--scenarios must be between 1 and/],
     [['tournament', '--agents', 'boulware,linear', '--scenarios', '-3'], /--scenarios must be between 1 and/],
     [['tournament', '--agents', 'boulware,linear'], /--scenarios is required/],
-    [['tournament', '--agents', 'boulware:gamma=2,linear', '--scenarios', '2'], /unknown parameter "gamma" for boulware; it takes: /],
+    [['tournament', '--agents', 'boulware:gamma=2,linear', '--scenarios', '2'], /unknown parameter "gamma" for boulware; boulware takes: beta \(0\.01 to 100\), /],
     [['tournament', '--agents', 'boulware,linear', '--scenarios', '2', '--preset', 'huge'], /choose one of: standard, uniform, wide, narrow/],
     [['tournament', '--agents', 'boulware', '--scenarios', '2'], /at least two agents/],
     [['tournament', '--agents', 'boulware,boulware', '--scenarios', '2'], /listed twice/],

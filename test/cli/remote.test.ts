@@ -28,10 +28,10 @@ describe('the CLI with remote models', () => {
     await server.close();
   });
 
-  it('plays a remote model over HTTP, with the key from the environment sent only there and printed nowhere', async () => {
+  it('plays a remote model over HTTP, with the key given for --base-url sent only there and printed nowhere', async () => {
     const r = await cli(
       ['run', '--buyer', 'openai:test-model', '--seller', 'boulware', '--seed', '2', '--base-url', `${server.url}/v1`, '--json'],
-      { OPENAI_API_KEY: KEY },
+      { PARLEY_API_KEY: KEY, OPENAI_API_KEY: 'sk-openai-not-for-this-host-0000' },
     );
     expect(r.err).toBe('');
     expect(r.status).toBe(0);
@@ -77,7 +77,13 @@ describe('the CLI with remote models', () => {
   it('refuses a remote model that needs a key it was not given, naming the variable', async () => {
     const r = await cli(['run', '--buyer', 'anthropic:claude-x', '--seller', 'boulware'], {});
     expect(r.status).toBe(2);
-    expect(r.err.trim()).toBe('parley: error: anthropic:claude-x needs a key: set ANTHROPIC_API_KEY (or PARLEY_API_KEY) in the environment');
+    expect(r.err.trim()).toBe(
+      'parley: error: anthropic:claude-x needs a key: set ANTHROPIC_API_KEY in the environment (or give --base-url for your own server, with PARLEY_API_KEY)',
+    );
+    // PARLEY_API_KEY is the --base-url server's key: it is never sent to a provider's own host.
+    const parleyOnly = await cli(['run', '--buyer', 'anthropic:claude-x', '--seller', 'boulware'], { PARLEY_API_KEY: KEY });
+    expect(parleyOnly.status).toBe(2);
+    expect(parleyOnly.err).toMatch(/needs a key: set ANTHROPIC_API_KEY/);
   });
 
   it('refuses a WebLLM model, which runs only in the browser, before playing anything', async () => {
