@@ -36,6 +36,9 @@ const CHOICES = `${STRATEGY_NAMES.join(', ')}, a model as PROVIDER:MODEL (${REMO
 /** A plain decimal number: digits with an optional fraction and exponent; no hex, octal, binary, Infinity or NaN. */
 const DECIMAL = /^-?(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?$/;
 
+/** Whether a parameter's text is a number a spec takes: plain decimal, and finite once read. */
+const isDecimalNumber = (text: string): boolean => DECIMAL.test(text) && Number.isFinite(Number(text));
+
 /** User text inside a one-line message: quoted, escaped (no line breaks), and clipped. */
 function show(text: string): string {
   return JSON.stringify(text.length > 60 ? `${text.slice(0, 59)}…` : text);
@@ -57,7 +60,7 @@ export function parseParamValue(def: StrategyDef, key: string, raw: string): Res
   const info = Object.hasOwn(def.params, key) ? def.params[key] : undefined;
   if (info === undefined) return err(`unknown parameter ${show(key)} for ${def.name}; ${takes}`);
   const value = Number(raw);
-  if (!DECIMAL.test(raw) || !Number.isFinite(value))
+  if (!isDecimalNumber(raw))
     return err(`${def.name} parameter ${key}=${show(raw)} is not a decimal number (such as ${info.default}); ${takes}`);
   if (value < info.min || value > info.max)
     return err(`${def.name} parameter ${key}=${value} is out of range ${info.min} to ${info.max}; ${takes}`);
