@@ -1,7 +1,14 @@
 import { setMaxListeners } from 'node:events';
 import { Aggregator, describeIntervals } from '../core/bilateral/aggregate';
 import { standingsCsv } from '../core/bilateral/csv';
-import { playNegotiation, runTournament, planTournament, type TournamentConfig, type TournamentSummary } from '../core/bilateral/tournament';
+import {
+  CONFIRM_PLANS_OVER,
+  playNegotiation,
+  plannedCount,
+  runTournament,
+  type TournamentConfig,
+  type TournamentSummary,
+} from '../core/bilateral/tournament';
 import { createRng, deriveSeed } from '../core/rng';
 import {
   DEADLINE_KINDS,
@@ -34,7 +41,7 @@ commands:
               [--first alternate|seller|buyer] [--json]
   tournament  --agents SPEC,SPEC,... --scenarios N [--preset P] [--seed N] [--deadline fixed|uncertain]
               [--turns N|MIN-MAX] [--first alternate|seller|buyer] [--self-play] [--samples N] [--concurrency N]
-              [--json|--csv] [--jsonl PATH]
+              [--json|--csv] [--jsonl PATH] [--yes]
   strategies  list the scripted strategies and their parameters
 
 Deadline: by default the turn limit is drawn per scenario from 16–24 turns and both sides know only that
@@ -227,6 +234,7 @@ async function tournamentCommand(argv: string[], io: Io): Promise<number> {
       csv: false,
       jsonl: true,
       concurrency: true,
+      yes: false,
       ...REMOTE_FLAGS,
     },
     'tournament',
@@ -256,7 +264,11 @@ async function tournamentCommand(argv: string[], io: Io): Promise<number> {
     firstMover,
   };
   const stored = fullTournamentConfig(config);
-  const planned = planTournament(config).length;
+  const planned = plannedCount(config);
+  if (planned > CONFIRM_PLANS_OVER && !args.switches.has('yes'))
+    throw new UsageError(
+      `this tournament plans ${planned.toLocaleString('en-US')} negotiations (over ${CONFIRM_PLANS_OVER.toLocaleString('en-US')}); add --yes to run it`,
+    );
   const jsonlPath = args.values.get('jsonl');
   if (jsonlPath !== undefined && jsonlPath.trim() === '') throw new UsageError('--jsonl needs a file path');
   // Opened before anything is played, so a path that cannot be written costs no model call.

@@ -247,3 +247,30 @@ describe('the parley process', () => {
     expect((failure as { stderr: string }).stderr.trim()).toMatch(/^parley: error: --agents: unknown strategy "x"/);
   }, 60_000);
 });
+
+describe('huge plans', () => {
+  const huge = ['tournament', '--agents', 'boulware,linear,conceder,tit-for-tat,hardliner,accommodator,random', '--self-play', '--scenarios', '1000000'];
+
+  it('asks for --yes before a plan over a million negotiations, in one line with status 2', async () => {
+    const { status, out, err } = await runCli([...huge, '--json']);
+    expect(status).toBe(2);
+    expect(out).toBe('');
+    expect(err.trim().split('\n')).toEqual(['parley: error: this tournament plans 49,000,000 negotiations (over 1,000,000); add --yes to run it']);
+  });
+
+  it('with --yes starts a 49-million-negotiation plan at once, streams progress and stops when told', async () => {
+    const stop = new AbortController();
+    let out = '';
+    let err = '';
+    let reads = 0;
+    // The clock is read at the start and then every 256 results: a second apart, so progress prints; stop at the fourth.
+    const now = () => {
+      if (++reads === 4) stop.abort();
+      return 1_000 * reads;
+    };
+    const status = await main([...huge, '--yes', '--samples', '0', '--json'], { out: (t) => (out += t), err: (t) => (err += t), now, signal: stop.signal });
+    expect(status).toBe(130);
+    expect(err).toMatch(/^parley: 256\/49000000 negotiations, \d+\/s, \d+ s left$/m);
+    expect(JSON.parse(out).negotiations).toBe(768);
+  });
+});

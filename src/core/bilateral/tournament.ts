@@ -85,6 +85,9 @@ function pairsOf(config: TournamentConfig): [number, number][] {
   return pairs;
 }
 
+/** Plans larger than this are run only when the user confirms (the app's tick box, the CLI's --yes). */
+export const CONFIRM_PLANS_OVER = 1_000_000;
+
 /** How many negotiations a tournament plans, without planning them. */
 export const plannedCount = (config: TournamentConfig): number => pairsOf(config).length * config.scenariosPerPair;
 
