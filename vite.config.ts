@@ -2,6 +2,7 @@ import { defineConfig } from 'vitest/config';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { playwright } from '@vitest/browser-playwright';
 import { CHROMIUM, CHROMIUM_ARGS } from './test/chromium.ts';
+import { pacedModelCommands } from './test/support/paced-commands.ts';
 
 export default defineConfig({
   plugins: [svelte()],
@@ -45,6 +46,8 @@ export default defineConfig({
             screenshotFailures: false,
             provider: playwright({ launchOptions: { executablePath: CHROMIUM, args: CHROMIUM_ARGS } }),
             instances: [{ browser: 'chromium' }],
+            // A remote model the tests pace (test/support/paced-model.ts), served from Node.
+            commands: pacedModelCommands,
           },
         },
       },

@@ -2,29 +2,45 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CDPSession, Page } from 'playwright-core';
 import type { Browser } from './harness';
 import { configureTournament, openApp, screenshot, storedRuns } from './pages';
+import { startPacedModel, type PacedModel } from '../support/paced-model';
+
+// The disk fills with a few dozen negotiations, not thousands: a remote model (test/support/
+// paced-model.ts) whose every answer carries 16,000 characters of thinking, kept on its move. It
+// answers one call per 5 ms, so no batch the writer stores in a quarter of a second can reach the
+// quota on its own, however fast the machine.
+const PACED = 'vllm:verbose';
+const PLANNED = 6 * 40; // boulware, hardliner and the model: 6 ordered pairs × 40 scenarios
 
 describe('a full disk', () => {
   let browser: Browser;
   let page: Page;
   let url: string;
   let cdp: CDPSession;
+  let model: PacedModel;
 
   beforeAll(async () => {
+    model = await startPacedModel({ everyMs: 5, thinkingChars: 16_000 });
     ({ browser, page, url } = await openApp());
     cdp = await browser.context.newCDPSession(page);
   });
   afterAll(async () => {
     await browser?.close();
+    await model?.close();
   });
 
   it('pauses the run with a clear message, keeps what was written, and resumes once there is room', async () => {
-    await page.goto(`${url}#/tournament`);
+    await page.goto(`${url}#/models`);
+    await page.getByLabel('vLLM base URL').fill(model.baseUrl);
+    await page.getByRole('navigation').getByRole('link', { name: 'Tournament' }).click();
     const origin = new URL(url).origin;
     const { usage } = await cdp.send('Storage.getUsageAndQuota', { origin });
     // A real quota from Chromium itself: about three megabytes more than is used now.
     await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: usage + 3_000_000 });
-    await configureTournament(page, ['boulware', 'linear', 'conceder', 'hardliner'], 400, 2);
-    await page.getByRole('button', { name: 'Run 4,800 negotiations' }).click();
+    await configureTournament(page, ['boulware', 'hardliner'], 40, 2);
+    await page.getByLabel('Agent', { exact: true }).selectOption('remote model…');
+    await page.getByLabel('Remote model', { exact: true }).fill(PACED);
+    await page.getByRole('button', { name: `Add ${PACED}` }).click();
+    await page.getByRole('button', { name: `Run ${PLANNED} negotiations` }).click();
     const alert = page.getByRole('alert');
     await alert.waitFor({ timeout: 120_000 });
     expect(await alert.textContent()).toMatch(/Storage is full.*paused after \d+ negotiations.*nothing already saved was lost/);
@@ -33,7 +49,7 @@ describe('a full disk', () => {
     // What was stored is all there and counted; the status itself is written when it fits (on a
     // disk this full it may not, and the run then shows as interrupted: not running, resumable).
     expect(paused!.negotiations).toBeGreaterThan(0);
-    expect(paused!.negotiations).toBeLessThan(4800);
+    expect(paused!.negotiations).toBeLessThan(PLANNED);
     expect(paused!.done).toBe(paused!.negotiations);
     await page.goto(`${url}#/runs`);
     const row = page.locator(`tr[data-run-id="${paused!.id}"]`);
@@ -42,9 +58,10 @@ describe('a full disk', () => {
     await page.goto(`${url}#/tournament`);
 
     await cdp.send('Storage.overrideQuotaForOrigin', { origin });
+    model.allow();
     await page.getByRole('button', { name: 'Resume' }).click();
     await page.getByText('Finished.').waitFor({ timeout: 120_000 });
     const [done] = await storedRuns(page);
-    expect(done).toMatchObject({ status: 'done', done: 4800, negotiations: 4800 });
+    expect(done).toMatchObject({ status: 'done', done: PLANNED, negotiations: PLANNED });
   });
 });

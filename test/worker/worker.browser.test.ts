@@ -1,4 +1,6 @@
 import { afterAll, describe, expect, test } from 'vitest';
+import { commands } from 'vitest/browser';
+import type {} from '../support/paced-commands';
 import { SimClient } from '../../src/worker/client';
 import type { FromWorker } from '../../src/worker/messages';
 import { deleteRun, getRun, openDb } from '../../src/storage';
@@ -32,8 +34,8 @@ function follow(runId: string): Promise<{ progress: { at: number; done: number }
   });
 }
 
-const config = (scenariosPerPair: number) => ({
-  agents: ['boulware', 'linear', 'conceder', 'tit-for-tat', 'hardliner', 'accommodator'],
+const config = (scenariosPerPair: number, agents = ['boulware', 'linear', 'conceder', 'tit-for-tat', 'hardliner', 'accommodator']) => ({
+  agents,
   scenariosPerPair,
   preset: 'standard' as const,
   seed: 3,
@@ -41,6 +43,13 @@ const config = (scenariosPerPair: number) => ({
   deadline: { kind: 'fixed' as const, turns: 20 },
   firstMover: 'seller' as const,
 });
+
+/**
+ * Two scripted strategies and a remote model paced by the test (test/support/paced-model.ts): the
+ * run cannot get past the model's calls faster than the test lets them through.
+ */
+const PACED_AGENTS = ['boulware', 'hardliner', 'vllm:paced'];
+const remote = (baseUrl: string) => ({ providers: { vllm: { baseUrl } } });
 
 describe('the simulation worker', () => {
   test('answers a malformed message with a failure instead of acting on it', async () => {
@@ -57,42 +66,67 @@ describe('the simulation worker', () => {
     expect(await getRun(db, 'x')).toBeUndefined();
   });
 
-  test('stores a whole tournament and reports progress at a bounded rate', async () => {
+  test('stores a whole tournament', async () => {
     const runId = crypto.randomUUID();
     created.push(runId);
     const done = follow(runId);
-    const t0 = performance.now();
-    client.send({ type: 'run.start', runId, name: 'bounded', config: config(60) });
+    client.send({ type: 'run.start', runId, name: 'whole', config: config(10) });
     const { progress, status } = await done;
-    const seconds = (performance.now() - t0) / 1000;
-    expect(status).toMatchObject({ status: 'done', done: 1800, planned: 1800 });
-    expect(await stored(runId)).toBe(1800);
+    expect(status).toMatchObject({ status: 'done', done: 300, planned: 300 });
+    expect(await stored(runId)).toBe(300);
     expect((await getRun(db, runId))?.standings?.leaderboard).toHaveLength(12);
-    // One at the start, one at the end, and at most one per interval in between.
-    expect(progress.length).toBeLessThanOrEqual(Math.ceil((seconds * 1000) / PROGRESS_INTERVAL_MS) + 3);
     expect(progress.map((p) => p.done)).toEqual([...progress.map((p) => p.done)].sort((a, b) => a - b));
-    expect(progress.at(-1)?.done).toBe(1800);
+    expect(progress.at(-1)?.done).toBe(300);
   });
 
-  test('cancels a run, keeping what it stored, and resumes it to the end', async () => {
-    const runId = crypto.randomUUID();
-    created.push(runId);
-    const cancelled = follow(runId);
-    const stopOnFirstProgress = client.subscribe((m) => {
-      if (m.type === 'run.progress' && m.runId === runId && m.done > 0) {
-        stopOnFirstProgress();
-        client.send({ type: 'run.cancel', runId });
-      }
-    });
-    client.send({ type: 'run.start', runId, name: 'cancel me', config: config(400) });
-    const { status } = await cancelled;
-    expect(status.status).toBe('cancelled');
-    expect(status.done).toBeLessThan(12_000);
-    expect(await stored(runId)).toBe(status.done);
+  test('reports progress at a bounded rate through a run that lasts, paced by its model', async () => {
+    // One model call per 10 ms: the run takes at least as long as its calls, on any machine.
+    const paced = await commands.pacedModelStart({ everyMs: 10 });
+    try {
+      const runId = crypto.randomUUID();
+      created.push(runId);
+      const done = follow(runId);
+      const t0 = performance.now();
+      client.send({ type: 'run.start', runId, name: 'paced', config: config(2, PACED_AGENTS), remote: remote(paced.baseUrl) });
+      const { progress, status } = await done;
+      const seconds = (performance.now() - t0) / 1000;
+      expect(status).toMatchObject({ status: 'done', done: 12, planned: 12 });
+      // Dozens of calls, each let through 10 ms after the one before: the run lasted a good part of a second.
+      expect((await commands.pacedModelState(paced.id)).answered).toBeGreaterThan(12);
+      // One at the start, one at the end, and at most one per interval in between.
+      expect(progress.length).toBeLessThanOrEqual(Math.ceil((seconds * 1000) / PROGRESS_INTERVAL_MS) + 3);
+      expect(progress.map((p) => p.done)).toEqual([...progress.map((p) => p.done)].sort((a, b) => a - b));
+      expect(progress.at(-1)?.done).toBe(12);
+    } finally {
+      await commands.pacedModelClose(paced.id);
+    }
+  });
 
-    const resumed = follow(runId);
-    client.send({ type: 'run.resume', runId });
-    expect((await resumed).status).toMatchObject({ status: 'done', done: 12_000 });
-    expect(await stored(runId)).toBe(12_000);
+  test('cancels a run held mid-way by its model, keeping what it stored, and resumes it to the end', async () => {
+    // The model answers nothing until allowed: the run is mid-way for as long as the test waits.
+    const paced = await commands.pacedModelStart({ allowance: 0 });
+    try {
+      const runId = crypto.randomUUID();
+      created.push(runId);
+      const planned = 6 * 4;
+      const cancelled = follow(runId);
+      client.send({ type: 'run.start', runId, name: 'cancel me', config: config(4, PACED_AGENTS), remote: remote(paced.baseUrl) });
+      await commands.pacedModelWhenHeld(paced.id);
+      client.send({ type: 'run.cancel', runId });
+      const { status } = await cancelled;
+      expect(status.status).toBe('cancelled');
+      // The first negotiation (boulware against hardliner) needs no model; the run stopped at the next.
+      expect(status.done).toBeGreaterThan(0);
+      expect(status.done).toBeLessThan(planned);
+      expect(await stored(runId)).toBe(status.done);
+
+      await commands.pacedModelAllow(paced.id, null);
+      const resumed = follow(runId);
+      client.send({ type: 'run.resume', runId, remote: remote(paced.baseUrl) });
+      expect((await resumed).status).toMatchObject({ status: 'done', done: planned });
+      expect(await stored(runId)).toBe(planned);
+    } finally {
+      await commands.pacedModelClose(paced.id);
+    }
   });
 });
