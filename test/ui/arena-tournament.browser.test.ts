@@ -102,6 +102,24 @@ describe('Tournament form', () => {
     expect(session.started.at(-1)).toMatchObject({ deadline: { kind: 'fixed', turns: 12 }, firstMover: 'buyer' });
   });
 
+  test('a plan over a million negotiations runs only once the user ticks that they mean it', async () => {
+    const session = new RecordingSession();
+    const target = render(TournamentPage, { session, runs: new RunsStore(() => freshDb()) });
+    // The default agents and 1,000,000 scenarios per pair: several million negotiations.
+    await userEvent.fill(control(target, 'Scenarios per ordered pair'), '1000000');
+    expect(button(target).disabled).toBe(true);
+    const tick = must(target.querySelector<HTMLInputElement>('.confirm input[type="checkbox"]'));
+    expect(text(target.querySelector('.confirm'))).toMatch(/^Yes, run all [\d,]+ negotiations \(over 1,000,000/);
+    await userEvent.click(tick);
+    expect(button(target).disabled).toBe(false);
+    await userEvent.click(button(target));
+    expect(session.started.at(-1)).toMatchObject({ scenariosPerPair: 1_000_000 });
+    // A plan under the limit asks nothing.
+    await userEvent.fill(control(target, 'Scenarios per ordered pair'), '10');
+    expect(target.querySelector('.confirm')).toBeNull();
+    expect(button(target).disabled).toBe(false);
+  });
+
   test('after a run finishes, its status counts the negotiations that ended in an error', async () => {
     const rows = await tournamentRows('t');
     const aggregator = new Aggregator();
