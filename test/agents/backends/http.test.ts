@@ -5,6 +5,9 @@ import { failure, move, rateLimited, reply, serverError, slow, start, type ChatS
 
 const KEY = 'sk-test-7f3a9c1e5b2d4806';
 
+/** Longer than any test runs. */
+const NEVER_MS = 10 * 60_000;
+
 let server: ChatServer | undefined;
 afterEach(async () => {
   await server?.close();
@@ -185,32 +188,29 @@ describe('fetchJson: retries', () => {
 });
 
 describe('fetchJson: timeout and cancel', () => {
+  // The answers below never come while the test runs (the server drops them when it closes): an
+  // ending at all shows the client stopped waiting, on any machine, with no clock to read.
   it('ends a slow answer as a timeout, not retried', async () => {
-    const s = await serve([slow(5000, reply('too late'))]);
+    const s = await serve([slow(NEVER_MS, reply('too late'))]);
     const opts = instant({ timeoutMs: 80 });
-    const started = performance.now();
     const error = await rejection(call(s, opts));
     expect(error).toMatchObject({ kind: 'timeout', message: 'testai: no answer within 80 ms' });
-    expect(performance.now() - started).toBeLessThan(2000);
     // On a loaded machine the 80 ms may pass before the server has read the request: at most one.
     expect(s.requests.length).toBeLessThanOrEqual(1);
     expect(opts.waits).toEqual([]);
   });
 
   it('rejects with the caller’s reason as soon as it cancels mid-request, and never retries', async () => {
-    const s = await serve([slow(5000, reply('too late')), reply('not asked')]);
+    const s = await serve([slow(NEVER_MS, reply('too late')), reply('not asked')]);
     const controller = new AbortController();
     const reason = new Error('user cancelled');
     const opts = instant();
     const pending = call(s, opts, controller.signal);
     while (s.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
-    const started = performance.now();
     controller.abort(reason);
     expect(await rejection(pending)).toBe(reason);
-    expect(performance.now() - started).toBeLessThan(500);
-    await new Promise((r) => setTimeout(r, 30));
+    await expect.poll(() => s.inFlight, { timeout: 30_000 }).toBe(0); // the connection was dropped, not left hanging
     expect(s.requests).toHaveLength(1);
-    expect(s.inFlight).toBe(0); // the connection was dropped, not left hanging
   });
 
   it('cancels during a backoff sleep without another attempt', async () => {

@@ -182,20 +182,18 @@ describe('tournaments over HTTP', () => {
   });
 
   it('cancels a tournament mid-request: in-flight calls are dropped and nothing more is asked', async () => {
-    const s = await serve((req) => slow(2000, policyAnswer(req)));
+    // Answers that never come while the test runs: the tournament ending at all shows it stopped waiting.
+    const s = await serve((req) => slow(10 * 60_000, policyAnswer(req)));
     const backend = openAiBackend({ baseUrl: `${s.url}/v1`, model: 'm', ...noWait });
     const controller = new AbortController();
     const pending = runTournament(CONFIG, factoryWith(backend), { concurrency: 4, signal: controller.signal });
     // Jobs 1–3 seat the model; job 4 is scripted against scripted and ends at once, freeing its slot
     // for job 5, which seats the model too: four calls end up in flight.
     while (s.inFlight < 4) await new Promise((r) => setTimeout(r, 5));
-    const started = performance.now();
     controller.abort(new Error('user cancelled'));
     const summary = await pending;
-    expect(performance.now() - started).toBeLessThan(1000);
     expect(summary).toMatchObject({ cancelled: true, played: 0 });
-    await new Promise((r) => setTimeout(r, 30));
+    await expect.poll(() => s.inFlight, { timeout: 30_000 }).toBe(0);
     expect(s.requests).toHaveLength(4);
-    expect(s.inFlight).toBe(0);
   });
 });

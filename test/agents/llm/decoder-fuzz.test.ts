@@ -191,12 +191,12 @@ describe('decodeMove under fuzzing', () => {
     expect(moves).toBeGreaterThan(300);
   });
 
-  it('never throws on deep, huge and hostile input, and each stays cheap', () => {
+  // Cheap by the test's own time limit: decoding these tens of thousands of characters takes
+  // milliseconds when linear and minutes when quadratic, a gap no machine's speed closes.
+  it('never throws on deep, huge and hostile input', () => {
     for (const input of ADVERSARIAL) {
-      const started = performance.now();
       check(decodeSafely(input));
       check(decodeSafely('', [{ name: 'make_offer', arguments: input }]));
-      expect(performance.now() - started).toBeLessThan(1_000);
     }
   });
 
