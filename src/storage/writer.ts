@@ -78,7 +78,7 @@ export class NegotiationWriter {
 
   private async write(batch: NegotiationRow[]): Promise<void> {
     const { db, runId } = this;
-    let fresh: NegotiationRow[] = [];
+    const fresh: NegotiationRow[] = [];
     await db.transaction('rw', db.runs, db.batches, db.digests, async () => {
       // A run deleted while it was playing must not come back as orphaned negotiations.
       if ((await db.runs.where('id').equals(runId).count()) === 0) return;
