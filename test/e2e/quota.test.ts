@@ -5,9 +5,9 @@ import { configureTournament, openApp, screenshot, storedRuns } from './pages';
 import { startPacedModel, type PacedModel } from '../support/paced-model';
 
 // The disk fills with a few dozen negotiations, not thousands: a remote model (test/support/
-// paced-model.ts) whose every answer carries 16,000 characters of thinking, kept on its move. It
-// answers one call per 5 ms, so no batch the writer stores in a quarter of a second can reach the
-// quota on its own, however fast the machine.
+// paced-model.ts) whose every answer, once some negotiations are stored, carries 16,000 characters
+// of thinking, kept on its move. It answers one call per 5 ms, so the run lasts seconds on any
+// machine: the test sees the first negotiations stored before the answers grow.
 const PACED = 'vllm:verbose';
 const PLANNED = 6 * 40; // boulware, hardliner and the model: 6 ordered pairs × 40 scenarios
 
@@ -19,7 +19,7 @@ describe('a full disk', () => {
   let model: PacedModel;
 
   beforeAll(async () => {
-    model = await startPacedModel({ everyMs: 5, thinkingChars: 16_000 });
+    model = await startPacedModel({ everyMs: 5 });
     ({ browser, page, url } = await openApp());
     cdp = await browser.context.newCDPSession(page);
   });
@@ -41,6 +41,8 @@ describe('a full disk', () => {
     await page.getByLabel('Remote model', { exact: true }).fill(PACED);
     await page.getByRole('button', { name: `Add ${PACED}` }).click();
     await page.getByRole('button', { name: `Run ${PLANNED} negotiations` }).click();
+    await expect.poll(async () => (await storedRuns(page))[0]?.done ?? 0, { timeout: 60_000, interval: 50 }).toBeGreaterThan(0);
+    model.think(16_000);
     const alert = page.getByRole('alert');
     await alert.waitFor({ timeout: 120_000 });
     expect(await alert.textContent()).toMatch(/Storage is full.*paused after \d+ negotiations.*nothing already saved was lost/);

@@ -20,6 +20,8 @@ export interface PacedModel {
   allow(n?: number): void;
   /** Lets nothing more through (`everyMs` stops) until `allow`. */
   hold(): void;
+  /** From now on each answer carries this many characters of thinking (see `thinkingChars`). */
+  think(chars: number): void;
   /** Resolves once at least `n` requests are waiting: the run that sent them cannot go on. */
   whenHeld(n?: number): Promise<void>;
   close(): Promise<void>;
@@ -36,6 +38,7 @@ export interface PaceOptions {
 
 export async function startPacedModel(opts: PaceOptions = {}): Promise<PacedModel> {
   let allowance = opts.allowance ?? 0;
+  let thinkingChars = opts.thinkingChars ?? 0;
   let answered = 0;
   const waiting: (() => void)[] = [];
   const watchers: { n: number; resolve: () => void }[] = [];
@@ -61,8 +64,8 @@ export async function startPacedModel(opts: PaceOptions = {}): Promise<PacedMode
     }
     answered++;
     const answer = policyAnswer(request);
-    if (!opts.thinkingChars || answer.kind !== 'reply') return answer;
-    return { ...answer, thinking: randomBytes(Math.ceil((opts.thinkingChars * 3) / 4)).toString('base64').slice(0, opts.thinkingChars) };
+    if (thinkingChars === 0 || answer.kind !== 'reply') return answer;
+    return { ...answer, thinking: randomBytes(Math.ceil((thinkingChars * 3) / 4)).toString('base64').slice(0, thinkingChars) };
   });
   let timer = opts.everyMs === undefined ? null : setInterval(() => waiting.shift()?.(), opts.everyMs);
   const stopTimer = () => {
@@ -84,6 +87,9 @@ export async function startPacedModel(opts: PaceOptions = {}): Promise<PacedMode
     hold() {
       stopTimer();
       allowance = 0;
+    },
+    think(chars) {
+      thinkingChars = chars;
     },
     whenHeld(n = 1) {
       return new Promise((resolve) => {
