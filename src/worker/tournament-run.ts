@@ -1,6 +1,6 @@
 import { Aggregator } from '../core/bilateral/aggregate';
 import { computeMetrics } from '../core/bilateral/metrics';
-import { planTournament, runTournament } from '../core/bilateral/tournament';
+import { plannedCount, runTournament } from '../core/bilateral/tournament';
 import { createAgentFactory, parseAgentSpecs, webllmModels, type LocalBackends } from '../agents/registry';
 import type { EnginePool } from '../agents/backends/webllm/pool';
 import { createRun, forEachNegotiation, getRun, runLockName, updateRun, type ParleyDb } from '../storage';
@@ -91,7 +91,7 @@ export class TournamentRun {
   ): Promise<TournamentRun> {
     const specs = parseAgentSpecs(config.agents);
     if (!specs.ok) throw new Error(specs.error);
-    const planned = planTournament(config).length;
+    const planned = plannedCount(config);
     await createRun(host.db, {
       id: runId,
       name,
