@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { buildAndServe } from './harness';
 
@@ -7,9 +10,16 @@ declare module 'vitest' {
   }
 }
 
-/** Builds the app once and serves it for every browser test file. */
+/**
+ * Builds the app once and serves it for every browser test file. The build goes to a folder of
+ * its own, so two test runs at once never empty each other's.
+ */
 export default async function setup(project: TestProject) {
-  const served = await buildAndServe('dist-test', 'e2e');
+  const outDir = await mkdtemp(join(tmpdir(), 'parley-e2e-build-'));
+  const served = await buildAndServe(outDir, 'e2e');
   project.provide('baseUrl', served.url);
-  return () => served.close();
+  return async () => {
+    await served.close();
+    await rm(outDir, { recursive: true, force: true });
+  };
 }
