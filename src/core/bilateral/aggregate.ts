@@ -162,47 +162,65 @@ function unitRates(m: NegotiationMetrics, role: Role, out: Float64Array): void {
   }
 }
 
-/**
- * One cell (agent, role, and all, a tier or a zone bin): per rate, the moments of its per-scenario
- * sums, so the intervals resample whole scenarios (the tournament gives every pair the same ones)
- * in memory that does not grow with the run. Negotiations arrive grouped by scenario (plan order):
- * the open scenario's sums are folded into the moments when the next scenario starts.
- */
-class Cell {
-  negotiations = 0;
-  errors = 0;
-  private key: string | null = null;
-  private open = new Float64Array(WIDTH);
-  private moments = RATE_NAMES.map(() => new RatioMoments());
-
-  add(scenarioKey: string, unit: Float64Array): void {
-    if (scenarioKey !== this.key) {
-      if (this.key !== null) this.fold(this.moments);
-      this.key = scenarioKey;
-      this.open.fill(0);
-    }
-    const open = this.open;
-    for (let w = 0; w < WIDTH; w++) open[w] = (open[w] as number) + (unit[w] as number);
-    this.negotiations++;
-    if (unit[14] === 1) this.errors++;
-  }
-
-  private fold(into: RatioMoments[]): void {
-    for (let s = 0; s < K; s++) (into[s] as RatioMoments).add(this.open[2 * s] as number, this.open[2 * s + 1] as number);
-  }
-
-  /** The moments with the open scenario included, leaving the cell as it was (more may come). */
-  snapshot(): RatioMoments[] {
-    const copy = this.moments.map((m) => Object.assign(new RatioMoments(), m, { few: m.few && [...m.few] }));
-    if (this.key !== null) this.fold(copy);
-    return copy;
-  }
-}
-
 /** Cell slots per agent and role: 0 = overall, then the tiers, then the zone bins. */
 const TIER_SLOT = (t: Tier): number => t;
 const ZONE_SLOT = (z: ZoneBin): number => TIERS.length + z;
 const SLOTS = 1 + TIERS.length + ZONE_BINS.length;
+
+/**
+ * One agent in one role. Per cell (all, each tier, each zone bin) and rate: the moments of its
+ * per-scenario sums, so the intervals resample whole scenarios (the tournament gives every pair the
+ * same ones) in memory that does not grow with the run. Negotiations arrive grouped by scenario
+ * (plan order); a scenario has one tier and one zone, so the open scenario's sums are kept once
+ * and folded into its three cells when the next scenario starts.
+ */
+class Seat {
+  readonly negotiations = new Int32Array(SLOTS);
+  readonly errors = new Int32Array(SLOTS);
+  private readonly moments: (RatioMoments[] | null)[] = new Array(SLOTS).fill(null);
+  private key: string | null = null;
+  private tier = 0;
+  private zone = 0;
+  private readonly open = new Float64Array(WIDTH);
+
+  add(scenarioKey: string, tier: number, zone: number, unit: Float64Array): void {
+    if (scenarioKey !== this.key) {
+      if (this.key !== null) this.foldOpen();
+      this.key = scenarioKey;
+      this.tier = tier;
+      this.zone = zone;
+      this.open.fill(0);
+    }
+    const open = this.open;
+    for (let w = 0; w < WIDTH; w++) open[w] = (open[w] as number) + (unit[w] as number);
+    const { negotiations, errors } = this;
+    negotiations[0] = (negotiations[0] as number) + 1;
+    negotiations[tier] = (negotiations[tier] as number) + 1;
+    negotiations[zone] = (negotiations[zone] as number) + 1;
+    if (unit[14] === 1) {
+      errors[0] = (errors[0] as number) + 1;
+      errors[tier] = (errors[tier] as number) + 1;
+      errors[zone] = (errors[zone] as number) + 1;
+    }
+  }
+
+  private foldOpen(): void {
+    for (const slot of [0, this.tier, this.zone]) fold(this.open, (this.moments[slot] ??= RATE_NAMES.map(() => new RatioMoments())));
+  }
+
+  /** A cell's moments with the open scenario included, leaving the seat as it was (more may come). */
+  snapshot(slot: number): RatioMoments[] {
+    const kept = this.moments[slot];
+    const copy = kept ? kept.map((m) => Object.assign(new RatioMoments(), m, { few: m.few && [...m.few] })) : RATE_NAMES.map(() => new RatioMoments());
+    if (this.key !== null && (slot === 0 || slot === this.tier || slot === this.zone)) fold(this.open, copy);
+    return copy;
+  }
+}
+
+function fold(open: Float64Array, into: RatioMoments[]): void {
+  for (let s = 0; s < K; s++) (into[s] as RatioMoments).add(open[2 * s] as number, open[2 * s + 1] as number);
+}
+
 
 interface PairAcc {
   n: number;
@@ -227,7 +245,7 @@ export type ScenarioKey = Pick<Scenario, 'id' | 'tier' | 'buyerValue' | 'sellerC
  * leaderboard, the per-tier and per-zone rows, the pair table and the model usage on demand.
  */
 export class Aggregator {
-  private cells = new Map<string, Record<Role, Cell[]>>();
+  private seats = new Map<string, Record<Role, Seat>>();
   private pairMap = new Map<string, Map<string, PairAcc>>();
   private unit = new Float64Array(WIDTH);
   private positions: DealPositions = { bins: new Array<number>(DEAL_POSITION_BINS).fill(0), below: 0, above: 0 };
@@ -253,11 +271,8 @@ export class Aggregator {
     const tier = TIER_SLOT(scenario.tier);
     const zone = ZONE_SLOT(zoneBinOf(scenario));
     for (const role of ROLES) {
-      const cells = this.agentCells(role === 'buyer' ? buyer : seller)[role];
       unitRates(m, role, this.unit);
-      (cells[0] as Cell).add(key, this.unit);
-      (cells[tier] as Cell).add(key, this.unit);
-      (cells[zone] as Cell).add(key, this.unit);
+      this.agentSeats(role === 'buyer' ? buyer : seller)[role].add(key, tier, zone, this.unit);
     }
     let sellers = this.pairMap.get(buyer);
     if (!sellers) {
@@ -295,12 +310,11 @@ export class Aggregator {
     }
   }
 
-  private agentCells(agent: string): Record<Role, Cell[]> {
-    let g = this.cells.get(agent);
+  private agentSeats(agent: string): Record<Role, Seat> {
+    let g = this.seats.get(agent);
     if (!g) {
-      const slots = () => Array.from({ length: SLOTS }, () => new Cell());
-      g = { buyer: slots(), seller: slots() };
-      this.cells.set(agent, g);
+      g = { buyer: new Seat(), seller: new Seat() };
+      this.seats.set(agent, g);
     }
     return g;
   }
@@ -311,17 +325,18 @@ export class Aggregator {
     const leaderboard: LeaderboardRow[] = [];
     const byTier: TierRow[] = [];
     const byZone: ZoneRow[] = [];
-    for (const agent of [...this.cells.keys()].sort(cmp)) {
-      const byRole = this.cells.get(agent) as Record<Role, Cell[]>;
+    for (const agent of [...this.seats.keys()].sort(cmp)) {
+      const byRole = this.seats.get(agent) as Record<Role, Seat>;
       for (const role of ROLES)
-        byRole[role].forEach((cell, slot) => {
-          if (cell.negotiations === 0) return;
+        for (let slot = 0; slot < SLOTS; slot++) {
+          const seat = byRole[role];
+          if (seat.negotiations[slot] === 0) continue;
           const rng = createRng(deriveSeed(seed, 'bootstrap', agent, role, slot));
-          const moments = cell.snapshot();
+          const moments = seat.snapshot(slot);
           const stats = moments.map((m, k) =>
             samples > 0 ? ratioInterval(m, BOUNDED_LIST[k] as boolean, rng, samples) : { value: m.b > 0 ? m.a / m.b : null, ci: null },
           );
-          const row = { agent, role, n: cell.negotiations, errors: cell.errors } as LeaderboardRow;
+          const row = { agent, role, n: seat.negotiations[slot] as number, errors: seat.errors[slot] as number } as LeaderboardRow;
           const ci = {} as Record<RateName, Interval | null>;
           RATE_NAMES.forEach((name, s) => {
             row[name] = (stats[s] as { value: number | null }).value;
@@ -331,7 +346,7 @@ export class Aggregator {
           if (slot === 0) leaderboard.push(row);
           else if (slot <= TIERS.length) byTier.push({ ...row, tier: slot as Tier });
           else byZone.push({ ...row, zone: (slot - TIERS.length) as ZoneBin });
-        });
+        }
     }
     const pairs: PairRow[] = [...this.pairMap.entries()]
       .flatMap(([buyer, sellers]) => [...sellers.entries()].map(([seller, p]) => ({ buyer, seller, ...p })))
