@@ -12,6 +12,8 @@ export default defineConfig({
   optimizeDeps: { include: ['chart.js', 'dexie', 'zod', '@mlc-ai/web-llm'] },
   build: { target: 'es2022' },
   test: {
+    // A poll waits on the page, a worker or IndexedDB; on a busy machine that can take seconds.
+    expect: { poll: { timeout: 10_000 } },
     projects: [
       {
         extends: true,

@@ -224,8 +224,12 @@ describe('paddedLimits', () => {
 describe('Save PNG', () => {
   test('every chart has a Save PNG button that saves the drawn chart as a PNG named after the run and chart', async () => {
     const saved: { name: string; href: string }[] = [];
+    // Saving encodes a PNG, which takes what it takes: the test waits for the download itself.
+    let downloaded!: () => void;
+    const download = new Promise<void>((resolve) => (downloaded = resolve));
     const click = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
       saved.push({ name: this.download, href: this.href });
+      downloaded();
     });
     onTestFinished(() => click.mockRestore());
     const { byTier } = await results();
@@ -235,7 +239,8 @@ describe('Save PNG', () => {
     expect(button.getAttribute('aria-label')).toContain('Deal rate with gains from trade as buyer, by price tier');
     button.focus();
     await userEvent.keyboard('{Enter}');
-    await expect.poll(() => saved.length).toBe(1);
+    await download;
+    expect(saved).toHaveLength(1);
     expect(saved[0]!.name).toBe('parley-my-run-deal-rate-by-tier-as-buyer.png');
     const blob = await (await fetch(saved[0]!.href)).blob();
     expect(blob.type).toBe('image/png');
@@ -251,14 +256,18 @@ describe('Save PNG', () => {
 
   test('a chart with no file name saves under its label', async () => {
     const saved: string[] = [];
+    let downloaded!: () => void;
+    const download = new Promise<void>((resolve) => (downloaded = resolve));
     const click = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
       saved.push(this.download);
+      downloaded();
     });
     onTestFinished(() => click.mockRestore());
     const target = render(PriceDistribution, { positions: { bins: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], below: 0, above: 0 } });
     await chartIn(target);
     await userEvent.click(must([...target.querySelectorAll('button')].find((b) => text(b) === 'Save PNG')));
-    await expect.poll(() => saved.length).toBe(1);
+    await download;
+    expect(saved).toHaveLength(1);
     expect(saved[0]).toMatch(/^where-55-deals-with-gains-from-trade.*\.png$/);
   });
 });
