@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { planJob } from '../../../src/core/bilateral/plan-job';
+import { planTournament, type TournamentConfig } from '../../../src/core/bilateral/tournament';
+import type { Scenario } from '../../../src/core/scenario';
+
+const config = (agents: number, selfPlay: boolean): TournamentConfig => ({
+  agents: Array.from({ length: agents }, (_, i) => `agent-${i}`),
+  scenariosPerPair: 3,
+  preset: 'narrow',
+  seed: 11,
+  selfPlay,
+  deadline: { kind: 'uncertain', min: 4, max: 9 },
+  firstMover: 'alternate',
+});
+
+describe('planJob', () => {
+  it.each([
+    [1, true],
+    [2, false],
+    [2, true],
+    [4, false],
+    [5, true],
+  ])('finds every job of the plan by its id alone (%i agents, self-play %s)', (agents, selfPlay) => {
+    const c = config(agents, selfPlay);
+    const scenarios = new Map<number, Scenario>();
+    for (const job of planTournament(c)) {
+      expect(planJob(c, job.id)).toEqual(job);
+      expect(planJob(c, job.id, scenarios)).toEqual(job);
+    }
+    expect(scenarios.size).toBe(3);
+  });
+
+  it('is null for an id the plan does not have', () => {
+    const c = config(3, false);
+    for (const id of ['0-0-0', '3-0-0', '0-1-3', '00-1-0', '0-1-01', '0-1', '0-1-2-3', 'a-b-c', '0-1-0 ', '-1-0-0', '0:1-0', '1e3-0-0', '9999999999-0-0'])
+      expect(planJob(c, id), id).toBeNull();
+    expect(planJob(config(3, true), '0-0-0')).toMatchObject({ index: 0, buyer: 'agent-0', seller: 'agent-0' });
+  });
+});
