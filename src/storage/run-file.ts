@@ -1,5 +1,9 @@
 import type { z } from 'zod';
 import { err, ok, type Result } from '../core/result';
+import { replayLog } from '../core/bilateral/replay';
+import { plannedCount } from '../core/bilateral/tournament';
+import type { Scenario } from '../core/scenario';
+import { planProblem, quote } from './run-plan';
 import { ExportedNegotiationSchema, RunRecordSchema, type ExportedNegotiation, type RunRecord } from './schema';
 
 export const EXPORT_FORMAT = 'parley-run';
@@ -14,7 +18,8 @@ export const EXPORT_VERSION = 2;
 export const OLDEST_IMPORT_VERSION = 1;
 /** Larger files are refused before they are parsed. */
 export const MAX_IMPORT_BYTES = 512 * 1024 * 1024;
-export const IMPORT_ERROR_KINDS = ['invalid-file', 'wrong-format', 'wrong-version', 'too-large', 'truncated'] as const;
+/** `conflict`: the file is valid but its records clash with ones already stored (nothing is written). */
+export const IMPORT_ERROR_KINDS = ['invalid-file', 'wrong-format', 'wrong-version', 'too-large', 'truncated', 'conflict'] as const;
 export type ImportErrorKind = (typeof IMPORT_ERROR_KINDS)[number];
 export interface ImportError {
   kind: ImportErrorKind;
@@ -23,15 +28,23 @@ export interface ImportError {
 }
 
 /**
+ * The refusal of a file of `size` bytes, or null when that size may be imported. Callers that can
+ * learn the size without reading the file (a File's `size`, `stat`) ask this first.
+ */
+export function sizeProblem(size: number): ImportError | null {
+  if (size <= MAX_IMPORT_BYTES) return null;
+  return { kind: 'too-large', message: `the file is ${formatMb(size)}; Parley imports runs of up to ${formatMb(MAX_IMPORT_BYTES)}` };
+}
+
+/**
  * Reads an export file, JSON or JSONL, and checks all of it: the envelope, every part against its
- * schema, then what schemas cannot say (unique ids, logs that end as their outcome says, counts).
- * Rows come back in plan order.
+ * schema, then what schemas cannot say: unique ids; each negotiation a job of the run's own plan
+ * (index, agents and scenario as the plan makes them); each event log replayed through the
+ * protocol, ending where the protocol ends; counts that match the plan. Rows come back in plan order.
  */
 export function readRunFile(text: string, size: number = text.length): Result<CheckedRun, ImportError> {
-  if (size > MAX_IMPORT_BYTES) {
-    const limit = formatMb(MAX_IMPORT_BYTES);
-    return fail('too-large', `the file is ${formatMb(size)}; Parley imports runs of up to ${limit}`);
-  }
+  const tooLarge = sizeProblem(size);
+  if (tooLarge) return err(tooLarge);
   const parsed = parseFile(text);
   return parsed.ok ? checkRun(parsed.value) : parsed;
 }
@@ -137,6 +150,7 @@ function checkRun(file: ParsedFile): Step<CheckedRun> {
   const at = jsonl ? 'line 1: ' : '';
   const jobs = new Map<string, string>();
   const indexes = new Map<number, string>();
+  const scenarios = new Map<number, Scenario>();
   for (const { row, where } of rows) {
     const otherJob = jobs.get(row.jobId);
     if (otherJob) return fail('invalid-file', `${where}: jobId "${row.jobId}" is already used at ${otherJob}`);
@@ -160,6 +174,16 @@ function checkRun(file: ParsedFile): Step<CheckedRun> {
     }
     if (row.tier !== row.scenario.tier)
       return fail('invalid-file', `${where}: tier is ${row.tier} but scenario.tier is ${row.scenario.tier}`);
+    const named = `${where} (job ${quote(row.jobId)})`;
+    const offPlan = planProblem(run, row, scenarios);
+    if (offPlan) return fail('invalid-file', `${named}: ${offPlan}`);
+    const replayed = replayLog(row.scenario, row.events);
+    if (!replayed.ok) {
+      const e = replayed.error;
+      if (e.at === 'scenario') return fail('invalid-file', `${named}: scenario: ${e.reason}`);
+      const type = row.events[e.event]?.type ?? 'event';
+      return fail('invalid-file', `${named}: events[${e.event}] (${type} at turn ${e.turn}): ${e.reason}`);
+    }
   }
   if (rows.length < run.done) {
     const message = `run.done says ${run.done} negotiations but the file holds ${rows.length}`;
@@ -169,7 +193,23 @@ function checkRun(file: ParsedFile): Step<CheckedRun> {
     return fail('invalid-file', `${at}run.done says ${run.done} negotiations but the file holds ${rows.length}`);
   if (run.planned < run.done)
     return fail('invalid-file', `${at}run.planned (${run.planned}) is less than run.done (${run.done})`);
-  return ok({ run, rows: rows.map((r) => r.row).sort((a, b) => a.index - b.index) });
+  const config = run.config;
+  const plans = config.kind === 'tournament' ? plannedCount(config.tournament) : 1;
+  if (run.planned !== plans) {
+    const what = config.kind === 'tournament' ? 'its tournament config plans' : 'an Arena run plays';
+    return fail('invalid-file', `${at}run.planned is ${run.planned} but ${what} ${plans}`);
+  }
+  const sorted = rows.sort((a, b) => a.row.index - b.row.index);
+  // Every row is a distinct job of the plan; a run that can resume holds the plan's first ones.
+  const gap = sorted.findIndex((r, i) => r.row.index !== i);
+  if (gap >= 0) {
+    const { row, where } = sorted[gap] as ParsedFile['rows'][number];
+    return fail(
+      'invalid-file',
+      `${where}: plan index ${gap} is missing before index ${row.index}; a run holds the first negotiations of its plan, so that resuming it plays each of the others once`,
+    );
+  }
+  return ok({ run, rows: sorted.map((r) => r.row) });
 }
 
 // ---------------------------------------------------------------------------------------------

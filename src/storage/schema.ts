@@ -11,8 +11,14 @@ import { BilateralEventSchema, OUTCOME_KINDS, type OutcomeKind } from '../core/b
 import type { NegotiationResult, TournamentConfig } from '../core/bilateral/tournament';
 import type { Standings } from '../core/bilateral/aggregate';
 
-/** Run ids and job ids; a negotiation's id is `${runId}:${jobId}`. */
+/** Run ids. */
 const id = z.string().min(1).max(200);
+/**
+ * Job ids. Keys join a run's id to what follows with ':' (a negotiation is `${runId}:${jobId}`, a
+ * batch `${runId}:${first}`); with no ':' after the run's id, a key splits one way only at its
+ * last ':', so no two runs' keys are the same string, whatever the run ids hold.
+ */
+const jobId = id.regex(/^[^:]*$/, { message: `must not contain ":" (it ends a run's id in the keys that negotiations are stored under)` });
 /** An agent as it is named in results: its spec text. */
 const agentName = z.string().min(1).max(200);
 const timestamp = z.number().finite().nonnegative();
@@ -100,7 +106,7 @@ const MAX_EVENTS = 10_000;
 export const NegotiationRowSchema = z.object({
   id: z.string().min(3).max(401),
   runId: id,
-  jobId: id,
+  jobId,
   index: count,
   buyer: agentName,
   seller: agentName,

@@ -1,10 +1,10 @@
 import { Aggregator } from '../core/bilateral/aggregate';
 import { computeMetrics } from '../core/bilateral/metrics';
-import { ok, type Result } from '../core/result';
+import { err, ok, type Result } from '../core/result';
 import type { ParleyDb } from './db';
 import { addBatches, runBatches, scanJson } from './batches';
 import { asStorageError } from './errors';
-import { EXPORT_FORMAT, EXPORT_FORMAT_JSONL, EXPORT_VERSION, readRunFile, type ImportError } from './run-file';
+import { EXPORT_FORMAT, EXPORT_FORMAT_JSONL, EXPORT_VERSION, readRunFile, sizeProblem, type ImportError } from './run-file';
 import type { ExportedNegotiation, RunRecord, RunRow } from './schema';
 
 export {
@@ -13,6 +13,7 @@ export {
   EXPORT_VERSION,
   IMPORT_ERROR_KINDS,
   MAX_IMPORT_BYTES,
+  sizeProblem,
   type ImportError,
   type ImportErrorKind,
 } from './run-file';
@@ -80,8 +81,50 @@ export async function importRun(db: ParleyDb, text: string, opts: ImportOptions)
   try {
     return ok(await store(db, run, rows, standings, opts));
   } catch (e) {
+    if (isConstraintError(e))
+      return err({
+        kind: 'conflict',
+        message: `the run's records clash with records already stored (${constraintDetail(e)}); nothing was imported`,
+      });
     throw asStorageError(e);
   }
+}
+
+/**
+ * `importRun` on a file as the page hands it over: its size is checked before a byte of it is read,
+ * so a file too large to hold as text is refused as too large, not as unreadable.
+ */
+export async function importRunFile(
+  db: ParleyDb,
+  file: Pick<Blob, 'size' | 'text'>,
+  opts: Omit<ImportOptions, 'size'>,
+): Promise<Result<RunRow, ImportError>> {
+  const tooLarge = sizeProblem(file.size);
+  if (tooLarge) return err(tooLarge);
+  let text: string;
+  try {
+    text = await file.text();
+  } catch (e) {
+    return err({ kind: 'invalid-file', message: `the file could not be read (${e instanceof Error ? e.message : String(e)})` });
+  }
+  return importRun(db, text, { ...opts, size: file.size });
+}
+
+/** Whether a failed write was refused for a key already in use (Dexie wraps it, or lists it among a bulk write's failures). */
+function isConstraintError(error: unknown, depth = 0): boolean {
+  if (depth > 5 || typeof error !== 'object' || error === null) return false;
+  const e = error as { name?: unknown; inner?: unknown; failures?: unknown };
+  if (e.name === 'ConstraintError') return true;
+  if (isConstraintError(e.inner, depth + 1)) return true;
+  return Array.isArray(e.failures) && e.failures.some((f) => isConstraintError(f, depth + 1));
+}
+
+/** Which key clashed, when the error says (never the whole of Dexie's message). */
+function constraintDetail(error: unknown): string {
+  const failures = (error as { failures?: unknown }).failures;
+  const first = Array.isArray(failures) ? (failures[0] as { message?: unknown } | undefined) : undefined;
+  const text = typeof first?.message === 'string' ? first.message : 'a key is already in use';
+  return text.slice(0, 200);
 }
 
 /** Bootstrap resamples for the standings an import recomputes (the CLI's default). */
@@ -124,7 +167,9 @@ async function store(
       id,
       name,
       updatedAt: opts.now,
-      status: run.done === run.planned ? 'done' : 'interrupted',
+      // An unfinished tournament resumes by its plan (the file was checked against it); an Arena
+      // game cannot resume, so one that never finished stays as it is.
+      status: run.done === run.planned ? 'done' : run.config.kind === 'tournament' ? 'interrupted' : 'cancelled',
       standings,
     };
     await db.runs.add(stored);

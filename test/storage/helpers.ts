@@ -140,18 +140,22 @@ function noise(chars: number): string {
   return btoa(binary).slice(0, chars);
 }
 
-/** A real negotiation carrying a large raw model answer (150 kB), as an LLM agent's invalid reply would. */
+/**
+ * A real negotiation carrying a large raw model answer (150 kB), as an LLM agent's invalid reply
+ * would: the opener's first answer, refused before its first move (so the log still replays).
+ */
 export function bulky(row: NegotiationRow): NegotiationRow {
-  const end = row.events[row.events.length - 1]!;
+  const first = row.events[0]!;
+  if (first.type !== 'move' || first.turn !== 0) throw new Error('bulky: the log must open with a move');
   const padding = {
     type: 'invalid' as const,
-    turn: end.turn,
-    actor: 'buyer' as const,
+    turn: 0,
+    actor: first.actor,
     attempt: 0,
     reason: 'not JSON',
     raw: noise(150_000),
   };
-  return { ...row, events: [...row.events.slice(0, -1), padding, end] };
+  return { ...row, events: [padding, ...row.events] };
 }
 
 /**

@@ -84,7 +84,8 @@ describe('export and import round trip', () => {
 
   test('an arena game round-trips, its standings seeded with 0', async () => {
     const db = freshDb();
-    const row = (await tournamentRows('a'))[3]!;
+    // As the Arena stores its one game: job "0" at index 0.
+    const row = { ...(await tournamentRows('a'))[3]!, id: 'a:0', jobId: '0', index: 0 };
     const config: RunConfig = { kind: 'arena', buyer: row.buyer, seller: row.seller, scenario: row.scenario };
     await createRun(db, { id: 'a', name: 'one game', config, planned: 1, createdAt: 3 });
     await new NegotiationWriter(db, 'a', { maxBatch: 1, now: () => 4 }).add(row);

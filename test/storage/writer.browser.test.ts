@@ -197,6 +197,6 @@ describe('a full disk', () => {
     expect(writer.buffered).toBe(0);
     const stored14 = await storedRows(db);
     expect(stored14.map((r) => r.jobId)).toEqual(rows.slice(0, 14).map((r) => r.jobId));
-    expect(stored14[10]!.events.at(-2)).toMatchObject({ type: 'invalid', reason: 'not JSON' });
+    expect(stored14[10]!.events[0]).toMatchObject({ type: 'invalid', reason: 'not JSON' });
   });
 });

@@ -1,0 +1,57 @@
+import { planJob } from '../core/bilateral/plan-job';
+import type { Scenario } from '../core/scenario';
+import type { ExportedNegotiation, RunRecord } from './schema';
+
+/** How a run file's negotiations are checked against the run's own plan (see run-file.ts). */
+
+/** Whether a row is the job of the run's plan that its id names: index, agents and scenario. */
+export function planProblem(run: RunRecord, row: ExportedNegotiation, scenarios: Map<number, Scenario>): string | null {
+  const config = run.config;
+  if (config.kind === 'arena') {
+    if (row.jobId !== '0' || row.index !== 0)
+      return `an Arena run holds one negotiation, job "0" at index 0; this one is at index ${row.index}`;
+    if (row.buyer !== config.buyer) return `buyer is ${quote(row.buyer)} but the run's buyer is ${quote(config.buyer)}`;
+    if (row.seller !== config.seller) return `seller is ${quote(row.seller)} but the run's seller is ${quote(config.seller)}`;
+    const changed = firstDifference(row.scenario, config.scenario, 'scenario');
+    return changed && `${changed}: not the run's scenario (run.config.scenario)`;
+  }
+  const t = config.tournament;
+  const job = planJob(t, row.jobId, scenarios);
+  if (job === null) {
+    const pairs = `${t.agents.length} agents${t.selfPlay ? ' with self-play' : ''}`;
+    return `not a job of the run's plan (${pairs}, ${t.scenariosPerPair} scenarios per pair; jobs are named buyer-seller-scenario)`;
+  }
+  if (row.index !== job.index) return `index is ${row.index} but the run's plan puts this job at ${job.index}`;
+  if (row.buyer !== job.buyer) return `buyer is ${quote(row.buyer)} but the run's plan has ${quote(job.buyer)} buy in this job`;
+  if (row.seller !== job.seller) return `seller is ${quote(row.seller)} but the run's plan has ${quote(job.seller)} sell in this job`;
+  const changed = firstDifference(row.scenario, job.scenario, 'scenario');
+  return changed && `${changed}: not scenario ${job.scenarioIndex} of the run's config (${t.preset}, seed ${t.seed})`;
+}
+
+/** The first place where two parsed JSON values differ, as `path is X where Y was expected`, or null. */
+function firstDifference(actual: unknown, expected: unknown, path: string): string | null {
+  if (isRecord(actual) && isRecord(expected)) {
+    for (const key of new Set([...Object.keys(expected), ...Object.keys(actual)])) {
+      const found = firstDifference(actual[key], expected[key], `${path}.${key}`);
+      if (found) return found;
+    }
+    return null;
+  }
+  if (Array.isArray(actual) && Array.isArray(expected)) {
+    for (let i = 0; i < Math.max(actual.length, expected.length); i++) {
+      const found = firstDifference(actual[i], expected[i], `${path}[${i}]`);
+      if (found) return found;
+    }
+    return null;
+  }
+  if (actual === expected) return null;
+  return `${path} is ${show(actual)} where ${show(expected)} was expected`;
+}
+
+const show = (v: unknown): string =>
+  v === undefined ? 'missing' : typeof v === 'string' ? quote(v) : isRecord(v) || Array.isArray(v) ? 'a list or an object' : String(v);
+
+/** A string from the file, quoted and cut short for a one-line message. */
+export const quote = (text: string): string => JSON.stringify(text.length > 60 ? `${text.slice(0, 59)}…` : text);
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
