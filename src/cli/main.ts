@@ -33,6 +33,8 @@ import { parseDollars, type Price } from '../core/cost';
 import type { RunUsage } from '../core/bilateral/usage';
 import { fullTournamentConfig, type RunRecord, type StoredTournamentConfig } from '../storage/schema';
 import { RunJsonlWriter } from './jsonl';
+import { readFile, stat } from 'node:fs/promises';
+import { readRunFile, sizeProblem } from '../storage/run-file';
 
 const USAGE = `usage: npm run parley -- <command> [flags]
 
@@ -43,6 +45,8 @@ commands:
               [--turns N|MIN-MAX] [--first alternate|seller|buyer] [--self-play] [--samples N] [--concurrency N]
               [--json|--csv] [--jsonl PATH] [--yes]
   strategies  list the scripted strategies and their parameters
+  check       FILE: check a run file (a JSON or JSONL export) exactly as the app's import does; prints
+              "ok: NAME, N negotiations" or the first problem in one line (exit 2)
 
 Deadline: by default the turn limit is drawn per scenario from 16–24 turns and both sides know only that
 range (uncertain), and seller and buyer open alternate scenarios (alternate). --turns N alone fixes the
@@ -375,6 +379,47 @@ function strategiesCommand(io: Io): void {
   }
 }
 
+/** Control and direction-changing characters from a file, escaped, so a hostile name cannot rewrite the terminal. */
+const printable = (text: string): string =>
+  text.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+/**
+ * `check FILE`: the app's import validation (`readRunFile`) on a file on disk. Its size is read
+ * first, so a file too large to import is refused without being read.
+ */
+async function checkCommand(argv: string[], io: Io): Promise<number> {
+  const paths = argv[0] === '--' ? argv.slice(1) : argv;
+  if (paths.length !== 1 || (paths[0] as string).startsWith('--'))
+    throw new UsageError('check takes one run file: npm run parley -- check FILE');
+  const path = paths[0] as string;
+  const problem = (message: string): number => {
+    io.err(printable(`parley: error: ${path}: ${message}`) + '\n');
+    return 2;
+  };
+  let size: number;
+  try {
+    const info = await stat(path);
+    if (!info.isFile()) return problem('not a file');
+    size = info.size;
+  } catch (e) {
+    return problem(`cannot read it (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+  }
+  const tooLarge = sizeProblem(size);
+  if (tooLarge) return problem(tooLarge.message);
+  let text: string;
+  try {
+    // Decoded as the app's File.text() decodes: UTF-8, a byte-order mark dropped.
+    text = new TextDecoder().decode(await readFile(path));
+  } catch (e) {
+    return problem(`cannot read it (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+  }
+  const checked = readRunFile(text, size);
+  if (!checked.ok) return problem(checked.error.message.replace(/\s*\n\s*/g, ' '));
+  const n = checked.value.rows.length;
+  io.out(printable(`ok: ${checked.value.run.name}, ${n} negotiation${n === 1 ? '' : 's'}`) + '\n');
+  return 0;
+}
+
 /** Returns the exit status: 0 on success, 2 on a usage error, 1 on a bug, 130 when stopped through `io.signal`. */
 export async function main(argv: string[], io: Io): Promise<number> {
   const [command, ...rest] = argv;
@@ -387,6 +432,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
       case 'strategies':
         strategiesCommand(io);
         return 0;
+      case 'check':
+        return await checkCommand(rest, io);
       case undefined:
       case 'help':
       case '--help':
@@ -394,7 +441,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
         io.out(USAGE);
         return 0;
       default:
-        throw new UsageError(`unknown command "${command}"; choose one of: run, tournament, strategies, help`);
+        throw new UsageError(`unknown command "${command}"; choose one of: run, tournament, strategies, check, help`);
     }
   } catch (e) {
     if (e instanceof UsageError) {
