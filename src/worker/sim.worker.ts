@@ -1,7 +1,7 @@
 /// <reference lib="webworker" />
 // The simulation worker: every negotiation runs here, never on the page's thread.
 import { openDb } from '../storage';
-import { exportRunJson, exportRunJsonl, importRun } from '../storage/transfer';
+import { exportRunJson, exportRunJsonl, importRunFile } from '../storage/transfer';
 import { getRun } from '../storage/runs';
 import { ArenaGame } from './arena';
 import { FromWorkerSchema, ToWorkerSchema, type FromWorker, type ToWorker } from './messages';
@@ -113,8 +113,7 @@ async function handle(message: ToWorker): Promise<void> {
       return;
     }
     case 'import': {
-      const text = await message.file.text();
-      const result = await importRun(host.db, text, { now: host.now() });
+      const result = await importRunFile(host.db, message.file, { now: host.now() });
       if (!result.ok) throw new Error(result.error.message);
       host.post({ type: 'imported', requestId: message.requestId, runId: result.value.id });
       return;
