@@ -44,6 +44,8 @@ export {
   exportRunJson,
   exportRunJsonl,
   importRun,
+  importRunFile,
+  sizeProblem,
   EXPORT_FORMAT,
   EXPORT_FORMAT_JSONL,
   EXPORT_VERSION,

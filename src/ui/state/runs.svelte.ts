@@ -1,5 +1,5 @@
 import type { Standings } from '../../core/bilateral/aggregate';
-import { deleteRun, listRuns, liveRunIds, loadNegotiations, markInterrupted, storageUsage, type ParleyDb, type RunRow, type RunStatus } from '../../storage';
+import { deleteRun, listRuns, liveRunIds, loadNegotiations, markInterrupted, sizeProblem, storageUsage, type ParleyDb, type RunRow, type RunStatus } from '../../storage';
 import { database, newId, sim } from './sim';
 
 /** `done`, or `done, 3 errors` when some of the run's negotiations ended in an error. */
@@ -84,8 +84,16 @@ export class RunsStore {
     }
   }
 
-  /** Validates and stores a run file in the worker; nothing is written if it is invalid. */
+  /**
+   * Validates and stores a run file in the worker; nothing is written if it is invalid. A file over
+   * the limit is refused here by its size, before anything reads it (the worker checks again).
+   */
   async importFile(file: File): Promise<string | null> {
+    const tooLarge = sizeProblem(file.size);
+    if (tooLarge) {
+      this.notice = { kind: 'error', text: `Could not import ${file.name}: ${tooLarge.message}` };
+      return null;
+    }
     this.busy = true;
     try {
       const reply = await sim().request({ type: 'import', requestId: newId(), file });
