@@ -6,6 +6,7 @@ import type { Move } from './moves';
 import { bilateral, type BilateralObservation, type BilateralOutcome } from './protocol';
 import type { BilateralEvent, BilateralResult } from './events';
 import { computeMetrics, type NegotiationMetrics } from './metrics';
+import { jobPosition } from './plan-job';
 
 export type BilateralAgent = Agent<BilateralObservation, Move>;
 
@@ -114,16 +115,10 @@ export function* planJobs(config: TournamentConfig): Generator<NegotiationJob> {
   }
 }
 
-/** How many of `ids` name a job of this plan (`<buyer>-<seller>-<scenario>` within its ranges). */
+/** How many of `ids` name a job of this plan. */
 function countInPlan(config: TournamentConfig, ids: ReadonlySet<string>): number {
-  const n = config.agents.length;
   let count = 0;
-  for (const id of ids) {
-    const m = /^(\d+)-(\d+)-(\d+)$/.exec(id);
-    if (!m) continue;
-    const [b, s, k] = [Number(m[1]), Number(m[2]), Number(m[3])];
-    if (b < n && s < n && k < config.scenariosPerPair && (b !== s || config.selfPlay)) count++;
-  }
+  for (const id of ids) if (jobPosition(config, id) !== null) count++;
   return count;
 }
 
