@@ -60,41 +60,25 @@ class SideTally {
   latencyMs = 0;
 }
 
-function behaviour(role: Role, t: SideTally, scenario: Scenario) {
-  const { prices, turns } = t;
-  if (prices.length === 0) return { opening: null, totalConcession: null, concession: null, patience: null };
-  const listPrice = scenario.item.listPrice;
-  const reservation = role === 'buyer' ? scenario.buyerValue : scenario.sellerCost;
-  const first = prices[0] as number;
-  const last = prices[prices.length - 1] as number;
-  const range = first - reservation;
-  const totalConcession = (gainDirection(role) * (first - last)) / listPrice;
-  if (range === 0) return { opening: first / listPrice, totalConcession, concession: 0, patience: 0 };
-  // (o₁ − o)/(o₁ − R) is the fraction of the way from the opening to the reservation, for either role.
-  let patience = 1;
-  for (let i = 0; i < prices.length; i++) {
-    if ((first - (prices[i] as number)) / range > PATIENCE_THRESHOLD) {
-      // Own turn index: each side moves every other turn, so turn t is its floor(t/2)-th own turn.
-      patience = Math.floor((turns[i] as number) / 2) / turnsFor(role, scenario.firstMover, scenario.turnLimit);
-      break;
-    }
-  }
-  return { opening: first / listPrice, totalConcession, concession: (first - last) / range, patience };
-}
-
+/** One side's metrics, the behaviour measures written straight into the result (it is the hot path). */
 function sideMetrics(role: Role, t: SideTally, scenario: Scenario, price: number | null, gft: boolean): SideMetrics {
   const v = scenario.buyerValue;
   const c = scenario.sellerCost;
   const listPrice = scenario.item.listPrice;
   const utility = price === null ? 0 : role === 'buyer' ? v - price : price - c;
-  const offers = new Array<number>(t.prices.length);
-  for (let i = 0; i < offers.length; i++) offers[i] = (t.prices[i] as number) / listPrice;
-  return {
+  const { prices, turns } = t;
+  const n = prices.length;
+  const offers = new Array<number>(n);
+  for (let i = 0; i < n; i++) offers[i] = (prices[i] as number) / listPrice;
+  const m: SideMetrics = {
     utility,
     share: price !== null && gft ? utility / (v - c) : null,
     irViolation: price !== null && utility < -1e-9,
     offers,
-    ...behaviour(role, t, scenario),
+    opening: null,
+    totalConcession: null,
+    concession: null,
+    patience: null,
     moves: t.moves,
     invalidMoves: t.invalid,
     forfeits: t.forfeits,
@@ -103,6 +87,30 @@ function sideMetrics(role: Role, t: SideTally, scenario: Scenario, price: number
     tokensOut: t.tokensOut,
     latencyMs: t.latencyMs,
   };
+  if (n === 0) return m;
+  const reservation = role === 'buyer' ? v : c;
+  const first = prices[0] as number;
+  const last = prices[n - 1] as number;
+  const range = first - reservation;
+  m.opening = first / listPrice;
+  m.totalConcession = (gainDirection(role) * (first - last)) / listPrice;
+  if (range === 0) {
+    m.concession = 0;
+    m.patience = 0;
+    return m;
+  }
+  m.concession = (first - last) / range;
+  // (o₁ − o)/(o₁ − R) is the fraction of the way from the opening to the reservation, for either role.
+  let patience = 1;
+  for (let i = 0; i < n; i++) {
+    if ((first - (prices[i] as number)) / range > PATIENCE_THRESHOLD) {
+      // Own turn index: each side moves every other turn, so turn t is its floor(t/2)-th own turn.
+      patience = Math.floor((turns[i] as number) / 2) / turnsFor(role, scenario.firstMover, scenario.turnLimit);
+      break;
+    }
+  }
+  m.patience = patience;
+  return m;
 }
 
 /** Per-negotiation metrics: a fold over the event log, exactly as defined in DESIGN.md. */
