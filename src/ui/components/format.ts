@@ -2,6 +2,7 @@
 import type { BilateralResult } from '../../core/bilateral/events';
 import { assertNever } from '../../core/result';
 import type { Role } from '../../core/scenario';
+import type { Phrase } from '../names';
 
 const dollars = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2 });
 const hugeDollars = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', notation: 'scientific', maximumFractionDigits: 2 });
@@ -37,21 +38,21 @@ export const truncate = (text: string, max: number): string =>
 
 export type AgentNames = { buyer: string; seller: string };
 
-const who = (role: Role, agents: AgentNames) => `the ${role} (${agents[role]})`;
+const who = (role: Role, agents: AgentNames): Phrase => [`the ${role} (`, { name: agents[role] }, ')'];
 
-/** One sentence saying how a negotiation ended. Turns in an outcome count the turns played. */
-export function describeOutcome(outcome: BilateralResult, agents: AgentNames): string {
+/** One sentence saying how a negotiation ended, the agents' names kept apart. Turns in an outcome count the turns played. */
+export function describeOutcome(outcome: BilateralResult, agents: AgentNames): Phrase {
   switch (outcome.kind) {
     case 'deal':
-      return `Deal at ${money(outcome.price)} on turn ${outcome.turn}, accepted by ${who(outcome.acceptedBy, agents)}.`;
+      return [`Deal at ${money(outcome.price)} on turn ${outcome.turn}, accepted by `, ...who(outcome.acceptedBy, agents), '.'];
     case 'walk_away':
-      return `No deal: ${who(outcome.by, agents)} walked away on turn ${outcome.turn}.`;
+      return ['No deal: ', ...who(outcome.by, agents), ` walked away on turn ${outcome.turn}.`];
     case 'turn_limit':
-      return `No deal: the turn limit was reached after ${outcome.turn} turns.`;
+      return [`No deal: the turn limit was reached after ${outcome.turn} turns.`];
     case 'error':
-      return `Stopped by an error from ${who(outcome.actor, agents)} on turn ${outcome.turn + 1}: ${outcome.message}`;
+      return ['Stopped by an error from ', ...who(outcome.actor, agents), ` on turn ${outcome.turn + 1}: ${outcome.message}`];
     case 'cancelled':
-      return `Cancelled after ${outcome.turn} turns.`;
+      return [`Cancelled after ${outcome.turn} turns.`];
     default:
       return assertNever(outcome);
   }
