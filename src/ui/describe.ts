@@ -1,6 +1,7 @@
 /** Runs, deadlines and first movers in words, for the pages that set them up or show them. */
 import { deadlineLabel, type FirstMoverChoice, type Scenario } from '../core/scenario';
 import type { RunRow } from '../storage';
+import type { Phrase } from './names';
 
 export const firstMoverLabel = (firstMover: FirstMoverChoice): string =>
   firstMover === 'alternate' ? 'seller and buyer open in turn' : `the ${firstMover} opens`;
@@ -15,12 +16,12 @@ export const scenarioDeadline = (s: Pick<Scenario, 'turnLimit' | 'turnRange'>): 
 export const DEADLINE_WHY =
   'With a fixed, known limit, whoever moves last receives the other’s reservation price as an ultimatum; an uncertain limit and alternating openers hand that edge to neither role.';
 
-/** A run's set-up in one line. */
-export function describeConfig(run: Pick<RunRow, 'config'>): string {
-  if (run.config.kind === 'arena') return `${run.config.buyer} (buyer) vs ${run.config.seller} (seller)`;
+/** A run's set-up in one line, an Arena game's agents named apart. */
+export function describeConfig(run: Pick<RunRow, 'config'>): Phrase {
+  if (run.config.kind === 'arena') return [{ name: run.config.buyer }, ' (buyer) vs ', { name: run.config.seller }, ' (seller)'];
   const t = run.config.tournament;
-  return (
+  return [
     `${t.agents.length} agents, ${t.scenariosPerPair} ${t.preset} scenarios per pair, seed ${t.seed}${t.selfPlay ? ', self-play' : ''}, ` +
-    `${deadlineLabel(t.deadline)}, ${firstMoverLabel(t.firstMover)}`
-  );
+    `${deadlineLabel(t.deadline)}, ${firstMoverLabel(t.firstMover)}`,
+  ];
 }

@@ -1,6 +1,7 @@
 import type { Standings } from '../../core/bilateral/aggregate';
 import { deleteRun, listRuns, liveRunIds, loadNegotiations, markInterrupted, sizeProblem, storageUsage, type ParleyDb, type RunRow, type RunStatus } from '../../storage';
 import { database, newId, sim } from './sim';
+import { isolateText } from '../names';
 
 /** `done`, or `done, 3 errors` when some of the run's negotiations ended in an error. */
 export const statusLabel = (status: RunStatus, errors = 0): string =>
@@ -58,7 +59,7 @@ export class RunsStore {
   async remove(run: RunRow): Promise<void> {
     if (run.status === 'running') sim().send({ type: 'run.cancel', runId: run.id });
     await deleteRun(this.db(), run.id);
-    this.notice = { kind: 'info', text: `Deleted "${run.name}".` };
+    this.notice = { kind: 'info', text: `Deleted "${isolateText(run.name)}".` };
     await this.refresh();
   }
 
