@@ -107,6 +107,9 @@ describe('NegotiationPage', () => {
     const lat = (s: typeof buyer) => `${formatLatency(s.latencyMs)} (${formatLatency(s.latencyMs / s.calls)} per call)`;
     expect(row('Latency')).toEqual(['Latency', lat(buyer), lat(seller)]);
     expect(row('Estimated cost')).toEqual(['Estimated cost', formatUsd(estimateCost(buyer, price)), '—']);
+    // Every offer over list price, to one decimal, in order.
+    const offers = (side: typeof buyer) => side.offers.map((x) => `${(100 * x).toFixed(1)}%`).join(', ') || '–';
+    expect(row('Offers / list price')).toEqual(['Offers / list price', offers(buyer), offers(seller)]);
   });
 });
 
