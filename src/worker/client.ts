@@ -1,15 +1,29 @@
-import { FromWorkerSchema, type FromWorker, type ToWorker } from './messages';
+import { FromWorkerSchema, REPLY_TYPES, type FromWorker, type ReplyTo, type ToWorker, type WorkerRequest } from './messages';
 
-type Listener = (message: FromWorker) => void;
-type Reply = Extract<FromWorker, { type: 'exported' | 'imported' | 'failed' }>;
+/** The client's own word that the worker is gone (it crashed, or could not start); the next message starts a fresh one. */
+export interface WorkerStopped {
+  type: 'worker.stopped';
+  message: string;
+}
+/** What a subscriber hears: the worker's messages, and its end. */
+export type SimMessage = FromWorker | WorkerStopped;
+type Listener = (message: SimMessage) => void;
 
 const startWorker = (): Worker => new Worker(new URL('./sim.worker.ts', import.meta.url), { type: 'module', name: 'parley-sim' });
 
-/** The page's side of the simulation worker: typed messages out, validated messages in. */
+/**
+ * The page's side of the simulation worker: typed messages out, validated messages in. When the
+ * worker dies, everything that waits on it hears why: each pending request is answered with a
+ * `failed` reply, each run and game it was playing gets a `failed` message, and every subscriber
+ * a `worker.stopped`.
+ */
 export class SimClient {
   private worker: Worker | null = null;
   private readonly listeners = new Set<Listener>();
-  private readonly waiting = new Map<string, (reply: Reply) => void>();
+  private readonly waiting = new Map<string, (reply: FromWorker) => void>();
+  /** Runs and games sent to the worker and not yet ended there. */
+  private readonly openRuns = new Set<string>();
+  private readonly openGames = new Set<string>();
 
   constructor(private readonly create: () => Worker = startWorker) {}
 
@@ -26,31 +40,63 @@ export class SimClient {
       }
       this.dispatch(parsed.data);
     };
-    worker.onerror = (e) => this.dispatch({ type: 'failed', message: `the simulation worker crashed: ${e.message}` });
+    // An error that reaches the page is one the worker did not handle: it may be dead or broken, so it is replaced.
+    worker.onerror = (e) => {
+      e.preventDefault();
+      if (this.worker === worker) this.stop(`The simulation worker stopped: ${e.message || 'it could not start'}.`);
+    };
     this.worker = worker;
     return worker;
   }
 
   private dispatch(message: FromWorker): void {
-    if ((message.type === 'exported' || message.type === 'imported' || message.type === 'failed') && message.requestId) {
-      const resolve = this.waiting.get(message.requestId);
-      if (resolve) {
+    if (message.type === 'run.status' && message.status !== 'running') this.openRuns.delete(message.runId);
+    if (message.type === 'arena.end') this.openGames.delete(message.gameId);
+    if (message.type === 'failed') {
+      if (message.runId) this.openRuns.delete(message.runId);
+      if (message.gameId) this.openGames.delete(message.gameId);
+    }
+    if (REPLY_TYPES.has(message.type) && 'requestId' in message && message.requestId) {
+      const settle = this.waiting.get(message.requestId);
+      if (settle) {
         this.waiting.delete(message.requestId);
-        resolve(message);
+        settle(message);
         return;
       }
     }
+    this.broadcast(message);
+  }
+
+  private broadcast(message: SimMessage): void {
     for (const listener of this.listeners) listener(message);
+  }
+
+  /** Ends the worker and tells everything that waited on it why. */
+  private stop(reason: string): void {
+    this.worker?.terminate();
+    this.worker = null;
+    const waiting = [...this.waiting];
+    const runs = [...this.openRuns];
+    const games = [...this.openGames];
+    this.waiting.clear();
+    this.openRuns.clear();
+    this.openGames.clear();
+    for (const [requestId, settle] of waiting) settle({ type: 'failed', requestId, message: reason });
+    for (const runId of runs) this.broadcast({ type: 'failed', runId, message: reason });
+    for (const gameId of games) this.broadcast({ type: 'failed', gameId, message: reason });
+    this.broadcast({ type: 'worker.stopped', message: reason });
   }
 
   send(message: ToWorker): void {
     this.ensure().postMessage(message);
+    if (message.type === 'run.start' || message.type === 'run.resume') this.openRuns.add(message.runId);
+    if (message.type === 'arena.start') this.openGames.add(message.gameId);
   }
 
-  /** Sends a request and waits for its reply (or the failure that names it). */
-  request(message: Extract<ToWorker, { requestId: string }>): Promise<Reply> {
+  /** Sends a request and waits for its reply, or for the failure that names it (the worker's, or its death). */
+  request<R extends WorkerRequest>(message: R): Promise<ReplyTo<R>> {
     return new Promise((resolve) => {
-      this.waiting.set(message.requestId, resolve);
+      this.waiting.set(message.requestId, resolve as (reply: FromWorker) => void);
       this.send(message);
     });
   }
@@ -61,8 +107,8 @@ export class SimClient {
     return () => this.listeners.delete(listener);
   }
 
+  /** Ends the worker; what waited on it is told so, as when it dies. */
   terminate(): void {
-    this.worker?.terminate();
-    this.worker = null;
+    if (this.worker) this.stop('The simulation worker was stopped.');
   }
 }

@@ -23,6 +23,9 @@ export const RemoteConfigSchema = z.object({
 });
 export type RemoteConfig = z.infer<typeof RemoteConfigSchema>;
 
+/** The id of a request, read from a message that is otherwise malformed. */
+export const RequestIdSchema = z.object({ requestId: id });
+
 /** Messages from the page to the simulation worker; each `type` carries its own payload. */
 export const ToWorkerSchema = z.discriminatedUnion('type', [
   z.object({
@@ -110,3 +113,16 @@ export const FromWorkerSchema = z.discriminatedUnion('type', [
 ]);
 export type FromWorker = z.infer<typeof FromWorkerSchema>;
 export type FromWorkerType = FromWorker['type'];
+
+/** A message the page waits on an answer to; `failed` with its requestId may answer any of them. */
+export type WorkerRequest = Extract<ToWorker, { requestId: string }>;
+/** Which reply answers each request. */
+const REPLIES = {
+  export: 'exported',
+  import: 'imported',
+} as const satisfies Record<WorkerRequest['type'], FromWorkerType>;
+export type ReplyTo<R extends WorkerRequest> =
+  | Extract<FromWorker, { type: (typeof REPLIES)[R['type']] }>
+  | Extract<FromWorker, { type: 'failed' }>;
+/** The reply types, for the client to tell a reply from a broadcast. */
+export const REPLY_TYPES: ReadonlySet<FromWorkerType> = new Set([...Object.values(REPLIES), 'failed']);

@@ -4,7 +4,7 @@ import { openDb } from '../storage';
 import { exportRunJson, exportRunJsonl, importRunFile } from '../storage/transfer';
 import { getRun } from '../storage/runs';
 import { ArenaGame } from './arena';
-import { FromWorkerSchema, ToWorkerSchema, type FromWorker, type ToWorker } from './messages';
+import { FromWorkerSchema, RequestIdSchema, ToWorkerSchema, type FromWorker, type ToWorker } from './messages';
 import { TournamentRun, type RunHost } from './tournament-run';
 import { assertNever } from '../core/result';
 import { EnginePool, type EngineLoader, type EngineStatus } from '../agents/backends/webllm/pool';
@@ -126,7 +126,13 @@ async function handle(message: ToWorker): Promise<void> {
 self.onmessage = (e: MessageEvent<unknown>) => {
   const parsed = ToWorkerSchema.safeParse(e.data);
   if (!parsed.success) {
-    host.post({ type: 'failed', message: `the worker was sent a malformed message: ${parsed.error.issues[0]?.message ?? ''}` });
+    // A malformed request is still answered by its id, so the page does not wait for it forever.
+    const requestId = RequestIdSchema.safeParse(e.data);
+    host.post({
+      type: 'failed',
+      ...(requestId.success && { requestId: requestId.data.requestId }),
+      message: `the worker was sent a malformed message: ${parsed.error.issues[0]?.message ?? ''}`,
+    });
     return;
   }
   const message = parsed.data;

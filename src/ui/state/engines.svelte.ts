@@ -40,7 +40,10 @@ export class LocalEngines {
     if (this.started) return;
     this.started = true;
     void this.probeOnce(nav);
+    // For the whole session of the page: the pickers of every page read these statuses.
     sim().subscribe((m) => {
+      // The engines lived in the worker and ended with it.
+      if (m.type === 'worker.stopped') this.statuses = {};
       if (m.type !== 'engine.status') return;
       const { type: _, ...status } = m;
       this.statuses[m.modelId] = status;
