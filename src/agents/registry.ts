@@ -2,6 +2,7 @@ import type { AgentFactory, BilateralAgent } from '../core/bilateral/tournament'
 import type { Role } from '../core/scenario';
 import type { ChatBackend } from './backends/types';
 import { llmAgent, type LlmAgentOptions } from './llm/agent';
+import { llmSettings, type LlmSettings } from './llm/settings';
 import { RemoteBackends, type RemoteSettings } from './remote';
 import { parseAgentSpec, strategyByName, type AgentSpec } from './specs';
 import type { StrategyDef } from './scripted/types';
@@ -20,10 +21,12 @@ export const WEBLLM_ONLY_IN_BROWSER =
 /**
  * An agent factory for tournaments and single games: scripted strategies, remote models
  * through backends made from `remote` (one per provider and model, shared by every seat), and
- * WebLLM models through `local`. Specs must have been checked already.
+ * WebLLM models through `local`, every model asked for its moves as `llm` says (the defaults
+ * where it is silent). Specs must have been checked already.
  */
-export function createAgentFactory(remote: RemoteSettings = {}, local: LocalBackends = {}): AgentFactory {
+export function createAgentFactory(remote: RemoteSettings = {}, local: LocalBackends = {}, llm: Partial<LlmSettings> = {}): AgentFactory {
   const backends = new RemoteBackends(remote);
+  const settings = llmSettings(llm);
   // A tournament builds two agents per negotiation from the same few spec texts.
   const parsedCache = new Map<string, AgentSpec>();
   // Deterministic strategies hold no state (they read everything from the observation), so one
@@ -37,15 +40,18 @@ export function createAgentFactory(remote: RemoteSettings = {}, local: LocalBack
       spec = parsed.value;
       parsedCache.set(text, spec);
     }
-    const opts: LlmAgentOptions = {
-      ...((spec.thinking || remote.thinking) && { thinking: true }),
-      ...(remote.temperature !== undefined && { temperature: remote.temperature }),
-    };
+    const model = (thinking: boolean | undefined): LlmAgentOptions => ({
+      interface: settings.interface,
+      temperature: settings.temperature,
+      ...(settings.maxTokens !== null && { maxTokens: settings.maxTokens }),
+      ...((thinking || settings.thinking) && { thinking: true }),
+      seed: ctx.seed,
+    });
     if (spec.webllm !== undefined) {
       if (!local.webllm) throw new Error(WEBLLM_ONLY_IN_BROWSER);
-      return llmAgent(local.webllm(spec.webllm), opts);
+      return llmAgent(local.webllm(spec.webllm), model(spec.thinking));
     }
-    if (spec.remote) return llmAgent(backends.get(spec.remote), opts);
+    if (spec.remote) return llmAgent(backends.get(spec.remote), model(spec.thinking));
     const def = strategyByName.get(spec.name) as StrategyDef;
     if (!def.deterministic) return def.create(spec.params, { role, rng: ctx.rng });
     let agent = shared[role].get(text);

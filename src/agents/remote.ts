@@ -1,17 +1,12 @@
 import { anthropicBackend } from './backends/anthropic';
 import { geminiBackend } from './backends/gemini';
 import { Limiter } from './backends/http';
-import { presetBackend, type ProviderId } from './backends/openai';
+import { presetBackend } from './backends/openai';
 import type { ChatBackend } from './backends/types';
-import { OPENAI_COMPATIBLE, type RemoteModel, type RemoteProvider } from './remote-spec';
+import { PROVIDERS, type OpenAiCompatibleProvider } from './providers';
+import type { RemoteModel, RemoteProvider } from './remote-spec';
 
 export * from './remote-spec';
-
-// The spec module lists the OpenAI-compatible presets without loading them; they must agree.
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const samePresets: Same<(typeof OPENAI_COMPATIBLE)[number], ProviderId> = true;
-void samePresets;
-
 
 /**
  * Where remote calls go and which key each host gets. A key travels only with the address it was
@@ -31,8 +26,6 @@ export interface RemoteSettings {
   concurrency?: number;
   /** Time allowed for one HTTP call. */
   timeoutMs?: number;
-  thinking?: boolean;
-  temperature?: number;
 }
 
 /**
@@ -72,8 +65,13 @@ export class RemoteBackends {
       ...(baseUrl ? { baseUrl } : {}),
       ...(s.timeoutMs !== undefined ? { timeoutMs: s.timeoutMs } : {}),
     };
-    if (provider === 'anthropic') return anthropicBackend(common);
-    if (provider === 'gemini') return geminiBackend(common);
-    return presetBackend(provider as ProviderId, common);
+    switch (PROVIDERS[provider].wire) {
+      case 'anthropic':
+        return anthropicBackend(common);
+      case 'gemini':
+        return geminiBackend(common);
+      case 'openai':
+        return presetBackend(provider as OpenAiCompatibleProvider, common);
+    }
   }
 }

@@ -1,6 +1,6 @@
 // Agent specs as text: parsed here without loading any backend, so the page can check them cheaply.
 import { err, ok, type Result } from '../core/result';
-import { parseRemoteSpec, REMOTE_PROVIDERS, type RemoteModel } from './remote-spec';
+import { canThink, parseRemoteSpec, PROVIDERS, REMOTE_PROVIDERS, type RemoteModel } from './remote-spec';
 import { QUANTIZATIONS, QWEN3_SIZES, qwen3ModelId } from './backends/webllm/models';
 import { STRATEGIES } from './scripted';
 import type { StrategyDef } from './scripted/types';
@@ -84,6 +84,7 @@ export function parseAgentSpec(text: string): Result<AgentSpec, string> {
     return ok({ name: 'webllm', params: {}, label: `${WEBLLM_PREFIX}${model}${suffix}`, webllm: model, ...(thinking && { thinking }) });
   }
   const remote = parseRemoteSpec(body);
+  if (remote && thinking && !canThink(remote.provider)) return err(noThinking(remote));
   if (remote)
     return ok({ name: remote.provider, params: {}, label: `${remote.provider}:${remote.model}${suffix}`, remote, ...(thinking && { thinking }) });
   if (thinking) return err(`"${THINK_SUFFIX}" asks a language model to think; ${show(body)} is not one`);
@@ -105,6 +106,19 @@ export function parseAgentSpec(text: string): Result<AgentSpec, string> {
   for (const key of known) params[key] = given.get(key) ?? (def.params[key]?.default as number);
   const label = [name, ...known.filter((k) => given.has(k)).map((k) => `${k}=${given.get(k)}`)].join(':');
   return ok({ name, params, label });
+}
+
+/** Why a provider's models cannot be told to think: no setting of its reaches them. */
+export function noThinking(remote: RemoteModel): string {
+  const { label } = PROVIDERS[remote.provider];
+  const thinkers = REMOTE_PROVIDERS.filter(canThink).join(', ');
+  return `"${THINK_SUFFIX}": ${label} has no setting that turns thinking on and off for all its models, so ${remote.provider}:${remote.model} cannot be told to think; providers that can: ${thinkers}`;
+}
+
+/** Why a run in which every model thinks cannot be played with these agents (one cannot be told to think), or null. */
+export function everyModelThinks(specs: readonly AgentSpec[]): Result<true, string> {
+  const mute = specs.find((s) => s.remote !== undefined && !canThink(s.remote.provider));
+  return mute?.remote ? err(noThinking(mute.remote)) : ok(true);
 }
 
 /** Parses a list of specs; the first bad one, or a duplicate, is the error. */

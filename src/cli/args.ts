@@ -68,3 +68,14 @@ export function requiredFlag(args: ParsedArgs, name: string, hint: string): stri
   if (raw === undefined || raw.trim() === '') throw new UsageError(`--${name} is required (${hint})`);
   return raw;
 }
+
+/** A plain decimal number (`0.7`, `.5`, `1`) within [min, max]. */
+export function numberFlag(args: ParsedArgs, name: string, fallback: number, min: number, max: number): number {
+  const raw = args.values.get(name);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!/^\s*(?:\d+(?:\.\d+)?|\.\d+)\s*$/.test(raw) || !Number.isFinite(value))
+    throw new UsageError(`--${name} must be a decimal number such as ${fallback}, got "${raw}"`);
+  if (value < min || value > max) throw new UsageError(`--${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}

@@ -23,10 +23,19 @@ import {
   type Deadline,
   type Role,
 } from '../core/scenario';
-import { createAgentFactory, parseAgentSpec, parseAgentSpecs, WEBLLM_ONLY_IN_BROWSER, type AgentSpec } from '../agents/registry';
-import { KEY_ENV, type RemoteSettings } from '../agents/remote';
+import { createAgentFactory, everyModelThinks, isModelSpec, parseAgentSpec, parseAgentSpecs, WEBLLM_ONLY_IN_BROWSER, type AgentSpec } from '../agents/registry';
+import {
+  DEFAULT_LLM_SETTINGS,
+  MAX_MAX_TOKENS,
+  MAX_TEMPERATURE,
+  MIN_MAX_TOKENS,
+  MOVE_INTERFACES,
+  type LlmSettings,
+} from '../agents/llm/settings';
+import { KEY_ENV, PROVIDERS, type RemoteSettings } from '../agents/remote';
+import { MOVE_TOKENS, THINKING_MAX_TOKENS } from '../agents/backends/types';
 import { STRATEGIES } from '../agents/scripted';
-import { choiceFlag, intFlag, parseFlags, requiredFlag, UsageError } from './args';
+import { choiceFlag, intFlag, numberFlag, parseFlags, requiredFlag, UsageError } from './args';
 import { formatBehaviour, formatLeaderboard, formatPairs, formatTranscript, formatUsage } from './format';
 import { agentCost, priceSpec, runCost, type Prices } from '../agents/pricing';
 import { parseDollars, type Price } from '../core/cost';
@@ -55,8 +64,12 @@ limit at N; --turns MIN-MAX draws it from that range; --deadline uncertain --tur
 keeps what had finished.
 
 SPEC is a strategy name with optional parameters, e.g. boulware or boulware:beta=0.2:kappa=0.1,
-or a remote model as PROVIDER:MODEL, e.g. openai:gpt-4o-mini or vllm:Qwen/Qwen3-8B.
-Remote models: [--base-url URL] [--timeout-ms N] [--thinking] [--price SPEC=IN,OUT ...]; each provider's key is
+or a remote model as PROVIDER:MODEL, e.g. openai:gpt-4o-mini or vllm:Qwen/Qwen3-8B (+think: it thinks first).
+Models: [--interface tools|json] [--temperature T] [--max-tokens N] [--thinking], the same for every model
+of the run: tools (make_offer, respond_to_offer, send_message, walk_away; the default) or one JSON object
+per turn; temperature ${DEFAULT_LLM_SETTINGS.temperature} by default; a token limit per answer, thinking included (default:
+a move, or thinking and a move); --thinking lets every model think first.
+Remote models: [--base-url URL] [--timeout-ms N] [--price SPEC=IN,OUT ...]; each provider's key is
 read from its environment variable (${Object.values(KEY_ENV).slice(0, 3).join(', ')}, …) and sent to that provider
 alone; with --base-url every model is played on that server, which is sent PARLEY_API_KEY and no other key.
 --price (repeatable) gives a model's US dollars per million input and output tokens, for a cost estimate:
@@ -81,7 +94,15 @@ export interface Io {
 /** The exit status of a command stopped through `Io.signal`, as a shell reports an interrupted one. */
 export const EXIT_INTERRUPTED = 130;
 
-const REMOTE_FLAGS = { 'base-url': true, 'timeout-ms': true, thinking: false, price: 'repeat' } as const;
+const REMOTE_FLAGS = {
+  'base-url': true,
+  'timeout-ms': true,
+  thinking: false,
+  price: 'repeat',
+  interface: true,
+  temperature: true,
+  'max-tokens': true,
+} as const;
 
 const PRICE_FORM = 'SPEC=IN,OUT in US dollars per million input and output tokens, e.g. openai:gpt-4o-mini=0.15,0.6';
 
@@ -129,7 +150,7 @@ function remoteSettings(args: ReturnType<typeof parseFlags>, io: Io, specs: Agen
   for (const spec of specs) {
     if (spec.webllm !== undefined) throw new UsageError(`${spec.label}: ${WEBLLM_ONLY_IN_BROWSER}`);
     const provider = spec.remote?.provider;
-    if (!provider || provider === 'ollama' || provider === 'lmstudio' || provider === 'vllm' || baseUrl) continue;
+    if (!provider || !PROVIDERS[provider].needsKey || baseUrl) continue;
     if (!env[KEY_ENV[provider]])
       throw new UsageError(
         `${spec.label} needs a key: set ${KEY_ENV[provider]} in the environment (or give --base-url for your own server, with PARLEY_API_KEY)`,
@@ -139,9 +160,28 @@ function remoteSettings(args: ReturnType<typeof parseFlags>, io: Io, specs: Agen
   return {
     ...(baseUrl ? { baseUrl, ...(env.PARLEY_API_KEY ? { baseUrlKey: env.PARLEY_API_KEY } : {}) } : {}),
     timeoutMs: intFlag(args, 'timeout-ms', 60_000, 100, 3_600_000),
-    thinking: args.switches.has('thinking'),
     apiKey: (provider) => env[KEY_ENV[provider]] || undefined,
   };
+}
+
+/** How every model of the run is asked for its moves: `--interface`, `--temperature`, `--max-tokens`, `--thinking`. */
+function llmFlags(args: ReturnType<typeof parseFlags>, specs: AgentSpec[]): LlmSettings {
+  const maxTokens = args.values.has('max-tokens') ? intFlag(args, 'max-tokens', 0, MIN_MAX_TOKENS, MAX_MAX_TOKENS) : null;
+  const thinking = args.switches.has('thinking');
+  const reachable = thinking ? everyModelThinks(specs) : null;
+  if (reachable && !reachable.ok) throw new UsageError(`--thinking: ${reachable.error}`);
+  return {
+    interface: choiceFlag(args, 'interface', MOVE_INTERFACES, DEFAULT_LLM_SETTINGS.interface),
+    temperature: numberFlag(args, 'temperature', DEFAULT_LLM_SETTINGS.temperature, 0, MAX_TEMPERATURE),
+    maxTokens,
+    thinking,
+  };
+}
+
+/** "interface tools, temperature 0.7, token limit 512 (2048 thinking), thinking off" */
+function describeLlm(llm: LlmSettings): string {
+  const limit = llm.maxTokens === null ? `default token limit (${MOVE_TOKENS}; ${THINKING_MAX_TOKENS} thinking)` : `token limit ${llm.maxTokens}`;
+  return `interface ${llm.interface}, temperature ${llm.temperature}, ${limit}, ${llm.thinking ? 'every model thinks' : 'thinking only where +think'}`;
 }
 
 /** `--deadline fixed|uncertain` with `--turns N` or `--turns MIN-MAX`; see USAGE. */
@@ -186,9 +226,12 @@ async function runCommand(argv: string[], io: Io): Promise<number> {
   if (!scenario) throw new Error('no scenario generated');
   const negotiationId = `run-${seed}`;
   const prices = priceFlags(args);
-  const makeAgent = createAgentFactory(remoteSettings(args, io, [buyer.value, seller.value]));
-  const seat = (role: Role, label: string) =>
-    makeAgent(label, role, { rng: createRng(deriveSeed(seed, negotiationId, role)), negotiationId });
+  const llm = llmFlags(args, [buyer.value, seller.value]);
+  const makeAgent = createAgentFactory(remoteSettings(args, io, [buyer.value, seller.value]), {}, llm);
+  const seat = (role: Role, label: string) => {
+    const seatSeed = deriveSeed(seed, negotiationId, role);
+    return makeAgent(label, role, { rng: createRng(seatSeed), negotiationId, seed: seatSeed });
+  };
   const result = await playNegotiation(
     scenario,
     { buyer: seat('buyer', buyer.value.label), seller: seat('seller', seller.value.label) },
@@ -256,7 +299,8 @@ async function tournamentCommand(argv: string[], io: Io): Promise<number> {
   const anyRemote = specs.value.some((s) => s.remote !== undefined);
   const concurrency = intFlag(args, 'concurrency', anyRemote ? 8 : 1, 1, 1024);
   const prices = priceFlags(args);
-  const makeAgent = createAgentFactory(remoteSettings(args, io, specs.value));
+  const llm = llmFlags(args, specs.value);
+  const makeAgent = createAgentFactory(remoteSettings(args, io, specs.value), {}, llm);
   const { preset, seed, deadline, firstMover } = sharedScenarioFlags(args);
   const config: TournamentConfig = {
     agents: specs.value.map((s) => s.label),
@@ -267,7 +311,7 @@ async function tournamentCommand(argv: string[], io: Io): Promise<number> {
     deadline,
     firstMover,
   };
-  const stored = fullTournamentConfig(config);
+  const stored = fullTournamentConfig(config, llm);
   const planned = plannedCount(config);
   if (planned > CONFIRM_PLANS_OVER && !args.switches.has('yes'))
     throw new UsageError(
@@ -359,6 +403,7 @@ async function tournamentCommand(argv: string[], io: Io): Promise<number> {
     io.out(
       `${aggregator.count} negotiations: ${config.agents.length} agents, ${scenariosPerPair} ${preset} scenarios per ordered pair, seed ${seed}\n` +
         `deadline ${deadlineLabel(stored.deadline)}, first mover ${stored.firstMover}\n` +
+        (specs.value.some(isModelSpec) ? `models: ${describeLlm(llm)}\n` : '') +
         `${intervals}; a negotiation that ended in an error counts only in errors\n\n` +
         formatLeaderboard(standings.leaderboard) +
         '\n' +

@@ -10,6 +10,7 @@ import {
 import { BilateralEventSchema, OUTCOME_KINDS, type OutcomeKind } from '../core/bilateral/events';
 import type { NegotiationResult, TournamentConfig } from '../core/bilateral/tournament';
 import type { Standings } from '../core/bilateral/aggregate';
+import { DEFAULT_LLM_SETTINGS, llmSettings, LlmSettingsSchema, type LlmSettings } from '../agents/llm/settings';
 
 /** Run ids. */
 const id = z.string().min(1).max(200);
@@ -32,8 +33,15 @@ const legacyDeadline = (raw: unknown): unknown => {
   return { ...rest, deadline: { kind: 'fixed', turns: turnLimit } };
 };
 
+/**
+ * Runs stored before the model settings were recorded have none: read them as today's defaults
+ * (their scripted agents never used them; a resumed model run plays under these).
+ */
+const withLlmDefaults = (raw: unknown): unknown =>
+  typeof raw === 'object' && raw !== null && !('llm' in raw) ? { ...raw, llm: { ...DEFAULT_LLM_SETTINGS } } : raw;
+
 export const TournamentConfigSchema = z.preprocess(
-  legacyDeadline,
+  (raw) => withLlmDefaults(legacyDeadline(raw)),
   z.object({
     agents: z.array(agentName).min(1).max(64),
     scenariosPerPair: z.int().min(1).max(1_000_000),
@@ -42,13 +50,15 @@ export const TournamentConfigSchema = z.preprocess(
     selfPlay: z.boolean(),
     deadline: DeadlineSchema,
     firstMover: FirstMoverSchema,
+    /** How every model seat was asked for its moves: interface, temperature, token limit, thinking. */
+    llm: LlmSettingsSchema,
   }),
 );
 
 export type StoredTournamentConfig = z.infer<typeof TournamentConfigSchema>;
 
-/** A core config with its defaults written out, as a run stores it (so a replay never depends on defaults). */
-export const fullTournamentConfig = (config: TournamentConfig): StoredTournamentConfig => ({
+/** A core config and the model settings with their defaults written out, as a run stores it (so a replay never depends on defaults). */
+export const fullTournamentConfig = (config: TournamentConfig, llm: Partial<LlmSettings> = {}): StoredTournamentConfig => ({
   agents: config.agents,
   scenariosPerPair: config.scenariosPerPair,
   preset: config.preset,
@@ -56,11 +66,19 @@ export const fullTournamentConfig = (config: TournamentConfig): StoredTournament
   selfPlay: config.selfPlay,
   deadline: config.deadline ?? DEFAULT_DEADLINE,
   firstMover: config.firstMover ?? DEFAULT_FIRST_MOVER,
+  llm: llmSettings(llm),
 });
 
 export const RunConfigSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('tournament'), tournament: TournamentConfigSchema }),
-  z.object({ kind: z.literal('arena'), buyer: agentName, seller: agentName, scenario: ScenarioSchema }),
+  z.object({
+    kind: z.literal('arena'),
+    buyer: agentName,
+    seller: agentName,
+    scenario: ScenarioSchema,
+    // Games saved before the model settings were recorded have none; a game is never resumed, so none are assumed.
+    llm: LlmSettingsSchema.optional(),
+  }),
 ]);
 export type RunConfig = z.infer<typeof RunConfigSchema>;
 export type RunKind = RunConfig['kind'];

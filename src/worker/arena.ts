@@ -1,8 +1,9 @@
 import { Aggregator } from '../core/bilateral/aggregate';
 import { playNegotiation, type BilateralAgent } from '../core/bilateral/tournament';
-import { createRng, hashString } from '../core/rng';
+import { createRng, deriveSeed, hashString } from '../core/rng';
 import type { Role, Scenario } from '../core/scenario';
 import { createAgentFactory, parseAgentSpec } from '../agents/registry';
+import { llmSettings, type LlmSettings } from '../agents/llm/settings';
 import { createRun, updateRun } from '../storage';
 import { NegotiationWriter } from '../storage/writer';
 import { negotiationRow } from '../storage/schema';
@@ -70,6 +71,8 @@ export interface ArenaRequest {
   save: boolean;
   /** Keys and base URLs for remote agents; never saved with the run. */
   remote?: RemoteConfig;
+  /** How the model seats are asked for their moves (the defaults where left out); saved with the run. */
+  llm?: Partial<LlmSettings>;
 }
 
 /** One live Arena negotiation: events stream to the page as they happen; the result is saved as a run. */
@@ -95,10 +98,18 @@ export class ArenaGame {
       if (!parsed.ok) throw new Error(parsed.error);
     }
     const seed = hashString(gameId);
+    const llm = llmSettings(this.request.llm);
     const engines = useEngines(this.host.engines, [buyer, seller]);
-    const makeAgent = createAgentFactory(remoteSettings(this.request.remote), engines.local);
+    const makeAgent = createAgentFactory(remoteSettings(this.request.remote), engines.local, llm);
     const seat = (role: Role, spec: string) =>
-      paced(makeAgent(spec, role, { rng: createRng(seed ^ (role === 'buyer' ? 1 : 2)), negotiationId: gameId }), this.pacer);
+      paced(
+        makeAgent(spec, role, {
+          rng: createRng(seed ^ (role === 'buyer' ? 1 : 2)),
+          negotiationId: gameId,
+          seed: deriveSeed(seed, gameId, role),
+        }),
+        this.pacer,
+      );
     let result: Awaited<ReturnType<typeof playNegotiation>>;
     try {
       result = await playNegotiation(
@@ -117,7 +128,7 @@ export class ArenaGame {
     const run = await createRun(db, {
       id: gameId,
       name: `${buyer} buys ${scenario.item.name} from ${seller}`,
-      config: { kind: 'arena', buyer, seller, scenario },
+      config: { kind: 'arena', buyer, seller, scenario, llm },
       planned: 1,
       createdAt: now(),
     });

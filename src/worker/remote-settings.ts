@@ -11,6 +11,5 @@ export function remoteSettings(config: RemoteConfig | undefined): RemoteSettings
   return {
     apiKey: (provider) => providers[provider]?.apiKey || undefined,
     baseUrls,
-    ...(config.thinking !== undefined ? { thinking: config.thinking } : {}),
   };
 }

@@ -1,7 +1,7 @@
 import { Aggregator } from '../core/bilateral/aggregate';
 import { computeMetrics } from '../core/bilateral/metrics';
 import { plannedCount, runTournament } from '../core/bilateral/tournament';
-import { createAgentFactory, parseAgentSpecs, webllmModels, type LocalBackends } from '../agents/registry';
+import { createAgentFactory, everyModelThinks, parseAgentSpecs, webllmModels, type LocalBackends } from '../agents/registry';
 import type { EnginePool } from '../agents/backends/webllm/pool';
 import { createRun, forEachNegotiation, getRun, runLockName, updateRun, type ParleyDb } from '../storage';
 import { NegotiationWriter, StorageFullError } from '../storage/writer';
@@ -91,6 +91,8 @@ export class TournamentRun {
   ): Promise<TournamentRun> {
     const specs = parseAgentSpecs(config.agents);
     if (!specs.ok) throw new Error(specs.error);
+    const reachable = config.llm.thinking ? everyModelThinks(specs.value) : null;
+    if (reachable && !reachable.ok) throw new Error(reachable.error);
     const planned = plannedCount(config);
     await createRun(host.db, {
       id: runId,
@@ -138,7 +140,7 @@ export class TournamentRun {
       const engines = useEngines(this.host.engines, config.agents);
       const anyLocal = engines.models.length > 0;
       try {
-        const summary = await runTournament(config, createAgentFactory(remoteSettings(this.remote), engines.local), {
+        const summary = await runTournament(config, createAgentFactory(remoteSettings(this.remote), engines.local, config.llm), {
           skip,
           signal: this.controller.signal,
           // One GPU answers one request at a time, and a lost GPU must stop the run at one negotiation.

@@ -1,12 +1,15 @@
 /**
- * One conformance suite over every scripted strategy: seeded scenarios of every preset, against
- * every strategy (itself included) in both seats. Whatever an agent does, the log must replay,
- * end by the turn limit, come out the same from the same seed, and score consistently.
+ * One conformance suite over every agent: each scripted strategy, and the LLM agent through both
+ * interfaces over a model that samples from the request's seed. Seeded scenarios of every preset,
+ * against every strategy (itself included) in both seats. Whatever an agent does, the log must
+ * replay, end by the turn limit, come out the same from the same seed, and score consistently.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { llmAgent } from '../../src/agents/llm/agent';
+import type { MoveInterface } from '../../src/agents/llm/settings';
 import { makeAgent } from '../../src/agents/registry';
 import { STRATEGIES } from '../../src/agents/scripted';
-import type { StrategyDef } from '../../src/agents/scripted/types';
+import { seededModel } from '../support/seeded-model';
 import { bilateral, type BilateralState } from '../../src/core/bilateral/protocol';
 import { runTournament, type AgentFactory, type NegotiationResult } from '../../src/core/bilateral/tournament';
 import { createRng } from '../../src/core/rng';
@@ -14,17 +17,39 @@ import { PRESETS, type Preset } from '../../src/core/scenario';
 
 const SCENARIOS_PER_PAIR = 20;
 const SEED = 20240611;
-const byName = new Map(STRATEGIES.map((d) => [d.name, d]));
-const defOf = (spec: string) => byName.get(spec) as StrategyDef;
 
-/** Every negotiation `def` takes part in: against each strategy in both seats, and against itself. */
-async function negotiationsOf(def: StrategyDef, preset: Preset, factory: AgentFactory = makeAgent) {
+/** An agent under test: a spec the suite's factory builds, and what it promises. */
+interface Subject {
+  name: string;
+  /** Same observations give the same moves. */
+  deterministic: boolean;
+  /** Never accepts or offers beyond its reservation value. */
+  rational: boolean;
+  /** Never gives an answer that is refused. */
+  alwaysValid: boolean;
+}
+
+const LLM_SUBJECTS: Record<string, MoveInterface> = { 'llm-tools': 'tools', 'llm-json': 'json' };
+const SUBJECTS: Subject[] = [
+  ...STRATEGIES.map((d) => ({ name: d.name, deterministic: d.deterministic, rational: d.rational, alwaysValid: true })),
+  ...Object.keys(LLM_SUBJECTS).map((name) => ({ name, deterministic: false, rational: false, alwaysValid: false })),
+];
+const subjectOf = (spec: string) => SUBJECTS.find((s) => s.name === spec) as Subject;
+
+/** The registry's agents, and the LLM agent over the seeded model with the seat's seed. */
+const suiteAgents: AgentFactory = (spec, role, ctx) => {
+  const moveInterface = LLM_SUBJECTS[spec];
+  return moveInterface === undefined ? makeAgent(spec, role, ctx) : llmAgent(seededModel(), { interface: moveInterface, seed: ctx.seed });
+};
+
+/** Every negotiation `subject` takes part in: against each strategy in both seats, and against itself. */
+async function negotiationsOf(subject: Subject, preset: Preset, factory: AgentFactory = suiteAgents) {
   const results: NegotiationResult[] = [];
-  for (const other of STRATEGIES) {
-    const self = other.name === def.name;
+  for (const other of [...STRATEGIES.map((d) => d.name).filter((n) => n !== subject.name), subject.name]) {
+    const self = other === subject.name;
     await runTournament(
       {
-        agents: self ? [def.name] : [def.name, other.name],
+        agents: self ? [subject.name] : [subject.name, other],
         scenariosPerPair: SCENARIOS_PER_PAIR,
         preset,
         seed: SEED,
@@ -63,7 +88,7 @@ function replayProblems(r: NegotiationResult): string[] {
   return problems;
 }
 
-describe.each(STRATEGIES)('$name', (def) => {
+describe.each(SUBJECTS)('$name', (def) => {
   describe.each(PRESETS)('on %s scenarios', (preset) => {
     let results: NegotiationResult[] = [];
     let again: NegotiationResult[] = [];
@@ -74,13 +99,21 @@ describe.each(STRATEGIES)('$name', (def) => {
     });
 
     it('plays every pairing in both seats', () => {
-      expect(results).toHaveLength((2 * STRATEGIES.length - 1) * SCENARIOS_PER_PAIR);
+      const opponents = STRATEGIES.filter((d) => d.name !== def.name).length;
+      expect(results).toHaveLength((2 * opponents + 1) * SCENARIOS_PER_PAIR);
     });
 
-    it('makes only legal moves, and the log replays to the same outcome', () => {
+    it('makes only legal moves or refused answers with their reasons, and the log replays to the same outcome', () => {
       for (const r of results) expect(replayProblems(r), `${r.buyer} vs ${r.seller}, ${r.scenario.id}`).toEqual([]);
-      // scripted strategies never need a retry
-      for (const r of results) expect(r.events.filter((e) => e.type === 'invalid' || e.type === 'forfeit')).toEqual([]);
+      const refused = results.flatMap((r) => r.events.filter((e) => e.type === 'invalid' || e.type === 'forfeit'));
+      // scripted strategies never need a retry; a sampling model sometimes does, and is told why
+      if (def.alwaysValid) expect(refused).toEqual([]);
+      else {
+        expect(refused.length).toBeGreaterThan(0);
+        const reasons = refused.flatMap((e) => (e.type === 'invalid' ? [e.reason] : []));
+        expect(reasons.some((r) => /^cut off at \d+ tokens/.test(r))).toBe(true);
+        expect(reasons.some((r) => /no JSON move|tool/.test(r))).toBe(true);
+      }
     });
 
     it('ends every negotiation by its turn limit with a protocol outcome', () => {
@@ -108,7 +141,7 @@ describe.each(STRATEGIES)('$name', (def) => {
     it('keeps rational seats individually rational', () => {
       for (const r of results) {
         for (const role of ['buyer', 'seller'] as const) {
-          const seat = defOf(role === 'buyer' ? r.buyer : r.seller);
+          const seat = subjectOf(role === 'buyer' ? r.buyer : r.seller);
           if (!seat.rational) continue;
           expect(r.metrics[role].irViolation).toBe(false);
           const reservation = role === 'buyer' ? r.scenario.buyerValue : r.scenario.sellerCost;
@@ -118,16 +151,25 @@ describe.each(STRATEGIES)('$name', (def) => {
             expect(role === 'buyer' ? price <= reservation : price >= reservation).toBe(true);
           }
         }
-        if (defOf(r.buyer).rational && defOf(r.seller).rational && !r.metrics.gft) expect(r.metrics.deal).toBe(false);
+        if (subjectOf(r.buyer).rational && subjectOf(r.seller).rational && !r.metrics.gft) expect(r.metrics.deal).toBe(false);
       }
     });
 
+    if (!def.alwaysValid) {
+      it('draws other answers from other seeds: its sampling follows the seat’s seed', async () => {
+        const otherSeed: AgentFactory = (spec, role, ctx) => suiteAgents(spec, role, { ...ctx, seed: ctx.seed + 1 });
+        const rerun = await negotiationsOf(def, preset, otherSeed);
+        const differ = rerun.filter((r, i) => JSON.stringify(r.events) !== JSON.stringify(results[i]?.events)).length;
+        expect(differ).toBeGreaterThan(rerun.length / 2);
+      });
+    }
+
     if (def.deterministic) {
       it('ignores the rng it is given', async () => {
-        const otherRng: AgentFactory = (spec, role, ctx) => makeAgent(spec, role, { ...ctx, rng: createRng(99) });
+        const otherRng: AgentFactory = (spec, role, ctx) => suiteAgents(spec, role, { ...ctx, rng: createRng(99) });
         const rerun = await negotiationsOf(def, preset, otherRng);
         for (const [i, r] of rerun.entries()) {
-          if (!defOf(r.buyer).deterministic || !defOf(r.seller).deterministic) continue;
+          if (!subjectOf(r.buyer).deterministic || !subjectOf(r.seller).deterministic) continue;
           expect(r.events).toEqual(results[i]?.events);
         }
       });

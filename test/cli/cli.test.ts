@@ -84,6 +84,7 @@ describe('parley tournament', () => {
       selfPlay: false,
       deadline: { kind: 'uncertain', min: 16, max: 24 },
       firstMover: 'alternate',
+      llm: { interface: 'tools', temperature: 0.7, maxTokens: null, thinking: false },
       samples: 200,
     });
     expect(doc.intervals).toEqual({ method: 'paired-analytic', unit: 'scenario', level: 0.95, bootstrapBelow: 30, samples: 200, apart: 0 });

@@ -1,5 +1,6 @@
 import { onTestFinished } from 'vitest';
 import { makeAgent } from '../../src/agents/registry';
+import { DEFAULT_LLM_SETTINGS } from '../../src/agents/llm/settings';
 import { runTournament, type NegotiationResult } from '../../src/core/bilateral/tournament';
 import { Aggregator } from '../../src/core/bilateral/aggregate';
 import { computeMetrics } from '../../src/core/bilateral/metrics';
@@ -27,6 +28,7 @@ export const TOURNAMENT: Extract<RunConfig, { kind: 'tournament' }>['tournament'
   selfPlay: false,
   deadline: { kind: 'fixed', turns: 20 },
   firstMover: 'seller',
+  llm: { ...DEFAULT_LLM_SETTINGS },
 };
 export const TOURNAMENT_CONFIG: RunConfig = { kind: 'tournament', tournament: TOURNAMENT };
 

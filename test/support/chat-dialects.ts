@@ -43,7 +43,7 @@ export function render(route: Route, answer: Answer, askedModel: string): [numbe
           object: 'chat.completion',
           created: 0,
           model,
-          choices: [{ index: 0, message, finish_reason: calls.length > 0 ? 'tool_calls' : 'stop' }],
+          choices: [{ index: 0, message, finish_reason: answer.cutOff ? 'length' : calls.length > 0 ? 'tool_calls' : 'stop' }],
           usage: { prompt_tokens: tokensIn, completion_tokens: tokensOut, total_tokens: tokensIn + tokensOut },
         }),
       ];
@@ -62,7 +62,7 @@ export function render(route: Route, answer: Answer, askedModel: string): [numbe
           role: 'assistant',
           model,
           content,
-          stop_reason: calls.length > 0 ? 'tool_use' : 'end_turn',
+          stop_reason: answer.cutOff ? 'max_tokens' : calls.length > 0 ? 'tool_use' : 'end_turn',
           usage: { input_tokens: tokensIn, output_tokens: tokensOut },
         }),
       ];
@@ -76,7 +76,7 @@ export function render(route: Route, answer: Answer, askedModel: string): [numbe
         200,
         json,
         JSON.stringify({
-          candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }],
+          candidates: [{ content: { role: 'model', parts }, finishReason: answer.cutOff ? 'MAX_TOKENS' : 'STOP', index: 0 }],
           usageMetadata: { promptTokenCount: tokensIn, candidatesTokenCount: tokensOut, totalTokenCount: tokensIn + tokensOut },
           modelVersion: model,
         }),

@@ -31,6 +31,8 @@ export type Answer =
       tokensOut?: number;
       /** The model named in the answer (default: the one asked for). */
       model?: string;
+      /** The answer stopped at the token limit: `finish_reason: "length"`, `stop_reason: "max_tokens"`, `finishReason: "MAX_TOKENS"`. */
+      cutOff?: boolean;
       delayMs?: number;
     }
   | {

@@ -35,10 +35,11 @@ export const promptTextOf = (req: RecordedRequest): string => {
 export function policyAnswer(req: RecordedRequest): Answer {
   const m = policy(promptTextOf(req));
   const asksTools = Array.isArray((req.body as { tools?: unknown }).tools);
-  if (!asksTools) return move(m, { tokensIn: 200 + req.index, tokensOut: 17 });
+  const usage = { tokensIn: 200 + req.index, tokensOut: 17 };
+  if (!asksTools) return move(m, usage);
   const { action, message } = m;
   const said = message === undefined ? {} : { message };
-  if (action?.type === 'offer') return toolCall('make_offer', { price: action.price, ...said }, { tokensIn: 200, tokensOut: 17 });
-  if (action?.type === 'accept') return toolCall('respond_to_offer', { decision: 'accept', ...said }, { tokensIn: 200, tokensOut: 17 });
+  if (action?.type === 'offer') return toolCall('make_offer', { price: action.price, ...said }, usage);
+  if (action?.type === 'accept') return toolCall('respond_to_offer', { decision: 'accept', ...said }, usage);
   throw new Error(`the policy made an unexpected move ${JSON.stringify(m)}`);
 }

@@ -35,7 +35,7 @@ export function cleanup(): void {
 }
 
 export const agent = (spec: string, role: Role, seed = 1): BilateralAgent =>
-  makeAgent(spec, role, { rng: createRng(seed), negotiationId: 'ui-test' });
+  makeAgent(spec, role, { rng: createRng(seed), negotiationId: 'ui-test', seed });
 
 export const play = (scenario: Scenario, buyer: BilateralAgent, seller: BilateralAgent) =>
   playNegotiation(scenario, { buyer, seller });

@@ -14,7 +14,7 @@ const config = {
 
 describe('remote settings in worker messages', () => {
   test('run.start, run.resume and arena.start take an optional remote field', () => {
-    const remote = { providers: { openai: { apiKey: 'sk-1' }, vllm: { baseUrl: 'http://127.0.0.1:8000/v1' } }, thinking: false };
+    const remote = { providers: { openai: { apiKey: 'sk-1' }, vllm: { baseUrl: 'http://127.0.0.1:8000/v1' } } };
     expect(ToWorkerSchema.safeParse({ type: 'run.start', runId: 'r', name: 'n', config, remote }).success).toBe(true);
     expect(ToWorkerSchema.safeParse({ type: 'run.start', runId: 'r', name: 'n', config }).success).toBe(true);
     expect(ToWorkerSchema.safeParse({ type: 'run.resume', runId: 'r', remote }).success).toBe(true);
@@ -25,12 +25,10 @@ describe('remote settings in worker messages', () => {
   test('become per-provider keys and base URLs for the registry', () => {
     const settings = remoteSettings({
       providers: { openai: { apiKey: 'sk-1' }, vllm: { baseUrl: 'http://127.0.0.1:8000/v1' } },
-      thinking: true,
     });
     expect(settings.apiKey?.('openai')).toBe('sk-1');
     expect(settings.apiKey?.('vllm')).toBeUndefined();
     expect(settings.baseUrls).toEqual({ vllm: 'http://127.0.0.1:8000/v1' });
-    expect(settings.thinking).toBe(true);
     expect(remoteSettings(undefined)).toEqual({});
   });
 

@@ -15,6 +15,7 @@ import type { FromWorker } from '../../src/worker/messages';
 import { TournamentRun, type RunHost } from '../../src/worker/tournament-run';
 import { fakeEngine, thrifty, type FakeEngine, type FakeModel } from '../agents/backends/webllm/fake-engine';
 import { generateScenarios } from '../../src/core/scenario';
+import { DEFAULT_LLM_SETTINGS } from '../../src/agents/llm/settings';
 
 const MODEL = 'Qwen3-0.6B-q4f32_1-MLC';
 const SPEC = `webllm:${MODEL}`;
@@ -51,6 +52,7 @@ const config = {
   selfPlay: false,
   deadline: { kind: 'fixed' as const, turns: 12 },
   firstMover: 'seller' as const,
+  llm: { ...DEFAULT_LLM_SETTINGS },
 };
 const PLANNED = 3 * 6;
 

@@ -6,6 +6,7 @@ import type { FromWorker } from '../../src/worker/messages';
 import { deleteRun, getRun, openDb } from '../../src/storage';
 import { loadNegotiations } from '../../src/storage/runs';
 import { PROGRESS_INTERVAL_MS } from '../../src/worker/tournament-run';
+import { DEFAULT_LLM_SETTINGS } from '../../src/agents/llm/settings';
 
 // The real module worker, built by Vite as the app builds it; it writes to the app's database.
 const client = new SimClient();
@@ -42,6 +43,7 @@ const config = (scenariosPerPair: number, agents = ['boulware', 'linear', 'conce
   selfPlay: false,
   deadline: { kind: 'fixed' as const, turns: 20 },
   firstMover: 'seller' as const,
+  llm: { ...DEFAULT_LLM_SETTINGS },
 });
 
 /**

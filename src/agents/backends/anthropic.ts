@@ -5,13 +5,12 @@
  */
 import { err, ok, type Result } from '../../core/result';
 import { endpoint, fetchJson, httpOptionsFor, type AnswerFault, type TransportOptions } from './http';
-import type { ChatBackend, ChatRequest, ChatResponse } from './types';
+import { PROVIDERS } from '../providers';
+import { MOVE_TOKENS, THINKING_MAX_TOKENS, type ChatBackend, type ChatRequest, type ChatResponse } from './types';
 import { countOf, isRecord, splitSystem, textOf, withThinking } from './wire';
 
-export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
+export const ANTHROPIC_BASE_URL = PROVIDERS.anthropic.baseUrl;
 export const ANTHROPIC_VERSION = '2023-06-01';
-/** Anthropic requires `max_tokens`; this is used when the request sets none. */
-export const DEFAULT_MAX_TOKENS = 1024;
 /** The least thinking budget Anthropic takes. */
 export const MIN_THINKING_BUDGET = 1024;
 
@@ -19,10 +18,8 @@ export interface AnthropicBackendOptions extends TransportOptions {
   model: string;
   /** Default https://api.anthropic.com; `/v1/messages` is added. */
   baseUrl?: string;
-  /** Whether the model has extended thinking (Claude 3.7 and later); default false. */
+  /** Whether the model may be told to think (extended thinking, Claude 3.7 and later); default true. */
   thinking?: boolean;
-  /** Tokens the model may think for when asked to (default and minimum 1024). */
-  thinkingBudget?: number;
 }
 
 export function anthropicBackend(opts: AnthropicBackendOptions): ChatBackend {
@@ -34,35 +31,41 @@ export function anthropicBackend(opts: AnthropicBackendOptions): ChatBackend {
     'anthropic-dangerous-direct-browser-access': 'true',
   };
   if (opts.apiKey) headers['x-api-key'] = opts.apiKey;
-  const thinkingBudget = Math.max(MIN_THINKING_BUDGET, Math.floor(opts.thinkingBudget ?? MIN_THINKING_BUDGET));
+  const canThink = opts.thinking ?? true;
 
   return {
     name: 'anthropic',
     model: opts.model,
-    capabilities: { jsonSchema: false, tools: true, thinking: opts.thinking ?? false },
+    capabilities: { jsonSchema: false, tools: true, thinking: canThink },
+    contextWindow: PROVIDERS.anthropic.contextWindow,
     async complete(request, signal) {
-      const body = anthropicRequestBody(opts.model, request, (opts.thinking ?? false) ? thinkingBudget : undefined);
+      const body = anthropicRequestBody(opts.model, canThink ? request : { ...request, thinking: false });
       return fetchJson(url, { method: 'POST', headers, body: JSON.stringify(body), signal }, http, parseAnthropicMessage);
     },
   };
 }
 
-/** The Messages request: system prompt apart, tools as `input_schema`, thinking only when asked and available. */
-export function anthropicRequestBody(model: string, request: ChatRequest, thinkingBudget: number | undefined): Record<string, unknown> {
+/**
+ * The Messages request: system prompt apart, tools as `input_schema`, extended thinking when asked.
+ * `max_tokens` is the whole answer, thinking included: its budget is what the limit leaves after
+ * room for the move, and at least Anthropic's minimum (so a small limit grows to hold it).
+ */
+export function anthropicRequestBody(model: string, request: ChatRequest): Record<string, unknown> {
   const { system, rest } = splitSystem(request.messages);
-  const think = request.thinking === true && thinkingBudget !== undefined;
-  const maxTokens = request.maxTokens ?? DEFAULT_MAX_TOKENS;
+  const think = request.thinking === true;
+  const limit = request.maxTokens ?? (think ? THINKING_MAX_TOKENS : MOVE_TOKENS);
+  const budget = Math.max(MIN_THINKING_BUDGET, limit - MOVE_TOKENS);
   const body: Record<string, unknown> = {
     model,
-    // The budget is part of max_tokens, so the answer keeps the room it was given.
-    max_tokens: think ? maxTokens + (thinkingBudget as number) : maxTokens,
+    // Anthropic requires max_tokens, and above the thinking budget.
+    max_tokens: think ? Math.max(limit, budget + MOVE_TOKENS) : limit,
     messages: rest.map((m) => ({ role: m.role, content: m.content })),
   };
   if (system !== '') body.system = system;
   if (request.tools && request.tools.length > 0)
     body.tools = request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters }));
-  if (think) body.thinking = { type: 'enabled', budget_tokens: thinkingBudget };
-  // Anthropic refuses a temperature alongside extended thinking.
+  if (think) body.thinking = { type: 'enabled', budget_tokens: budget };
+  // Anthropic refuses a temperature alongside extended thinking, and takes no seed.
   else if (request.temperature !== undefined) body.temperature = request.temperature;
   return body;
 }
@@ -89,5 +92,6 @@ export function parseAnthropicMessage(answer: unknown): Result<ChatResponse, Ans
   };
   if (toolCalls.length > 0) response.toolCalls = toolCalls;
   if (typeof answer.model === 'string' && answer.model !== '') response.model = answer.model;
+  if (answer.stop_reason === 'max_tokens') response.truncated = true;
   return ok(response);
 }

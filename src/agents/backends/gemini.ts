@@ -5,10 +5,13 @@
  */
 import { err, ok, type Result } from '../../core/result';
 import { endpoint, fetchJson, httpOptionsFor, type AnswerFault, type TransportOptions } from './http';
-import type { ChatBackend, ChatRequest, ChatResponse } from './types';
+import { PROVIDERS } from '../providers';
+import { MOVE_TOKENS, THINKING_MAX_TOKENS, type ChatBackend, type ChatRequest, type ChatResponse } from './types';
 import { countOf, isRecord, splitSystem, textOf, withThinking } from './wire';
 
-export const GEMINI_BASE_URL = 'https://generativelanguage.googleapis.com';
+export const GEMINI_BASE_URL = PROVIDERS.gemini.baseUrl;
+/** The least thinking budget every Gemini 2.5 model takes (Flash-Lite's floor). */
+export const MIN_THINKING_BUDGET = 512;
 
 export interface GeminiBackendOptions extends TransportOptions {
   /** e.g. gemini-2.5-flash (a leading `models/` is dropped). */
@@ -16,8 +19,9 @@ export interface GeminiBackendOptions extends TransportOptions {
   /** Default https://generativelanguage.googleapis.com; `/v1beta/models/…` is added. */
   baseUrl?: string;
   /**
-   * Whether the model thinks and can be told not to (Gemini 2.5 Flash: a budget of 0 turns it
-   * off). Default false: nothing about thinking is sent, and the model does as it likes.
+   * Whether the model may be told to think and not to (default true): a request that thinks
+   * sends a thinking budget, one that does not sends a budget of 0, which Gemini 2.5 Flash takes
+   * (2.5 Pro always thinks, so it needs `+think`). False sends nothing about thinking.
    */
   thinking?: boolean;
 }
@@ -28,12 +32,13 @@ export function geminiBackend(opts: GeminiBackendOptions): ChatBackend {
   const http = httpOptionsFor('gemini', opts);
   const headers: Record<string, string> = { 'Content-Type': 'application/json' };
   if (opts.apiKey) headers['x-goog-api-key'] = opts.apiKey;
-  const thinking = opts.thinking ?? false;
+  const thinking = opts.thinking ?? true;
 
   return {
     name: 'gemini',
     model,
     capabilities: { jsonSchema: true, tools: true, thinking },
+    contextWindow: PROVIDERS.gemini.contextWindow,
     async complete(request, signal) {
       const body = geminiRequestBody(request, thinking);
       return fetchJson(url, { method: 'POST', headers, body: JSON.stringify(body), signal }, http, parseGeminiResponse);
@@ -64,8 +69,12 @@ export function geminiRequestBody(request: ChatRequest, thinking: boolean): Reco
     config.responseMimeType = 'application/json';
     config.responseSchema = toGeminiSchema(request.responseFormat.schema);
   }
+  if (request.seed !== undefined) config.seed = request.seed;
   if (thinking && request.thinking !== undefined)
-    config.thinkingConfig = request.thinking ? { includeThoughts: true } : { thinkingBudget: 0 };
+    // maxOutputTokens holds the thoughts too, so the budget is what the limit leaves for them.
+    config.thinkingConfig = request.thinking
+      ? { thinkingBudget: Math.max(MIN_THINKING_BUDGET, (request.maxTokens ?? THINKING_MAX_TOKENS) - MOVE_TOKENS), includeThoughts: true }
+      : { thinkingBudget: 0 };
   if (Object.keys(config).length > 0) body.generationConfig = config;
   return body;
 }
@@ -155,5 +164,6 @@ export function parseGeminiResponse(answer: unknown): Result<ChatResponse, Answe
   };
   if (toolCalls.length > 0) response.toolCalls = toolCalls;
   if (typeof answer.modelVersion === 'string' && answer.modelVersion !== '') response.model = answer.modelVersion;
+  if (candidate.finishReason === 'MAX_TOKENS') response.truncated = true;
   return ok(response);
 }

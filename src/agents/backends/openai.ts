@@ -1,21 +1,13 @@
 /**
  * An OpenAI-compatible Chat Completions client (`POST {baseUrl}/chat/completions`): OpenAI,
- * OpenRouter, Groq, Together, DeepSeek, and local Ollama, LM Studio and vLLM servers. It sends
+ * OpenRouter, Groq, Together, DeepSeek, and local Ollama, LM Studio, vLLM and SGLang servers. It sends
  * only what a browser may: `Content-Type` and, with a key, `Authorization: Bearer`.
  */
 import { err, ok, type Result } from '../../core/result';
+import { PROVIDERS, type JsonMode, type OpenAiCompatibleProvider, type ThinkingDialect } from '../providers';
 import { endpoint, fetchJson, httpOptionsFor, type AnswerFault, type TransportOptions } from './http';
-import type { ChatBackend, ChatRequest, ChatResponse } from './types';
+import { DEFAULT_CONTEXT_WINDOW, type ChatBackend, type ChatRequest, type ChatResponse } from './types';
 import { countOf, isRecord, textOf, withThinking } from './wire';
-
-/**
- * How a JSON answer is asked for. 'json_schema' decodes by the move's schema; 'json_object'
- * only guarantees JSON (DeepSeek, older servers: the prompt carries the shape); 'none' sends nothing.
- */
-export type JsonMode = 'json_schema' | 'json_object' | 'none';
-
-/** How the thinking switch reaches the server: Qwen3's chat template on vLLM, or not at all. */
-export type ThinkingControl = 'chat_template_kwargs' | 'none';
 
 export interface OpenAiBackendOptions extends TransportOptions {
   /** e.g. https://api.openai.com/v1; `/chat/completions` is added. */
@@ -28,16 +20,25 @@ export interface OpenAiBackendOptions extends TransportOptions {
   jsonMode?: JsonMode;
   /** Whether the model takes function tools (default true). */
   tools?: boolean;
-  thinkingControl?: ThinkingControl;
+  /** How thinking is switched on and off (default: it cannot be). */
+  thinking?: ThinkingDialect;
+  /** Whether the server takes a sampling `seed` (default false). */
+  seed?: boolean;
   /** OpenAI's reasoning models refuse `max_tokens` and want `max_completion_tokens`. */
   maxTokensField?: 'max_tokens' | 'max_completion_tokens';
+  /** Tokens of context its models hold (default DEFAULT_CONTEXT_WINDOW). */
+  contextWindow?: number;
 }
 
 export function openAiBackend(opts: OpenAiBackendOptions): ChatBackend {
   const url = endpoint(opts.baseUrl, 'chat/completions');
   const name = opts.name ?? 'openai';
-  const jsonMode = opts.jsonMode ?? 'json_schema';
-  const thinkingControl = opts.thinkingControl ?? 'none';
+  const body: BodyOptions = {
+    jsonMode: opts.jsonMode ?? 'json_schema',
+    thinking: opts.thinking ?? 'none',
+    seed: opts.seed ?? false,
+    maxTokensField: opts.maxTokensField ?? 'max_tokens',
+  };
   const http = httpOptionsFor(name, opts);
   const headers: Record<string, string> = { ...opts.headers, 'Content-Type': 'application/json' };
   if (opts.apiKey) headers.Authorization = `Bearer ${opts.apiKey}`;
@@ -46,18 +47,52 @@ export function openAiBackend(opts: OpenAiBackendOptions): ChatBackend {
     name,
     model: opts.model,
     // json_object still yields JSON the decoder checks against the schema, so the agent may ask for it.
-    capabilities: { jsonSchema: jsonMode !== 'none', tools: opts.tools ?? true, thinking: thinkingControl !== 'none' },
+    capabilities: { jsonSchema: body.jsonMode !== 'none', tools: opts.tools ?? true, thinking: body.thinking !== 'none' },
+    contextWindow: opts.contextWindow ?? DEFAULT_CONTEXT_WINDOW,
     async complete(request, signal) {
-      const body = requestBody(opts.model, request, { jsonMode, thinkingControl, maxTokensField: opts.maxTokensField ?? 'max_tokens' });
-      return fetchJson(url, { method: 'POST', headers, body: JSON.stringify(body), signal }, http, (answer) => parseCompletion(answer, name));
+      const sent = requestBody(opts.model, request, body);
+      return fetchJson(url, { method: 'POST', headers, body: JSON.stringify(sent), signal }, http, (answer) => parseCompletion(answer, name));
     },
   };
 }
 
 interface BodyOptions {
   jsonMode: JsonMode;
-  thinkingControl: ThinkingControl;
+  thinking: ThinkingDialect;
+  seed: boolean;
   maxTokensField: 'max_tokens' | 'max_completion_tokens';
+}
+
+/** The effort asked of a reasoning model that is told to think: enough for one move. */
+export const REASONING_EFFORT = 'low';
+
+/** The fields that turn thinking on or off in each OpenAI-compatible dialect; none where it says nothing. */
+function thinkingFields(dialect: ThinkingDialect, thinking: boolean | undefined): Record<string, unknown> {
+  if (thinking === undefined) return {};
+  switch (dialect) {
+    case 'reasoning-effort':
+      // A model without reasoning refuses the field, so "off" is its absence.
+      return thinking ? { reasoning_effort: REASONING_EFFORT } : {};
+    case 'openrouter-reasoning':
+      return { reasoning: { effort: thinking ? REASONING_EFFORT : 'none' } };
+    case 'deepseek-thinking':
+      return { thinking: { type: thinking ? 'enabled' : 'disabled' } };
+    case 'ollama-think':
+      // Ollama's /v1 endpoint reads `think` from reasoning_effort: "none" is false, a level is true.
+      return { reasoning_effort: thinking ? REASONING_EFFORT : 'none' };
+    case 'chat-template-kwargs':
+      return { chat_template_kwargs: { enable_thinking: thinking } };
+    case 'anthropic-budget':
+    case 'gemini-thinking-config':
+    case 'none':
+      return {};
+    default:
+      return assertNever(dialect);
+  }
+}
+
+function assertNever(x: never): never {
+  throw new Error(`unhandled thinking dialect ${String(x)}`);
 }
 
 /** The Chat Completions request for one ChatRequest. */
@@ -77,9 +112,11 @@ export function requestBody(model: string, request: ChatRequest, opts: BodyOptio
       function: { name: t.name, description: t.description, parameters: t.parameters },
     }));
   if (request.maxTokens !== undefined) body[opts.maxTokensField] = request.maxTokens;
-  if (request.temperature !== undefined) body.temperature = request.temperature;
-  if (opts.thinkingControl === 'chat_template_kwargs' && request.thinking !== undefined)
-    body.chat_template_kwargs = { enable_thinking: request.thinking };
+  // OpenAI's reasoning models refuse any temperature but their own.
+  const reasoning = opts.thinking === 'reasoning-effort' && request.thinking === true;
+  if (request.temperature !== undefined && !reasoning) body.temperature = request.temperature;
+  if (opts.seed && request.seed !== undefined) body.seed = request.seed;
+  Object.assign(body, thinkingFields(opts.thinking, request.thinking));
   return body;
 }
 
@@ -118,113 +155,26 @@ export function parseCompletion(answer: unknown, provider: string): Result<ChatR
     tokensOut: countOf(usage.completion_tokens),
   };
   if (toolCalls.length > 0) response.toolCalls = toolCalls;
+  if (isRecord(choice) && choice.finish_reason === 'length') response.truncated = true;
   if (typeof answer.model === 'string' && answer.model !== '') response.model = answer.model;
   return ok(response);
 }
 
-export interface ProviderPreset {
-  /** The backend's name on the record. */
-  name: string;
-  label: string;
-  baseUrl: string;
-  needsKey: boolean;
-  /** Runs on the user's own machine. */
-  local: boolean;
-  jsonMode: JsonMode;
-  tools: boolean;
-  thinkingControl?: ThinkingControl;
-  maxTokensField?: 'max_tokens' | 'max_completion_tokens';
-}
-
-/**
- * Known OpenAI-compatible providers. JSON modes are the safe choice for most of each provider's
- * models (Groq, Together and DeepSeek accept `json_object` everywhere, `json_schema` only on some).
- */
-export const PROVIDER_PRESETS = {
-  openai: {
-    name: 'openai',
-    label: 'OpenAI',
-    baseUrl: 'https://api.openai.com/v1',
-    needsKey: true,
-    local: false,
-    jsonMode: 'json_schema',
-    tools: true,
-    maxTokensField: 'max_completion_tokens',
-  },
-  openrouter: {
-    name: 'openrouter',
-    label: 'OpenRouter',
-    baseUrl: 'https://openrouter.ai/api/v1',
-    needsKey: true,
-    local: false,
-    jsonMode: 'json_schema',
-    tools: true,
-  },
-  groq: {
-    name: 'groq',
-    label: 'Groq',
-    baseUrl: 'https://api.groq.com/openai/v1',
-    needsKey: true,
-    local: false,
-    jsonMode: 'json_object',
-    tools: true,
-  },
-  together: {
-    name: 'together',
-    label: 'Together AI',
-    baseUrl: 'https://api.together.ai/v1',
-    needsKey: true,
-    local: false,
-    jsonMode: 'json_object',
-    tools: true,
-  },
-  deepseek: {
-    name: 'deepseek',
-    label: 'DeepSeek',
-    baseUrl: 'https://api.deepseek.com/v1',
-    needsKey: true,
-    local: false,
-    jsonMode: 'json_object',
-    tools: true,
-  },
-  ollama: {
-    name: 'ollama',
-    label: 'Ollama',
-    baseUrl: 'http://localhost:11434/v1',
-    needsKey: false,
-    local: true,
-    jsonMode: 'json_schema',
-    tools: true,
-  },
-  lmstudio: {
-    name: 'lmstudio',
-    label: 'LM Studio',
-    baseUrl: 'http://localhost:1234/v1',
-    needsKey: false,
-    local: true,
-    jsonMode: 'json_schema',
-    tools: true,
-  },
-  vllm: {
-    name: 'vllm',
-    label: 'vLLM',
-    baseUrl: 'http://localhost:8000/v1',
-    needsKey: false,
-    local: true,
-    jsonMode: 'json_schema',
-    tools: true,
-    thinkingControl: 'chat_template_kwargs',
-  },
-} as const satisfies Record<string, ProviderPreset>;
-
-export type ProviderId = keyof typeof PROVIDER_PRESETS;
-export const PROVIDER_IDS = Object.keys(PROVIDER_PRESETS) as ProviderId[];
-
-/** A backend for a known provider; `overrides` may change anything, the base URL included. */
+/** A backend for a known OpenAI-compatible provider, as the provider table describes it; `overrides` may change anything, the base URL included. */
 export function presetBackend(
-  id: ProviderId,
+  id: OpenAiCompatibleProvider,
   opts: { model: string; apiKey?: string } & Partial<Omit<OpenAiBackendOptions, 'model' | 'apiKey'>>,
 ): ChatBackend {
-  const { label: _label, needsKey: _needsKey, local: _local, ...preset }: ProviderPreset = PROVIDER_PRESETS[id];
-  return openAiBackend({ ...preset, ...opts });
+  const p = PROVIDERS[id];
+  return openAiBackend({
+    name: id,
+    baseUrl: p.baseUrl,
+    jsonMode: p.json,
+    tools: p.tools,
+    thinking: p.thinking,
+    seed: p.seed,
+    maxTokensField: p.maxTokensField,
+    contextWindow: p.contextWindow,
+    ...opts,
+  });
 }

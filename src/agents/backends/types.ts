@@ -20,12 +20,27 @@ export interface ChatRequest {
   messages: ChatMessage[];
   /** Constrained decoding: the answer must be JSON matching `schema`. */
   responseFormat?: { type: 'json_schema'; name: string; schema: object };
+  /** The move tools; the model answers with a call to one of them (the `tools` interface). */
   tools?: ToolSpec[];
-  /** Let a reasoning model think before it answers (Qwen3 `enable_thinking`); off when false. */
+  /**
+   * Let a reasoning model think before it answers: true turns thinking on, false turns it off
+   * where the provider can be told (Qwen3 `enable_thinking: false`, Gemini's budget 0), and
+   * undefined says nothing about it.
+   */
   thinking?: boolean;
+  /** The most tokens the answer may take, thinking included; past it the answer is cut off. */
   maxTokens?: number;
   temperature?: number;
+  /** Sampling seed (a non-negative 31-bit integer), for providers that take one: the same request and seed draw the same answer. */
+  seed?: number;
 }
+
+/** Output tokens that one move needs: a message of up to 600 characters and its action, as JSON or a tool call. */
+export const MOVE_TOKENS = 512;
+/** The token limit of a model that thinks first: its thinking, then the move. */
+export const THINKING_MAX_TOKENS = 2048;
+/** The context window assumed of a backend that does not say (WebLLM's Qwen3 builds hold 4,096 tokens). */
+export const DEFAULT_CONTEXT_WINDOW = 4096;
 
 export interface ChatResponse {
   /** The answer as text, thinking included if the backend returns it inline (`<think>…</think>`). */
@@ -42,11 +57,17 @@ export interface ChatResponse {
    * agent times the whole call.
    */
   latencyMs?: number;
+  /**
+   * The answer stopped at `maxTokens`, unfinished: OpenAI's and WebLLM's `finish_reason: "length"`,
+   * Anthropic's `stop_reason: "max_tokens"`, Gemini's `finishReason: "MAX_TOKENS"`.
+   */
+  truncated?: boolean;
 }
 
 export interface BackendCapabilities {
   /** Honours `responseFormat` by constrained decoding. */
   jsonSchema: boolean;
+  /** Takes the move `tools` (natively, or as WebLLM does: written into the prompt, the call forced by its grammar). */
   tools: boolean;
   /** Can think before answering, and can be told not to. */
   thinking: boolean;
@@ -57,6 +78,8 @@ export interface ChatBackend {
   readonly name: string;
   readonly model: string;
   readonly capabilities: BackendCapabilities;
+  /** Tokens of context, prompt and answer together; DEFAULT_CONTEXT_WINDOW where left out. */
+  readonly contextWindow?: number;
   /** Rejects with a BackendError, or with the signal's reason once it is aborted. */
   complete(request: ChatRequest, signal: AbortSignal): Promise<ChatResponse>;
 }

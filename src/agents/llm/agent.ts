@@ -5,49 +5,75 @@
  * runner turns into an error or a cancelled ending.
  */
 import type { BilateralAgent } from '../../core/bilateral/tournament';
+import { deriveSeed } from '../../core/rng';
 import type { CallRecord } from '../../core/session';
-import { BackendError, type BackendCapabilities, type ChatBackend, type ChatRequest } from '../backends/types';
+import {
+  BackendError,
+  DEFAULT_CONTEXT_WINDOW,
+  MOVE_TOKENS,
+  THINKING_MAX_TOKENS,
+  type ChatBackend,
+  type ChatRequest,
+  type ToolSpec,
+} from '../backends/types';
 import { decodeMove, MAX_RAW_LENGTH, renderRaw } from './decoder';
 import { clip } from './json-text';
 import { buildPrompt, promptText } from './prompt';
 import { MOVE_SCHEMA_NAME, moveJsonSchema, moveTools } from './schema';
-
-/** How moves are asked for: a JSON Schema, tools, or only the prompt's instructions. */
-export type LlmMode = 'auto' | 'json' | 'tools' | 'text';
+import type { MoveInterface } from './settings';
+import { estimateTokens } from './tokens';
 
 export interface LlmAgentOptions {
+  /**
+   * How moves are asked for (default 'tools'); a backend without tools cannot play 'tools'. On a
+   * backend without schema decoding (Anthropic), 'json' asks for the JSON by the prompt alone.
+   */
+  interface?: MoveInterface;
   /** Let the model think first (off unless asked); the thinking is kept on the event. */
   thinking?: boolean;
   temperature?: number;
+  /** Tokens per answer, thinking included (default MOVE_TOKENS, or THINKING_MAX_TOKENS when thinking). */
   maxTokens?: number;
-  /** 'auto': a JSON Schema where the backend can decode by one, else tools, else plain text. */
-  mode?: LlmMode;
+  /** The seat's seed: each request's seed is derived from it, the turn and the attempt. */
+  seed?: number;
   /** Milliseconds, for the latency on the record (default performance.now). */
   now?: () => number;
 }
 
-/** The mode a backend is actually used in; asking for one it cannot do is a configuration error. */
-export function resolveMode(mode: LlmMode, capabilities: BackendCapabilities): Exclude<LlmMode, 'auto'> {
-  if (mode === 'auto') return capabilities.jsonSchema ? 'json' : capabilities.tools ? 'tools' : 'text';
-  if (mode === 'json' && !capabilities.jsonSchema) throw new Error('this backend cannot decode by a JSON Schema');
-  if (mode === 'tools' && !capabilities.tools) throw new Error('this backend does not take tools');
-  return mode;
-}
+/** What the chat template adds around the two messages (Qwen3's ChatML markers and empty think block), with room to spare. */
+const TEMPLATE_TOKENS = 32;
+/** What a server (or WebLLM's backend) adds around the tools it writes into the prompt (Qwen3's "# Tools" preamble), with room to spare. */
+const TOOLS_PREAMBLE_TOKENS = 160;
+
+/** Tokens the tools take from the window once written into the prompt. */
+const toolsTokens = (tools: readonly ToolSpec[]): number =>
+  TOOLS_PREAMBLE_TOKENS + tools.reduce((sum, t) => sum + estimateTokens(JSON.stringify({ type: 'function', function: t })) + 2, 0);
+
+/** A request's sampling seed: 31 bits, which every provider that takes a seed accepts. */
+export const requestSeed = (seatSeed: number, turn: number, attempt: number): number => deriveSeed(seatSeed, 'llm', turn, attempt) & 0x7fffffff;
 
 const count = (x: unknown): number => (typeof x === 'number' && Number.isFinite(x) && x > 0 ? Math.round(x) : 0);
 
 export function llmAgent(backend: ChatBackend, opts: LlmAgentOptions = {}): BilateralAgent {
-  const mode = resolveMode(opts.mode ?? 'auto', backend.capabilities);
+  const moveInterface = opts.interface ?? 'tools';
+  if (moveInterface === 'tools' && !backend.capabilities.tools)
+    throw new Error(`${backend.name} takes no tools, so ${backend.model} cannot play the tools interface; choose the json interface`);
   const now = opts.now ?? (() => performance.now());
   const thinking = opts.thinking ?? false;
+  const maxTokens = opts.maxTokens ?? (thinking ? THINKING_MAX_TOKENS : MOVE_TOKENS);
+  const tools = moveInterface === 'tools' ? moveTools() : undefined;
+  // The prompt gets what the window leaves after the answer, the chat template and the tools.
+  const contextWindow = backend.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
+  const promptTokens = contextWindow - maxTokens - TEMPLATE_TOKENS - (tools === undefined ? 0 : toolsTokens(tools));
   return {
     async act(obs, signal, retry) {
-      const messages = buildPrompt(obs, { style: mode === 'tools' ? 'tools' : 'json', retry });
-      const request: ChatRequest = { messages, thinking };
-      if (mode === 'json') request.responseFormat = { type: 'json_schema', name: MOVE_SCHEMA_NAME, schema: moveJsonSchema() };
-      if (mode === 'tools') request.tools = moveTools();
-      if (opts.maxTokens !== undefined) request.maxTokens = opts.maxTokens;
+      const messages = buildPrompt(obs, { style: moveInterface, ...(retry !== undefined && { retry }), maxTokens: promptTokens });
+      const request: ChatRequest = { messages, thinking, maxTokens };
+      if (tools !== undefined) request.tools = tools;
+      else if (backend.capabilities.jsonSchema)
+        request.responseFormat = { type: 'json_schema', name: MOVE_SCHEMA_NAME, schema: moveJsonSchema() };
       if (opts.temperature !== undefined) request.temperature = opts.temperature;
+      if (opts.seed !== undefined) request.seed = requestSeed(opts.seed, obs.turn, retry?.attempt ?? 0);
 
       signal.throwIfAborted();
       const started = now();
@@ -56,7 +82,7 @@ export function llmAgent(backend: ChatBackend, opts: LlmAgentOptions = {}): Bila
       signal.throwIfAborted(); // an answer that arrives after a cancel is not played
       if (typeof response !== 'object' || response === null)
         throw new BackendError('bad-response', `${backend.name} returned no response`);
-      const { text, toolCalls, tokensIn, tokensOut, model, latencyMs } = response as Record<string, unknown>;
+      const { text, toolCalls, tokensIn, tokensOut, model, latencyMs, truncated } = response as Record<string, unknown>;
       const latency = typeof latencyMs === 'number' && Number.isFinite(latencyMs) ? latencyMs : elapsed;
 
       const decoded = decodeMove(text, toolCalls);
@@ -70,6 +96,11 @@ export function llmAgent(backend: ChatBackend, opts: LlmAgentOptions = {}): Bila
         raw: renderRaw(text, toolCalls),
       };
       if (decoded.thinking !== undefined) call.thinking = decoded.thinking;
+      // An answer stopped at the limit is unfinished, whatever part of it reads as a move.
+      if (truncated === true) {
+        const shorter = thinking ? 'think less and answer briefly' : 'answer briefly';
+        return { kind: 'invalid', reason: `cut off at ${maxTokens} tokens; ${shorter}`, raw: call.raw ?? '', call };
+      }
       return decoded.ok
         ? { kind: 'move', move: decoded.move, call }
         : { kind: 'invalid', reason: decoded.reason, raw: decoded.raw, call };

@@ -1,4 +1,4 @@
-export { llmAgent, resolveMode, type LlmAgentOptions, type LlmMode } from './agent';
+export { llmAgent, requestSeed, type LlmAgentOptions } from './agent';
 export { decodeMove, renderRaw, MAX_RAW_LENGTH, type DecodeResult } from './decoder';
 export { buildPrompt, promptText, money, type PromptStyle } from './prompt';
 export {
@@ -12,3 +12,13 @@ export {
   toolCallToMove,
   type MoveToolName,
 } from './schema';
+export {
+  DEFAULT_LLM_SETTINGS,
+  DEFAULT_TEMPERATURE,
+  LlmSettingsSchema,
+  MOVE_INTERFACES,
+  llmSettings,
+  type LlmSettings,
+  type MoveInterface,
+} from './settings';
+export { estimateTokens } from './tokens';

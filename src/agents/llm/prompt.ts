@@ -1,18 +1,25 @@
 /**
  * The prompt, built from one observation: who the agent is, its own private value (the
  * observation holds no other), the rules, the turns left and the conversation so far. Compact,
- * for small models with small contexts: a system message and one user message.
+ * for small models with small contexts: a system message and one user message, fitted into a
+ * token budget by leaving out the oldest messages (never a binding action) when it must.
  */
 import { MAX_MESSAGE_LENGTH, type Action } from '../../core/bilateral/moves';
 import type { BilateralObservation, TranscriptEntry } from '../../core/bilateral/protocol';
 import { opponentOf, type Role } from '../../core/scenario';
 import type { Retry } from '../../core/session';
 import type { ChatMessage } from '../backends/types';
+import { estimateTokens } from './tokens';
 
 export type PromptStyle = 'json' | 'tools';
 
-/** Only the latest turns are shown; a long negotiation would not fit a small context. */
-export const MAX_TRANSCRIPT_ENTRIES = 30;
+export interface PromptOptions {
+  style: PromptStyle;
+  retry?: Retry;
+  /** Tokens the two messages may take (estimated with `estimateTokens`); no limit when left out. */
+  maxTokens?: number;
+}
+
 const MAX_REASON = 300;
 
 /** Every amount in a prompt is written this way. */
@@ -77,17 +84,61 @@ function describeAction(action: Action, actor: Role, self: Role): string {
   }
 }
 
-function transcriptLine(entry: TranscriptEntry, self: Role): string {
+/** One turn of the transcript; `elided` leaves its message out (its action stays; a message alone becomes "…"). */
+function transcriptLine(entry: TranscriptEntry, self: Role, elided = false): string {
   const who = entry.actor === self ? 'you' : entry.actor;
   if ('forfeited' in entry) return `${entry.turn + 1}. ${who}: [missed the turn]`;
   const parts: string[] = [];
-  if (entry.message !== undefined) parts.push(JSON.stringify(entry.message));
+  if (entry.message !== undefined && !(elided && entry.action !== undefined)) parts.push(elided ? '"…"' : JSON.stringify(entry.message));
   if (entry.action !== undefined) parts.push(describeAction(entry.action, entry.actor, self));
   return `${entry.turn + 1}. ${who}: ${parts.join(' ')}`;
 }
 
-function stateMessage(obs: BilateralObservation, retry: Retry | undefined): string {
-  const lines: string[] = [];
+/** The binding offers of turns left out altogether, so no offer vanishes without a word. */
+function foldedLine(entries: readonly TranscriptEntry[], self: Role): string {
+  const first = (entries[0]?.turn ?? 0) + 1;
+  const last = (entries.at(-1)?.turn ?? 0) + 1;
+  const offers = (role: Role): number[] =>
+    entries.flatMap((e) => (!('forfeited' in e) && e.actor === role && e.action?.type === 'offer' ? [e.action.price] : []));
+  const range = (prices: number[]): string =>
+    prices.length === 0 ? 'none' : prices.length === 1 ? money(prices[0] as number) : `${money(prices[0] as number)} first, ${money(prices.at(-1) as number)} last`;
+  const other = opponentOf(self);
+  return `(turns ${first}–${last} are not shown; your binding offers in them: ${range(offers(self))}; the ${other}'s: ${range(offers(other))})`;
+}
+
+/**
+ * The transcript's lines within `budget` tokens: every line whole if they fit, else the oldest
+ * messages left out one by one (their actions stay), and only if even that is too long, the
+ * oldest turns folded into one line that names their first and last binding offers.
+ */
+function transcriptLines(obs: BilateralObservation, budget: number): string[] {
+  const entries = obs.transcript;
+  const whole = entries.map((e) => transcriptLine(e, obs.role));
+  const bare = entries.map((e) => transcriptLine(e, obs.role, true));
+  const cost = (line: string): number => estimateTokens(line) + 1;
+  const wholeCost = whole.map(cost);
+  const bareCost = bare.map(cost);
+  let total = wholeCost.reduce((a, b) => a + b, 0);
+  if (total <= budget) return whole;
+  const note = (n: number) => `(the messages of turns 1–${(entries[n - 1]?.turn ?? 0) + 1} are left out to fit; every action is shown)`;
+  let elided = 0;
+  while (elided < entries.length && total + cost(note(elided + 1)) > budget) {
+    total -= (wholeCost[elided] as number) - (bareCost[elided] as number);
+    elided++;
+  }
+  if (total + cost(note(elided)) <= budget)
+    return [note(elided), ...bare.slice(0, elided), ...whole.slice(elided)];
+  // Even without their messages the turns are too many: fold the oldest into one line.
+  let folded = 0;
+  do {
+    total -= bareCost[folded] as number;
+    folded++;
+  } while (folded < entries.length && total + cost(foldedLine(entries.slice(0, folded), obs.role)) > budget);
+  return [foldedLine(entries.slice(0, folded), obs.role), ...bare.slice(folded)];
+}
+
+function stateMessage(obs: BilateralObservation, retry: Retry | undefined, budget: number): string {
+  const head: string[] = [];
   const ownLeft = obs.ownTurns - obs.ownTurn;
   let timing: string;
   if (obs.turnLimit !== null) {
@@ -100,36 +151,32 @@ function stateMessage(obs: BilateralObservation, retry: Retry | undefined): stri
     if (obs.turn + 1 >= max) timing += ' This is the last possible turn: an offer now cannot be accepted.';
     else if (obs.turn + 1 >= min) timing += ' It may end after this turn.';
   }
-  lines.push(timing);
+  head.push(timing);
+  head.push(obs.transcript.length === 0 ? 'No moves yet: you open.' : 'Conversation so far:');
 
-  const shown = obs.transcript.slice(-MAX_TRANSCRIPT_ENTRIES);
-  if (obs.transcript.length === 0) lines.push('No moves yet: you open.');
-  else {
-    lines.push('Conversation so far:');
-    const hidden = obs.transcript.length - shown.length;
-    if (hidden > 0) lines.push(`(${hidden} earlier turns not shown)`);
-    for (const entry of shown) lines.push(transcriptLine(entry, obs.role));
-  }
-
+  const tail: string[] = [];
   const other = opponentOf(obs.role);
   if (obs.pending !== null)
-    lines.push(`On the table: the ${other}'s binding offer of ${money(obs.pending)}; you may accept it.`);
+    tail.push(`On the table: the ${other}'s binding offer of ${money(obs.pending)}; you may accept it.`);
   else if (obs.ownStanding !== null)
-    lines.push(`On the table: your own offer of ${money(obs.ownStanding)}, waiting for the ${other}'s answer.`);
-  else lines.push('On the table: no offer.');
+    tail.push(`On the table: your own offer of ${money(obs.ownStanding)}, waiting for the ${other}'s answer.`);
+  else tail.push('On the table: no offer.');
 
   if (retry !== undefined) {
     const reason = retry.reason.length > MAX_REASON ? `${retry.reason.slice(0, MAX_REASON)}…` : retry.reason;
-    lines.push(`Your previous answer was refused: ${reason}. Answer again, following the format.`);
+    tail.push(`Your previous answer was refused: ${reason}. Answer again, following the format.`);
   }
-  lines.push('Your move.');
-  return lines.join('\n');
+  tail.push('Your move.');
+  const fixed = estimateTokens([...head, ...tail].join('\n')) + 1;
+  return [...head, ...transcriptLines(obs, budget - fixed), ...tail].join('\n');
 }
 
-export function buildPrompt(obs: BilateralObservation, opts: { retry?: Retry; style: PromptStyle }): ChatMessage[] {
+export function buildPrompt(obs: BilateralObservation, opts: PromptOptions): ChatMessage[] {
+  const system = systemMessage(obs, opts.style);
+  const budget = opts.maxTokens === undefined ? Infinity : opts.maxTokens - estimateTokens(system);
   return [
-    { role: 'system', content: systemMessage(obs, opts.style) },
-    { role: 'user', content: stateMessage(obs, opts.retry) },
+    { role: 'system', content: system },
+    { role: 'user', content: stateMessage(obs, opts.retry, budget) },
   ];
 }
 

@@ -10,11 +10,17 @@ import { jobPosition } from './plan-job';
 
 export type BilateralAgent = Agent<BilateralObservation, Move>;
 
-/**
- * Builds the agent for one seat of one negotiation; the rng is that seat's own stream (made only
- * when read, so deterministic strategies never pay for it).
- */
-export type AgentFactory = (spec: string, role: Role, ctx: { readonly rng: Rng; negotiationId: string }) => BilateralAgent;
+/** What the factory is told about the seat it builds an agent for. */
+export interface SeatInfo {
+  /** The seat's own random stream (made only when read, so deterministic strategies never pay for it). */
+  readonly rng: Rng;
+  negotiationId: string;
+  /** The seat's seed, from the run's seed, the negotiation and the role: a model's sampling seeds come from it. */
+  readonly seed: number;
+}
+
+/** Builds the agent for one seat of one negotiation. */
+export type AgentFactory = (spec: string, role: Role, ctx: SeatInfo) => BilateralAgent;
 
 export interface TournamentConfig {
   /** Agent specs, e.g. `boulware:beta=0.2`; each is also the agent's name in the results. */
@@ -142,15 +148,19 @@ export interface TournamentSummary {
 }
 
 /** Each seat of each negotiation draws from its own stream, so results never depend on play order. */
-class SeatContext {
+class SeatContext implements SeatInfo {
   private stream: Rng | null = null;
+  private seatSeed: number | null = null;
   constructor(
-    private readonly seed: number,
+    private readonly runSeed: number,
     readonly negotiationId: string,
     private readonly role: Role,
   ) {}
+  get seed(): number {
+    return (this.seatSeed ??= deriveSeed(this.runSeed, this.negotiationId, this.role));
+  }
   get rng(): Rng {
-    return (this.stream ??= createRng(deriveSeed(this.seed, this.negotiationId, this.role)));
+    return (this.stream ??= createRng(this.seed));
   }
 }
 

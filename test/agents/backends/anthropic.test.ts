@@ -32,7 +32,7 @@ describe('anthropicBackend', () => {
     expect(req).toMatchObject({ path: '/v1/messages', route: 'anthropic' });
     expect(req?.body).toEqual({
       model: 'claude-test',
-      max_tokens: 1024,
+      max_tokens: 512,
       system: 'You are the seller.',
       messages: [{ role: 'user', content: 'Your move.' }],
       tools: MOVE_TOOLS.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters })),
@@ -74,16 +74,29 @@ describe('anthropicBackend', () => {
     });
   });
 
-  it('asks for extended thinking only when the model has it and the request wants it, without a temperature', async () => {
+  it('asks for extended thinking when the request wants it: the limit holds the budget and the move, no temperature', async () => {
     const s = await serve(() => reply('{}'));
-    await backendFor(s, { thinking: true, thinkingBudget: 2000 }).complete({ ...request, thinking: true, maxTokens: 500 }, live());
+    await backendFor(s).complete({ ...request, thinking: true, maxTokens: 2048 }, live());
+    await backendFor(s).complete({ ...request, thinking: true, maxTokens: 600 }, live());
     await backendFor(s, { thinking: false }).complete({ ...request, thinking: true }, live());
-    const [withThinking, without] = s.requests.map((r) => r.body as Record<string, unknown>);
-    expect(withThinking).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 2000 }, max_tokens: 2500 });
-    expect(withThinking).not.toHaveProperty('temperature');
-    expect(without).not.toHaveProperty('thinking');
-    expect(without).toMatchObject({ temperature: 0.5, max_tokens: 1024 });
-    expect(backendFor(s).capabilities).toEqual({ jsonSchema: false, tools: true, thinking: false });
+    await backendFor(s).complete({ ...request, maxTokens: 300, seed: 7 }, live());
+    const [budgeted, floor, cannot, plain] = s.requests.map((r) => r.body as Record<string, unknown>);
+    expect(budgeted).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 1536 }, max_tokens: 2048 });
+    expect(budgeted).not.toHaveProperty('temperature');
+    // Anthropic's least budget is 1024 tokens, and max_tokens must leave room for the move above it.
+    expect(floor).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 1024 }, max_tokens: 1536 });
+    expect(cannot).not.toHaveProperty('thinking');
+    expect(cannot).toMatchObject({ temperature: 0.5, max_tokens: 512 });
+    // No seed: Anthropic takes none.
+    expect(plain).toMatchObject({ max_tokens: 300 });
+    expect(plain).not.toHaveProperty('seed');
+    expect(backendFor(s).capabilities).toEqual({ jsonSchema: false, tools: true, thinking: true });
+  });
+
+  it('reads a max_tokens stop as an answer cut off at the limit', async () => {
+    const s = await serve([reply('{"action":{"type":"offer","pri', { cutOff: true }), reply('{}')]);
+    expect(await backendFor(s).complete(request, live())).toMatchObject({ truncated: true });
+    expect(await backendFor(s).complete(request, live())).not.toHaveProperty('truncated');
   });
 
   it('retries an overloaded 529 and a 429, then gives up with Anthropic’s message', async () => {

@@ -113,15 +113,27 @@ describe('geminiBackend', () => {
     expect(decodeMove(response.text, response.toolCalls)).toMatchObject({ ok: true, move: { action: { type: 'accept' } } });
   });
 
-  it('switches thinking off or on only for a model that can be told', async () => {
+  it('switches thinking off (budget 0) or on (a budget the limit leaves after the move), and sends the seed', async () => {
     const s = await serve(() => reply('{}'));
-    await backendFor(s, { thinking: true }).complete(request, live());
-    await backendFor(s, { thinking: true }).complete({ ...request, thinking: true }, live());
-    await backendFor(s).complete({ ...request, thinking: true }, live());
+    await backendFor(s).complete({ ...request, seed: 99 }, live());
+    await backendFor(s).complete({ ...request, thinking: true, maxTokens: 2048 }, live());
+    await backendFor(s).complete({ ...request, thinking: true, maxTokens: 600 }, live());
+    await backendFor(s, { thinking: false }).complete({ ...request, thinking: true }, live());
+    const { thinking: _, ...silent } = request;
+    await backendFor(s).complete(silent, live());
     const configs = s.requests.map((r) => (r.body as { generationConfig: Record<string, unknown> }).generationConfig);
-    expect(configs[0]?.thinkingConfig).toEqual({ thinkingBudget: 0 });
-    expect(configs[1]?.thinkingConfig).toEqual({ includeThoughts: true });
-    expect(configs[2]).not.toHaveProperty('thinkingConfig');
+    expect(configs[0]).toMatchObject({ thinkingConfig: { thinkingBudget: 0 }, seed: 99, maxOutputTokens: 256 });
+    expect(configs[1]).toMatchObject({ thinkingConfig: { thinkingBudget: 1536, includeThoughts: true }, maxOutputTokens: 2048 });
+    expect(configs[2]?.thinkingConfig).toEqual({ thinkingBudget: 512, includeThoughts: true });
+    expect(configs[3]).not.toHaveProperty('thinkingConfig');
+    expect(configs[4]).not.toHaveProperty('thinkingConfig');
+    expect(configs[1]).not.toHaveProperty('seed');
+  });
+
+  it('reads a MAX_TOKENS finish as an answer cut off at the limit', async () => {
+    const s = await serve([reply('{"action":', { cutOff: true }), reply('{}')]);
+    expect(await backendFor(s).complete(request, live())).toMatchObject({ truncated: true });
+    expect(await backendFor(s).complete(request, live())).not.toHaveProperty('truncated');
   });
 
   it('refuses a blocked prompt, retries RESOURCE_EXHAUSTED, and keeps the key out of errors', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Limiter } from '../../../src/agents/backends/http';
-import { openAiBackend, presetBackend, PROVIDER_IDS, PROVIDER_PRESETS, type OpenAiBackendOptions } from '../../../src/agents/backends/openai';
+import { openAiBackend, presetBackend, type OpenAiBackendOptions } from '../../../src/agents/backends/openai';
+import { OPENAI_COMPATIBLE, PROVIDERS, REMOTE_PROVIDERS } from '../../../src/agents/providers';
 import { BackendError, type ChatRequest } from '../../../src/agents/backends/types';
 import { decodeMove } from '../../../src/agents/llm/decoder';
 import { MOVE_SCHEMA_NAME, MOVE_TOOLS, moveJsonSchema } from '../../../src/agents/llm/schema';
@@ -71,7 +72,7 @@ describe('openAiBackend: the request', () => {
     const s = await serve(() => reply('{}'));
     await backendFor(s, { jsonMode: 'json_object' }).complete(jsonRequest, live());
     await backendFor(s, { jsonMode: 'none' }).complete(jsonRequest, live());
-    await backendFor(s, { thinkingControl: 'chat_template_kwargs', maxTokensField: 'max_completion_tokens' }).complete(
+    await backendFor(s, { thinking: 'chat-template-kwargs', maxTokensField: 'max_completion_tokens' }).complete(
       { ...jsonRequest, thinking: true },
       live(),
     );
@@ -82,7 +83,7 @@ describe('openAiBackend: the request', () => {
     expect(bodies[2]).toMatchObject({ chat_template_kwargs: { enable_thinking: true }, max_completion_tokens: 300 });
     expect(bodies[2]).not.toHaveProperty('max_tokens');
     expect(backendFor(s, { jsonMode: 'none', tools: false }).capabilities).toEqual({ jsonSchema: false, tools: false, thinking: false });
-    expect(backendFor(s, { thinkingControl: 'chat_template_kwargs' }).capabilities).toEqual({ jsonSchema: true, tools: true, thinking: true });
+    expect(backendFor(s, { thinking: 'chat-template-kwargs' }).capabilities).toEqual({ jsonSchema: true, tools: true, thinking: true });
   });
 });
 
@@ -202,10 +203,11 @@ describe('openAiBackend: failures, timeout, cancel and concurrency', () => {
   });
 });
 
-describe('PROVIDER_PRESETS', () => {
-  it('lists each provider with its base URL and whether it needs a key', () => {
-    expect(PROVIDER_IDS).toEqual(['openai', 'openrouter', 'groq', 'together', 'deepseek', 'ollama', 'lmstudio', 'vllm']);
-    const summary = Object.fromEntries(PROVIDER_IDS.map((id) => [id, [PROVIDER_PRESETS[id].baseUrl, PROVIDER_PRESETS[id].needsKey]]));
+describe('the provider table', () => {
+  it('lists each provider once with its base URL and whether it needs a key', () => {
+    expect(REMOTE_PROVIDERS).toEqual(['openai', 'openrouter', 'groq', 'together', 'deepseek', 'ollama', 'lmstudio', 'vllm', 'sglang', 'anthropic', 'gemini']);
+    expect(OPENAI_COMPATIBLE).toEqual(['openai', 'openrouter', 'groq', 'together', 'deepseek', 'ollama', 'lmstudio', 'vllm', 'sglang']);
+    const summary = Object.fromEntries(REMOTE_PROVIDERS.map((id) => [id, [PROVIDERS[id].baseUrl, PROVIDERS[id].needsKey]]));
     expect(summary).toEqual({
       openai: ['https://api.openai.com/v1', true],
       openrouter: ['https://openrouter.ai/api/v1', true],
@@ -215,13 +217,18 @@ describe('PROVIDER_PRESETS', () => {
       ollama: ['http://localhost:11434/v1', false],
       lmstudio: ['http://localhost:1234/v1', false],
       vllm: ['http://localhost:8000/v1', false],
+      sglang: ['http://localhost:30000/v1', false],
+      anthropic: ['https://api.anthropic.com', true],
+      gemini: ['https://generativelanguage.googleapis.com', true],
     });
-    for (const id of PROVIDER_IDS) expect(PROVIDER_PRESETS[id].local).toBe(!PROVIDER_PRESETS[id].needsKey);
+    for (const id of REMOTE_PROVIDERS) expect(PROVIDERS[id].local).toBe(!PROVIDERS[id].needsKey);
   });
 
-  it('builds a backend named after the preset, and refuses a base URL that is not http(s)', () => {
+  it('builds a backend named after the provider, as the table describes it, and refuses a base URL that is not http(s)', () => {
     const backend = presetBackend('deepseek', { model: 'deepseek-chat', apiKey: KEY });
-    expect(backend).toMatchObject({ name: 'deepseek', model: 'deepseek-chat', capabilities: { jsonSchema: true, tools: true, thinking: false } });
+    expect(backend).toMatchObject({ name: 'deepseek', model: 'deepseek-chat', capabilities: { jsonSchema: true, tools: true, thinking: true } });
+    expect(presetBackend('lmstudio', { model: 'm' })).toMatchObject({ capabilities: { thinking: false }, contextWindow: 4096 });
+    expect(presetBackend('openai', { model: 'm' }).contextWindow).toBe(PROVIDERS.openai.contextWindow);
     expect(() => openAiBackend({ baseUrl: 'localhost:11434', model: 'm' })).toThrow(/not an http\(s\) URL|not a URL/);
     expect(() => openAiBackend({ baseUrl: 'not a url', model: 'm' })).toThrow(/is not a URL/);
   });

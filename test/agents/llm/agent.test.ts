@@ -5,8 +5,9 @@ import type { Move } from '../../../src/core/bilateral/moves';
 import { playNegotiation, type BilateralAgent } from '../../../src/core/bilateral/tournament';
 import type { Role } from '../../../src/core/scenario';
 import { scriptedBackend, type ScriptedBackendOptions, type ScriptedReply } from '../../../src/agents/backends/scripted';
-import { BackendError, type ChatRequest, type ChatResponse } from '../../../src/agents/backends/types';
-import { llmAgent, resolveMode, type LlmAgentOptions } from '../../../src/agents/llm/agent';
+import { BackendError, MOVE_TOKENS, THINKING_MAX_TOKENS, type ChatRequest, type ChatResponse } from '../../../src/agents/backends/types';
+import { estimateTokens } from '../../../src/agents/llm/tokens';
+import { llmAgent, requestSeed, type LlmAgentOptions } from '../../../src/agents/llm/agent';
 import { MOVE_SCHEMA_NAME, MOVE_TOOLS, moveJsonSchema } from '../../../src/agents/llm/schema';
 import { agent, observeAfter, scenario } from '../fixtures';
 
@@ -45,6 +46,8 @@ describe('llmAgent: a negotiation by JSON-schema decoding', () => {
         reply('<think>The seller keeps coming down; take it.</think>\n{"message":"Deal.","action":{"type":"accept"}}'),
       ],
       250,
+      {},
+      { interface: 'json' },
     );
     const { events, outcome } = await playNegotiation(s, { buyer: llm, seller: agent('boulware', 'seller') });
 
@@ -118,7 +121,7 @@ describe('llmAgent: a negotiation by JSON-schema decoding', () => {
 });
 
 describe('llmAgent: tools and plain text', () => {
-  it('asks by tools where the backend has no JSON-schema decoding, and plays the tool calls', async () => {
+  it('asks by tools, the default interface, and plays the tool calls', async () => {
     const s = scenario(150, 90, { listPrice: 200, firstMover: 'buyer' });
     const { backend, llm } = timed(
       [
@@ -153,10 +156,8 @@ describe('llmAgent: tools and plain text', () => {
     expectStorable(events);
   });
 
-  it('asks by the prompt alone where the backend has neither', async () => {
-    const { backend, llm } = timed([reply('I will walk: {"action":"walk_away"}')], 0, {
-      capabilities: { jsonSchema: false, tools: false },
-    });
+  it('asks for JSON by the prompt alone where the backend has no schema decoding', async () => {
+    const { backend, llm } = timed([reply('I will walk: {"action":"walk_away"}')], 0, { capabilities: { jsonSchema: false, tools: false } }, { interface: 'json' });
     const { outcome } = await playNegotiation(scenario(150, 90), { buyer: agent('boulware', 'buyer'), seller: llm });
     expect(outcome).toMatchObject({ kind: 'walk_away', by: 'seller' });
     expect(backend.requests[0]?.responseFormat).toBeUndefined();
@@ -164,13 +165,87 @@ describe('llmAgent: tools and plain text', () => {
     expect(backend.requests[0]?.messages[0]?.content).toMatch(/Answer with one JSON object/);
   });
 
-  it('picks the mode from the capabilities, and refuses a mode the backend cannot do', () => {
-    expect(resolveMode('auto', { jsonSchema: true, tools: true, thinking: false })).toBe('json');
-    expect(resolveMode('auto', { jsonSchema: false, tools: true, thinking: false })).toBe('tools');
-    expect(resolveMode('auto', { jsonSchema: false, tools: false, thinking: false })).toBe('text');
-    expect(resolveMode('tools', { jsonSchema: true, tools: true, thinking: false })).toBe('tools');
-    expect(() => llmAgent(scriptedBackend([], { capabilities: { jsonSchema: false } }), { mode: 'json' })).toThrow(/JSON Schema/);
-    expect(() => llmAgent(scriptedBackend([], { capabilities: { tools: false } }), { mode: 'tools' })).toThrow(/tools/);
+  it('sends the tools by default, the schema for json, and refuses tools to a backend that takes none', async () => {
+    const obs = observeAfter(scenario(150, 90), []);
+    const walk = () => reply('{"action":{"type":"walk_away"}}');
+    const byDefault = scriptedBackend([walk()]);
+    await llmAgent(byDefault).act(obs, new AbortController().signal);
+    expect(byDefault.requests[0]).toMatchObject({ tools: MOVE_TOOLS });
+    expect(byDefault.requests[0]?.responseFormat).toBeUndefined();
+    const json = scriptedBackend([walk()]);
+    await llmAgent(json, { interface: 'json' }).act(obs, new AbortController().signal);
+    expect(json.requests[0]?.responseFormat).toEqual({ type: 'json_schema', name: MOVE_SCHEMA_NAME, schema: moveJsonSchema() });
+    expect(json.requests[0]?.tools).toBeUndefined();
+    expect(() => llmAgent(scriptedBackend([], { capabilities: { tools: false } }))).toThrow(/takes no tools.*json interface/);
+  });
+});
+
+describe('llmAgent: bounded and seeded', () => {
+  const s = scenario(150, 90, { listPrice: 200, firstMover: 'buyer' });
+  const live = () => new AbortController().signal;
+  const walk = () => reply('{"action":{"type":"walk_away"}}');
+
+  it('limits every answer: a move without thinking, thinking and a move with it, or what it is told', async () => {
+    const plain = scriptedBackend([walk()]);
+    await llmAgent(plain).act(observeAfter(s, []), live());
+    const thinking = scriptedBackend([walk()]);
+    await llmAgent(thinking, { thinking: true }).act(observeAfter(s, []), live());
+    const told = scriptedBackend([walk()]);
+    await llmAgent(told, { thinking: true, maxTokens: 700 }).act(observeAfter(s, []), live());
+    expect([plain, thinking, told].map((b) => b.requests[0]?.maxTokens)).toEqual([MOVE_TOKENS, THINKING_MAX_TOKENS, 700]);
+  });
+
+  it('derives each request’s seed from the seat’s seed, the turn and the attempt: the same again on a rerun', async () => {
+    const play = async () => {
+      const backend = scriptedBackend([reply('no move here'), ...Array.from({ length: 12 }, () => reply('{"action":{"type":"offer","price":80}}'))]);
+      await playNegotiation(scenario(150, 90, { listPrice: 200, firstMover: 'buyer', turnLimit: 6 }), {
+        buyer: llmAgent(backend, { seed: 1234 }),
+        seller: agent('hardliner', 'seller'),
+      });
+      return backend.requests.map((r) => r.seed);
+    };
+    const seeds = await play();
+    expect(seeds).toEqual(await play());
+    // turn 0 attempt 0 (refused), turn 0 attempt 1, then turns 2 and 4
+    expect(seeds).toEqual([requestSeed(1234, 0, 0), requestSeed(1234, 0, 1), requestSeed(1234, 2, 0), requestSeed(1234, 4, 0)]);
+    expect(new Set(seeds).size).toBe(4);
+    for (const seed of seeds) expect(Number.isInteger(seed) && (seed as number) >= 0 && (seed as number) < 2 ** 31).toBe(true);
+    const unseeded = scriptedBackend([walk()]);
+    await llmAgent(unseeded).act(observeAfter(s, []), live());
+    expect(unseeded.requests[0]).not.toHaveProperty('seed');
+  });
+
+  it('reads an answer stopped at the token limit as invalid, "cut off at N tokens", even if a move can be read from it', async () => {
+    const backend = scriptedBackend([
+      reply('{"action":{"type":"offer","price":80}}', { truncated: true, tokensOut: 300 }),
+      reply('<think>Let me think about this for a very long', { truncated: true }),
+      walk(),
+    ]);
+    const llm = llmAgent(backend, { maxTokens: 300 });
+    const cut = await llm.act(observeAfter(s, []), live());
+    expect(cut).toMatchObject({ kind: 'invalid', reason: 'cut off at 300 tokens; answer briefly', raw: '{"action":{"type":"offer","price":80}}' });
+    const thinker = llmAgent(backend, { thinking: true });
+    expect(await thinker.act(observeAfter(s, []), live(), { attempt: 1, reason: 'x' })).toMatchObject({
+      kind: 'invalid',
+      reason: `cut off at ${THINKING_MAX_TOKENS} tokens; think less and answer briefly`,
+      call: { thinking: 'Let me think about this for a very long' },
+    });
+    expect(await llm.act(observeAfter(s, []), live())).toMatchObject({ kind: 'move' });
+  });
+
+  it('fits the prompt into the backend’s context window with the answer reserved', async () => {
+    const long = scenario(150, 90, { listPrice: 200, turnLimit: 60 });
+    const moves = Array.from({ length: 40 }, (_, i) => ({ message: `Message number ${i}: ${'we should meet halfway on this. '.repeat(18)}`, action: { type: 'offer' as const, price: 100 + i } }));
+    const obs = observeAfter(long, moves);
+    const big = scriptedBackend([walk()]);
+    await llmAgent(big, { interface: 'json' }).act(obs, live());
+    const small = Object.assign(scriptedBackend([walk()]), { contextWindow: 4096 });
+    await llmAgent(small, { interface: 'json' }).act(obs, live());
+    const shown = (b: typeof big) => (b.requests[0]?.messages ?? []).map((m) => estimateTokens(m.content)).reduce((a, c) => a + c, 0);
+    expect(shown(small)).toBeLessThanOrEqual(4096 - MOVE_TOKENS);
+    expect(userText(small.requests[0])).toContain('are left out to fit');
+    // every binding offer is still there
+    for (let i = 0; i < 40; i++) expect(userText(small.requests[0])).toContain(`[binding offer: $${(100 + i).toFixed(2)}]`);
   });
 });
 

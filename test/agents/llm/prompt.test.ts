@@ -3,7 +3,8 @@ import { offer, say, type Move } from '../../../src/core/bilateral/moves';
 import type { BilateralObservation } from '../../../src/core/bilateral/protocol';
 import { playNegotiation, type BilateralAgent } from '../../../src/core/bilateral/tournament';
 import { generateScenarios, PRESETS, type Role, type Scenario } from '../../../src/core/scenario';
-import { buildPrompt, MAX_TRANSCRIPT_ENTRIES, money, promptText } from '../../../src/agents/llm/prompt';
+import { buildPrompt, money, promptText } from '../../../src/agents/llm/prompt';
+import { estimateTokens } from '../../../src/agents/llm/tokens';
 import { agent, observeAfter, scenario } from '../fixtures';
 
 const textOf = (obs: BilateralObservation, opts: Parameters<typeof buildPrompt>[1] = { style: 'json' }) =>
@@ -152,14 +153,52 @@ describe('buildPrompt: the state of play', () => {
     expect(text.split('\n').filter((l) => l.startsWith('2. buyer'))).toHaveLength(0);
   });
 
-  it('stays compact: a full negotiation fits a small context, and a long one shows only the latest turns', () => {
+  it('stays compact: a full negotiation with messages fits a small context whole', () => {
     const moves: Move[] = Array.from({ length: 19 }, (_, i) => offer(180 - i, 'Let us meet halfway, shall we?'));
-    expect(textOf(observeAfter(s, moves)).length).toBeLessThan(3_500);
+    const text = textOf(observeAfter(s, moves), { style: 'json', maxTokens: 1500 });
+    expect(text.length).toBeLessThan(3_500);
+    expect(text).not.toContain('left out');
+  });
+
+  describe('within a token budget', () => {
     const long = scenario(150, 90, { turnLimit: 200 });
-    const many = Array.from({ length: 150 }, (_, i) => say(`message ${i}`));
-    const text = textOf(observeAfter(long, many));
-    expect(text).toContain(`(${150 - MAX_TRANSCRIPT_ENTRIES} earlier turns not shown)`);
-    expect(text).toContain('"message 149"');
-    expect(text).not.toContain('"message 119"');
+    const chatty = (i: number) => offer(100 + i, `Offer ${i}: ${'this is a fair price for both of us. '.repeat(14)}`);
+    const tokens = (obs: BilateralObservation, maxTokens: number) =>
+      buildPrompt(obs, { style: 'tools', maxTokens }).reduce((sum, m) => sum + estimateTokens(m.content), 0);
+
+    it('shows everything when it fits, and without a budget', () => {
+      const obs = observeAfter(long, Array.from({ length: 150 }, (_, i) => say(`message ${i}`)));
+      const text = textOf(obs);
+      expect(text).toContain('"message 0"');
+      expect(text).toContain('"message 149"');
+    });
+
+    it('leaves out the oldest messages first and keeps every binding offer', () => {
+      const obs = observeAfter(long, Array.from({ length: 30 }, (_, i) => chatty(i)));
+      for (const budget of [2000, 3000, 4000]) {
+        const text = textOf(obs, { style: 'json', maxTokens: budget });
+        expect(tokens(obs, budget)).toBeLessThanOrEqual(budget);
+        expect(text).toMatch(/\(the messages of turns 1–\d+ are left out to fit; every action is shown\)/);
+        for (let i = 0; i < 30; i++) expect(text).toContain(`[binding offer: $${(100 + i).toFixed(2)}]`);
+        // the latest message is the last to go
+        expect(text).toContain('"Offer 29: this is a fair price');
+        expect(text).not.toContain('"Offer 0: ');
+      }
+    });
+
+    it('folds the oldest turns into one line naming their first and last offers only when the offers alone do not fit', () => {
+      const obs = observeAfter(long, Array.from({ length: 150 }, (_, i) => chatty(i)));
+      const text = textOf(obs, { style: 'json', maxTokens: 2500 });
+      expect(tokens(obs, 2500)).toBeLessThanOrEqual(2500);
+      const folded = /\(turns 1–(\d+) are not shown; your binding offers in them: (\$\S+) first, (\$\S+) last; the buyer's: (\$\S+) first, (\$\S+) last\)/.exec(text);
+      expect(folded).not.toBeNull();
+      const last = Number(folded?.[1]);
+      // the seller (this observer) opened: it made the even-numbered moves of the list, the buyer the odd ones
+      const own = Array.from({ length: last }, (_, i) => i).filter((i) => i % 2 === 0);
+      const theirs = Array.from({ length: last }, (_, i) => i).filter((i) => i % 2 === 1);
+      const ends = (is: number[]) => [money(100 + (is[0] as number)), money(100 + (is.at(-1) as number))];
+      expect(folded?.slice(2)).toEqual([...ends(own), ...ends(theirs)]);
+      for (let i = last; i < 150; i++) expect(text).toContain(`[binding offer: $${(100 + i).toFixed(2)}]`);
+    });
   });
 });
