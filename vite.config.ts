@@ -3,10 +3,19 @@ import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { playwright } from '@vitest/browser-playwright';
 import { CHROMIUM, CHROMIUM_ARGS } from './test/chromium.ts';
 import { pacedModelCommands } from './test/support/paced-commands.ts';
+import { fileURLToPath } from 'node:url';
 
-export default defineConfig({
+/**
+ * The end-to-end build (`vite build --mode e2e`) plays WebLLM seats with the fake engine of
+ * test/support/e2e-engine.ts, since no weights can be downloaded there: this alias swaps the
+ * simulation worker's engine loader for it in that build alone. Nothing under src/ imports test code.
+ */
+const e2eEngine = (mode: string) =>
+  mode === 'e2e' ? [{ find: /^.*\/backends\/webllm\/loader$/, replacement: fileURLToPath(new URL('./test/support/e2e-engine.ts', import.meta.url)) }] : [];
+
+export default defineConfig(({ mode }) => ({
   plugins: [svelte()],
-  resolve: { conditions: ['browser'] },
+  resolve: { conditions: ['browser'], alias: e2eEngine(mode) },
   worker: { format: 'es' },
   // Pre-bundled up front so the browser tests never see a mid-run dependency reload.
   optimizeDeps: { include: ['chart.js', 'dexie', 'zod', '@mlc-ai/web-llm'] },
@@ -55,4 +64,4 @@ export default defineConfig({
       },
     ],
   },
-});
+}));

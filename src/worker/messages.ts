@@ -6,13 +6,14 @@ import { RUN_STATUSES, TournamentConfigSchema } from '../storage/schema';
 import { REMOTE_PROVIDERS } from '../agents/remote-spec';
 import type { EngineState } from '../agents/backends/webllm/pool';
 import { WEBLLM_MODEL_IDS } from '../agents/specs';
-import { LlmSettingsSchema } from '../agents/llm/settings';
+import { ModelListEntrySchema } from '../agents/backends/webllm/models';
 
 export const ENGINE_STATES = ['loading', 'ready', 'failed', 'lost', 'unloaded'] as const satisfies readonly EngineState[];
 
 const id = z.string().min(1).max(200);
 const spec = z.string().min(1).max(500);
 const delayMs = z.number().finite().min(0).max(60_000);
+const webllmModel = z.enum(WEBLLM_MODEL_IDS as [string, ...string[]]);
 
 /** Per provider, the user's key and base URL for remote agents; held in memory only, never stored. */
 export const RemoteConfigSchema = z.object({
@@ -20,6 +21,7 @@ export const RemoteConfigSchema = z.object({
     z.enum(REMOTE_PROVIDERS),
     z.object({ apiKey: z.string().max(1000).optional(), baseUrl: z.string().max(2000).optional() }),
   ),
+  thinking: z.boolean().optional(),
 });
 export type RemoteConfig = z.infer<typeof RemoteConfigSchema>;
 
@@ -47,8 +49,6 @@ export const ToWorkerSchema = z.discriminatedUnion('type', [
     paused: z.boolean(),
     save: z.boolean(),
     remote: RemoteConfigSchema.optional(),
-    /** How the model seats are asked for their moves; the defaults where left out. */
-    llm: LlmSettingsSchema.optional(),
   }),
   z.object({
     type: z.literal('arena.control'),
@@ -61,11 +61,15 @@ export const ToWorkerSchema = z.discriminatedUnion('type', [
   /** Unloads every WebLLM engine no run or game is using, freeing the GPU. */
   z.object({ type: z.literal('engines.unload') }),
   /** Downloads and loads a WebLLM model ahead of play; progress comes as engine.status. */
-  z.object({ type: z.literal('engines.load'), modelId: z.enum(WEBLLM_MODEL_IDS as [string, ...string[]]) }),
+  z.object({ type: z.literal('engines.load'), modelId: webllmModel }),
   /** Stops a load asked for by engines.load (a run or game that needs the model keeps it going). */
   z.object({ type: z.literal('engines.cancel'), modelId: z.string().min(1).max(200) }),
   z.object({ type: z.literal('export'), requestId: id, runId: id, format: z.enum(['json', 'jsonl']) }),
   z.object({ type: z.literal('import'), requestId: id, file: z.instanceof(Blob) }),
+  /** WebLLM's records of the Qwen3 builds and which are in its cache, asked of an engine worker. */
+  z.object({ type: z.literal('models.list'), requestId: id }),
+  /** Deletes a model's files from WebLLM's cache. */
+  z.object({ type: z.literal('models.delete'), requestId: id, modelId: webllmModel }),
 ]);
 export type ToWorker = z.infer<typeof ToWorkerSchema>;
 /** A tournament as the page asks for it: every setting explicit. */
@@ -106,6 +110,13 @@ export const FromWorkerSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('exported'), requestId: id, fileName: z.string(), blob: z.instanceof(Blob) }),
   z.object({ type: z.literal('imported'), requestId: id, runId: id }),
   z.object({
+    type: z.literal('models.listed'),
+    requestId: id,
+    models: z.array(ModelListEntrySchema).max(64),
+    cached: z.record(z.string().max(200), z.boolean()),
+  }),
+  z.object({ type: z.literal('models.deleted'), requestId: id, modelId: z.string().min(1).max(200) }),
+  z.object({
     type: z.literal('failed'),
     requestId: id.optional(),
     runId: id.optional(),
@@ -122,6 +133,8 @@ export type WorkerRequest = Extract<ToWorker, { requestId: string }>;
 const REPLIES = {
   export: 'exported',
   import: 'imported',
+  'models.list': 'models.listed',
+  'models.delete': 'models.deleted',
 } as const satisfies Record<WorkerRequest['type'], FromWorkerType>;
 export type ReplyTo<R extends WorkerRequest> =
   | Extract<FromWorker, { type: (typeof REPLIES)[R['type']] }>

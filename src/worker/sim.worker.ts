@@ -7,25 +7,19 @@ import { ArenaGame } from './arena';
 import { FromWorkerSchema, RequestIdSchema, ToWorkerSchema, type FromWorker, type ToWorker } from './messages';
 import { TournamentRun, type RunHost } from './tournament-run';
 import { assertNever } from '../core/result';
-import { EnginePool, type EngineLoader, type EngineStatus } from '../agents/backends/webllm/pool';
-import { loadEngine } from '../agents/backends/webllm/engine';
+import { EnginePool, type EngineStatus } from '../agents/backends/webllm/pool';
+import { deleteCached, listModels } from '../agents/backends/webllm/engine';
+// WebLLM in an engine worker; the e2e build swaps in its fake engine here (vite.config.ts).
+import { engineLoader } from '../agents/backends/webllm/loader';
+import { WEBLLM_MODEL_IDS } from '../agents/specs';
 
 declare const self: DedicatedWorkerGlobalScope;
-
-/**
- * The real WebLLM, or in the end-to-end test build (`vite build --mode e2e`) a fake engine with
- * WebLLM's interface, since no weights can be downloaded there. Production builds drop the branch.
- */
-const loader: EngineLoader =
-  import.meta.env.MODE === 'e2e'
-    ? async (modelId, opts) => (await import('../../test/support/e2e-engine')).loadE2eEngine(modelId, opts)
-    : loadEngine;
 
 const host: RunHost = {
   db: openDb(),
   post: (message: FromWorker) => self.postMessage(message),
   now: () => Date.now(),
-  engines: new EnginePool(loader),
+  engines: new EnginePool(engineLoader),
 };
 
 /** Load progress reaches the page at most this often; every change of state at once. */
@@ -118,6 +112,15 @@ async function handle(message: ToWorker): Promise<void> {
       host.post({ type: 'imported', requestId: message.requestId, runId: result.value.id });
       return;
     }
+    case 'models.list': {
+      const { models, cached } = await listModels(WEBLLM_MODEL_IDS);
+      host.post({ type: 'models.listed', requestId: message.requestId, models, cached });
+      return;
+    }
+    case 'models.delete':
+      await deleteCached(message.modelId);
+      host.post({ type: 'models.deleted', requestId: message.requestId, modelId: message.modelId });
+      return;
     default:
       assertNever(message);
   }

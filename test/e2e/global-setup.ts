@@ -7,6 +7,8 @@ import { buildAndServe } from './harness';
 declare module 'vitest' {
   export interface ProvidedContext {
     baseUrl: string;
+    /** Where the e2e build was written, for the tests that read the build itself. */
+    buildDir: string;
   }
 }
 
@@ -18,6 +20,7 @@ export default async function setup(project: TestProject) {
   const outDir = await mkdtemp(join(tmpdir(), 'parley-e2e-build-'));
   const served = await buildAndServe(outDir, 'e2e');
   project.provide('baseUrl', served.url);
+  project.provide('buildDir', outDir);
   return async () => {
     await served.close();
     await rm(outDir, { recursive: true, force: true });

@@ -1,7 +1,8 @@
 /**
  * The engine the end-to-end build (`vite build --mode e2e`) loads in place of WebLLM, which
- * cannot download weights here: the fake engine with WebLLM's `chat.completions.create`
- * interface, answering as the prompt-reading `thrifty` model. What each build does is chosen by
+ * cannot download weights here: vite.config.ts resolves src/agents/backends/webllm/loader.ts to
+ * this module in that build alone, so the app never imports it. It is the fake engine with
+ * WebLLM's `chat.completions.create` interface, answering as the prompt-reading `thrifty` model. What each build does is chosen by
  * its size, so a test picks a behaviour by picking a model:
  * - 0.6B loads in a moment and plays;
  * - 1.7B is the real WebLLM, in its own worker started by the simulation worker, pointed at a
@@ -12,6 +13,7 @@
  *   until the load is cancelled, so a test can watch the progress and cancel it on any machine.
  */
 import { loadEngine, type LoadedEngine, type LoadOptions } from '../../src/agents/backends/webllm/engine';
+import type { EngineLoader } from '../../src/agents/backends/webllm/pool';
 import { fakeEngine, thrifty } from '../agents/backends/webllm/fake-engine';
 
 const STEPS = 4;
@@ -27,7 +29,10 @@ const pause = (ms: number, signal?: AbortSignal) =>
     }, { once: true });
   });
 
-export async function loadE2eEngine(modelId: string, opts: LoadOptions): Promise<LoadedEngine> {
+/** What loader.ts exports, under the same name. */
+export const engineLoader: EngineLoader = loadE2eEngine;
+
+async function loadE2eEngine(modelId: string, opts: LoadOptions): Promise<LoadedEngine> {
   if (modelId.includes('-1.7B-')) {
     const base = `http://127.0.0.1:9/parley-e2e-no-weights/${modelId}/`;
     const model_list = [{ model: base, model_id: modelId, model_lib: `${base}${modelId}.wasm` }];

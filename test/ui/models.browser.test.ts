@@ -5,6 +5,10 @@ import { getKeys } from '../../src/storage/keys';
 import { KeyRing } from '../../src/ui/state/keys.svelte';
 import { cleanup, must, render, text } from './helpers.svelte';
 import { freshDb } from '../storage/helpers';
+import { sim } from '../../src/ui/state/sim';
+import { localEngines } from '../../src/ui/state/engines.svelte';
+import { LocalModels } from '../../src/ui/state/models.svelte';
+import { SimClient } from '../../src/worker/client';
 
 afterEach(() => {
   cleanup();
@@ -38,6 +42,49 @@ describe('Models page', () => {
     expect(rows.every((r) => text(r.children[5]) === 'no')).toBe(true);
     const unload = [...target.querySelectorAll('button')].find((b) => text(b) === 'Unload models from the GPU');
     expect(unload?.disabled).toBe(true);
+  });
+
+  test('leaving the page undoes every subscription it made to the worker', async () => {
+    localEngines.start(); // the pickers' view of the engines, made once for the whole app
+    const client = sim();
+    const subscribe = client.subscribe.bind(client);
+    let open = 0;
+    const spy = vi.spyOn(client, 'subscribe').mockImplementation((listener) => {
+      open++;
+      const undo = subscribe(listener);
+      return () => {
+        open--;
+        undo();
+      };
+    });
+    try {
+      const target = render(ModelsPage, { keys: new KeyRing(freshDb) });
+      await vi.waitFor(() => must(target.querySelector('[data-testid="gpu-summary"]')), { timeout: 15_000 });
+      expect(open).toBe(1);
+      cleanup();
+      expect(open).toBe(0);
+      // A second visit subscribes once again, and leaves nothing behind either.
+      render(ModelsPage, { keys: new KeyRing(freshDb) });
+      await vi.waitFor(() => expect(open).toBe(1));
+      cleanup();
+      expect(open).toBe(0);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  test('a simulation worker that dies while the page asks for the model list: the page says why', async () => {
+    const url = URL.createObjectURL(new Blob(['throw new Error("no worker today");'], { type: 'text/javascript' }));
+    const client = new SimClient(() => new Worker(url, { type: 'module' }));
+    const models = new LocalModels(() => client);
+    try {
+      await models.check();
+      expect(models.checkError).toMatch(/^WebLLM's model list could not be read: The simulation worker stopped: .*no worker today/);
+      expect(models.report).toBeNull();
+    } finally {
+      models.dispose();
+      client.terminate();
+    }
   });
 
   test('a provider form: password key field, base URL, remember on this device', async () => {

@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { SimClient, type SimMessage } from '../../src/worker/client';
 import type { TournamentSettings } from '../../src/worker/messages';
+import { WEBLLM_MODEL_IDS } from '../../src/agents/specs';
 
 const clients: SimClient[] = [];
 afterEach(() => {
@@ -90,4 +91,13 @@ describe('SimClient with the real simulation worker', () => {
     const reply = await c.request({ type: 'export', requestId: 'req-bad', runId: '', format: 'json' });
     expect(reply).toMatchObject({ type: 'failed', requestId: 'req-bad', message: expect.stringMatching(/malformed message/) });
   });
+
+  test("asks an engine worker for WebLLM's model list and cache, so the page never loads WebLLM", async () => {
+    const c = client();
+    const reply = await c.request({ type: 'models.list', requestId: 'req-models' });
+    expect(reply.type).toBe('models.listed');
+    if (reply.type !== 'models.listed') return;
+    expect(reply.models.map((m) => m.model_id)).toEqual([...WEBLLM_MODEL_IDS]);
+    expect(reply.cached).toEqual(Object.fromEntries(WEBLLM_MODEL_IDS.map((id) => [id, false])));
+  }, 60_000);
 });

@@ -1,9 +1,8 @@
-import type { GpuReport, LoadProgress } from '../../agents/backends/webllm';
-import { sim } from './sim';
+import { assessGpu, type GpuReport } from '../../agents/backends/webllm/gpu';
+import type { LoadProgress } from '../../agents/backends/webllm/engine';
+import type { SimClient, SimMessage } from '../../worker/client';
+import { newId, sim } from './sim';
 import { localEngines } from './engines.svelte';
-
-/** Loaded on first use: @mlc-ai/web-llm must never enter the main bundle. */
-const webLlm = () => import('../../agents/backends/webllm');
 
 export interface LocalModelState {
   /** null until the cache has been asked. */
@@ -15,30 +14,36 @@ export interface LocalModelState {
 
 const describe = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
-/** The WebLLM side of the Models page: what this GPU can run, and the Qwen3 models in the cache. */
+/**
+ * The WebLLM side of the Models page: what this GPU can run, and the Qwen3 models in the cache.
+ * WebLLM's model list, its cache, downloads and deletes are all asked of the simulation worker
+ * (which asks an engine worker), so the page never loads WebLLM itself. `dispose` undoes the
+ * page's subscription when it leaves.
+ */
 export class LocalModels {
   report = $state.raw<GpuReport | null>(null);
   checkError = $state<string | null>(null);
   states = $state<Record<string, LocalModelState>>({});
 
+  private readonly cancelled = new Set<string>();
+  private unsubscribe: (() => void) | null = null;
+
+  constructor(private readonly client: () => SimClient = sim) {}
+
+  /** Asks what this GPU runs and what the cache holds, and follows the worker's engines from then on. */
   async check(): Promise<void> {
+    this.follow();
     try {
-      const w = await webLlm();
       // The adapter the agent pickers already asked for, assessed against WebLLM's model list.
-      const report = w.assessGpu(await localEngines.probeOnce(), await w.prebuiltModelList());
+      const [probe, reply] = await Promise.all([localEngines.probeOnce(), this.client().request({ type: 'models.list', requestId: newId() })]);
+      if (reply.type === 'failed') {
+        this.checkError = `WebLLM's model list could not be read: ${reply.message}`;
+        return;
+      }
+      const report = assessGpu(probe, reply.models);
+      for (const { model } of report.models)
+        this.states[model.id] ??= { cached: reply.cached[model.id] ?? false, busy: null, progress: null, error: null };
       this.report = report;
-      for (const { model } of report.models) this.states[model.id] ??= { cached: null, busy: null, progress: null, error: null };
-      await Promise.all(
-        report.models.map(async ({ model }) => {
-          const state = this.states[model.id];
-          if (!state) return;
-          try {
-            state.cached = await w.isCached(model.id);
-          } catch {
-            state.cached = false;
-          }
-        }),
-      );
     } catch (e) {
       this.checkError = `The WebGPU check could not run: ${describe(e)}`;
     }
@@ -54,40 +59,13 @@ export class LocalModels {
     this.follow();
     this.cancelled.delete(modelId);
     Object.assign(state, { busy: 'download', error: null, progress: { fraction: 0, text: 'Starting…' } });
-    sim().send({ type: 'engines.load', modelId });
+    this.client().send({ type: 'engines.load', modelId });
   }
 
   cancel(modelId: string): void {
     if (this.states[modelId]?.busy !== 'download') return;
     this.cancelled.add(modelId);
-    sim().send({ type: 'engines.cancel', modelId });
-  }
-
-  private cancelled = new Set<string>();
-  private following = false;
-
-  /** Listens to the worker's engines once: a download ends when its model is ready or fails. */
-  private follow(): void {
-    if (this.following) return;
-    this.following = true;
-    sim().subscribe((m) => {
-      if (m.type !== 'engine.status') return;
-      const state = this.states[m.modelId];
-      if (!state || state.busy !== 'download') return;
-      if (m.state === 'loading') state.progress = { fraction: m.fraction ?? 0, text: m.text ?? '' };
-      else if (m.state === 'ready') {
-        Object.assign(state, { busy: null, progress: null, cached: true });
-      } else {
-        // failed, lost, or unloaded: a cancelled load is stopped, not failed.
-        const cancelled = this.cancelled.delete(m.modelId);
-        Object.assign(state, {
-          busy: null,
-          progress: null,
-          error: cancelled ? 'The download was cancelled; download again to continue.' : (m.text ?? 'The download failed.'),
-        });
-        void cachedNow(m.modelId).then((cached) => (state.cached = cached));
-      }
-    });
+    this.client().send({ type: 'engines.cancel', modelId });
   }
 
   async remove(modelId: string): Promise<void> {
@@ -95,22 +73,51 @@ export class LocalModels {
     if (!state || state.busy) return;
     state.busy = 'delete';
     state.error = null;
-    try {
-      const w = await webLlm();
-      await w.deleteCached(modelId);
-      state.cached = false;
-    } catch (e) {
-      state.error = `The model could not be deleted: ${describe(e)}`;
-    } finally {
-      state.busy = null;
+    const reply = await this.client().request({ type: 'models.delete', requestId: newId(), modelId });
+    if (reply.type === 'failed') state.error = `The model could not be deleted: ${reply.message}`;
+    else state.cached = false;
+    state.busy = null;
+  }
+
+  /** Stops listening to the worker: the page is leaving. */
+  dispose(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+  }
+
+  /** Listens to the worker (once): a download ends when its model is ready or fails. */
+  private follow(): void {
+    this.unsubscribe ??= this.client().subscribe((m) => this.hear(m));
+  }
+
+  private hear(m: SimMessage): void {
+    if (m.type === 'worker.stopped') {
+      for (const state of Object.values(this.states))
+        if (state.busy === 'download') Object.assign(state, { busy: null, progress: null, error: m.message });
+      return;
+    }
+    if (m.type !== 'engine.status') return;
+    const state = this.states[m.modelId];
+    if (!state || state.busy !== 'download') return;
+    if (m.state === 'loading') state.progress = { fraction: m.fraction ?? 0, text: m.text ?? '' };
+    else if (m.state === 'ready') Object.assign(state, { busy: null, progress: null, cached: true });
+    else {
+      // failed, lost, or unloaded: a cancelled load is stopped, not failed.
+      const cancelled = this.cancelled.delete(m.modelId);
+      Object.assign(state, {
+        busy: null,
+        progress: null,
+        error: cancelled ? 'The download was cancelled; download again to continue.' : (m.text ?? 'The download failed.'),
+      });
+      void this.cachedNow(m.modelId).then((cached) => {
+        if (cached !== null) state.cached = cached;
+      });
     }
   }
-}
 
-async function cachedNow(modelId: string): Promise<boolean> {
-  try {
-    return await (await webLlm()).isCached(modelId);
-  } catch {
-    return false;
+  /** Whether the cache holds the model now (after a download stopped part way); null if it could not be asked. */
+  private async cachedNow(modelId: string): Promise<boolean | null> {
+    const reply = await this.client().request({ type: 'models.list', requestId: newId() });
+    return reply.type === 'failed' ? null : (reply.cached[modelId] ?? false);
   }
 }

@@ -1,8 +1,11 @@
+/// <reference lib="webworker" />
 /**
- * The worker WebLLM's engine runs in: WebLLM's own handler owns the MLCEngine and answers the
- * WebWorkerMLCEngine that loadEngine creates on the page's side.
+ * The engine worker: the one module that imports WebLLM, so the package lands in this worker's
+ * chunk alone. It loads one model and answers the simulation worker (engine-host.ts).
  */
-import { WebWorkerMLCEngineHandler } from '@mlc-ai/web-llm';
+import * as webllm from '@mlc-ai/web-llm';
+import { serveEngine } from './engine-host';
 
-const handler = new WebWorkerMLCEngineHandler();
-self.onmessage = (event: MessageEvent) => handler.onmessage(event);
+declare const self: DedicatedWorkerGlobalScope;
+
+serveEngine(self, webllm);

@@ -15,7 +15,7 @@ export function errorText(e: unknown): string {
 }
 
 /** The message without a leading `SomethingError: `, cut to a length a status line can show. */
-function plain(text: string): string {
+export function plain(text: string): string {
   const bare = text.replace(/^\s*(?:Uncaught\s+)?[A-Za-z]*Error:\s*/, '').trim() || 'unknown error';
   return bare.length > 300 ? `${bare.slice(0, 299)}…` : bare;
 }
@@ -27,6 +27,8 @@ const NO_F16 = /ShaderF16SupportError|shader-f16/i;
 const LIMITS = /FeatureSupportError|Cannot initialize runtime because of requested/i;
 const NETWORK = /Failed to fetch|NetworkError|network error|Load failed|Cannot fetch|Unable to fetch|received status \d{3}/i;
 const STORAGE = /QuotaExceeded|quota/i;
+/** engine.ts's words for an engine worker that crashed: the engine it held is gone. */
+const WORKER_STOPPED = /the WebLLM worker stopped/;
 
 export const GPU_LOST_MESSAGE =
   'The GPU stopped working (device lost), most likely because it ran out of memory. Load the model again, or choose a smaller one.';
@@ -39,6 +41,7 @@ export function generationError(e: unknown, modelId: string): BackendError {
   if (GPU_LOST.test(text)) return gpuLost(GPU_LOST_MESSAGE, e);
   if (NOT_LOADED.test(text))
     return gpuLost(`${modelId} is no longer loaded on the GPU (after a GPU error, or it was unloaded). Load it again.`, e);
+  if (WORKER_STOPPED.test(text)) return gpuLost(`${modelId} is no longer loaded: ${plain(text)}. Load it again.`, e);
   return new BackendError('bad-response', `WebLLM could not answer with ${modelId}: ${plain(text)}`, { cause: e });
 }
 

@@ -10,9 +10,8 @@
  * - A model WebLLM does not mark low-resource, on an adapter whose storage buffers stop below
  *   1 GiB (a phone-class GPU, as WebLLM's docs read that limit), is "maybe" at best.
  */
-import type { ModelRecord } from '@mlc-ai/web-llm';
 import { assertNever } from '../../../core/result';
-import { prebuiltModelList, qwen3Models, quantizationFor, type Quantization, type Qwen3Model } from './models';
+import { qwen3Models, quantizationFor, type ModelListEntry, type Quantization, type Qwen3Model } from './models';
 
 const MiB = 2 ** 20;
 
@@ -129,13 +128,9 @@ export async function probeWebGpu(nav: NavigatorLike): Promise<GpuProbe> {
   return probe;
 }
 
-/** What this browser and GPU can run: the whole check, navigator included. */
-export async function checkWebGpu(
-  nav: NavigatorLike = navigator,
-  opts: { modelList?: readonly ModelRecord[] } = {},
-): Promise<GpuReport> {
-  const probe = await probeWebGpu(nav);
-  return assessGpu(probe, opts.modelList ?? (await prebuiltModelList()));
+/** What this browser and GPU can run: the whole check, navigator included; the list is WebLLM's (from the engine worker). */
+export async function checkWebGpu(nav: NavigatorLike, opts: { modelList: readonly ModelListEntry[] }): Promise<GpuReport> {
+  return assessGpu(await probeWebGpu(nav), opts.modelList);
 }
 
 const mb = (bytes: number): string => `${Math.floor(bytes / MiB)} MB`;
@@ -155,7 +150,7 @@ function limitFinding(limit: WebLlmLimit, have: number, need: number): GpuFindin
 }
 
 /** The findings and the fit of each Qwen3 size, from what the navigator said. Pure. */
-export function assessGpu(probe: GpuProbe, modelList: readonly ModelRecord[]): GpuReport {
+export function assessGpu(probe: GpuProbe, modelList: readonly ModelListEntry[]): GpuReport {
   const findings: GpuFinding[] = [];
   let shaderF16 = false;
   let adapter: AdapterSummary | null = null;

@@ -1,9 +1,10 @@
 /**
  * The Qwen3 models Parley offers, picked from WebLLM's own prebuilt list (the only source of
  * which model builds this WebLLM version can load). Only types come from `@mlc-ai/web-llm`
- * here, so this file costs the main bundle nothing; the list itself is imported lazily.
+ * here; the list itself is read in the engine worker and handed on as ModelListEntry values.
  */
 import type { ModelRecord } from '@mlc-ai/web-llm';
+import { z } from 'zod';
 
 export const QWEN3_SIZES = ['0.6B', '1.7B', '4B', '8B'] as const;
 export type Qwen3Size = (typeof QWEN3_SIZES)[number];
@@ -11,6 +12,26 @@ export type Qwen3Size = (typeof QWEN3_SIZES)[number];
 /** q4f16_1 needs the adapter's `shader-f16`; q4f32_1 runs on any WebGPU adapter. */
 export const QUANTIZATIONS = ['q4f16_1', 'q4f32_1'] as const;
 export type Quantization = (typeof QUANTIZATIONS)[number];
+
+/** The fields of WebLLM's ModelRecord that Parley reads: what crosses from the engine worker. */
+export const ModelListEntrySchema = z.object({
+  model_id: z.string().min(1).max(200),
+  vram_required_MB: z.number().optional(),
+  low_resource_required: z.boolean().optional(),
+  buffer_size_required_bytes: z.number().optional(),
+  required_features: z.array(z.string().max(100)).max(32).optional(),
+});
+export type ModelListEntry = z.infer<typeof ModelListEntrySchema>;
+
+/** A record of WebLLM's list cut to what Parley reads. */
+export function modelListEntry(record: ModelRecord): ModelListEntry {
+  const entry: ModelListEntry = { model_id: record.model_id };
+  if (record.vram_required_MB !== undefined) entry.vram_required_MB = record.vram_required_MB;
+  if (record.low_resource_required !== undefined) entry.low_resource_required = record.low_resource_required;
+  if (record.buffer_size_required_bytes !== undefined) entry.buffer_size_required_bytes = record.buffer_size_required_bytes;
+  if (record.required_features !== undefined) entry.required_features = [...record.required_features];
+  return entry;
+}
 
 export const quantizationFor = (shaderF16: boolean): Quantization => (shaderF16 ? 'q4f16_1' : 'q4f32_1');
 
@@ -72,7 +93,7 @@ export interface Qwen3Model {
  * The Qwen3 builds this adapter should use, smallest first: q4f16_1 with `shader-f16`, q4f32_1
  * without. A size missing from the list (a WebLLM version that dropped it) is left out.
  */
-export function qwen3Models(modelList: readonly ModelRecord[], gpu: { shaderF16: boolean }): Qwen3Model[] {
+export function qwen3Models(modelList: readonly ModelListEntry[], gpu: { shaderF16: boolean }): Qwen3Model[] {
   const quantization = quantizationFor(gpu.shaderF16);
   const byId = new Map(modelList.map((record) => [record.model_id, record]));
   return QWEN3_SIZES.flatMap((size): Qwen3Model[] => {
@@ -94,10 +115,4 @@ export function qwen3Models(modelList: readonly ModelRecord[], gpu: { shaderF16:
     if (record.buffer_size_required_bytes !== undefined) model.bufferSizeRequiredBytes = record.buffer_size_required_bytes;
     return [model];
   });
-}
-
-/** WebLLM's prebuilt model list; loads the WebLLM package, so only call it where WebLLM is wanted. */
-export async function prebuiltModelList(): Promise<readonly ModelRecord[]> {
-  const { prebuiltAppConfig } = await import('@mlc-ai/web-llm');
-  return prebuiltAppConfig.model_list;
 }

@@ -1,97 +1,130 @@
 /**
- * loadEngine without WebLLM or a worker: no weights can be downloaded here, so the WebLLM
- * module and the worker are injected fakes with the same functions.
+ * The simulation worker's side (engine.ts) talking to the engine worker's side (engine-host.ts)
+ * through an in-memory channel, with a fake WebLLM: no weights can be downloaded here. The
+ * messages are cloned as a worker's are, and arrive a task later.
  */
-import type { InitProgressCallback, MLCEngineConfig, WebWorkerMLCEngine } from '@mlc-ai/web-llm';
+import { prebuiltAppConfig, type InitProgressCallback, type MLCEngine, type MLCEngineConfig } from '@mlc-ai/web-llm';
 import { describe, expect, it } from 'vitest';
 import { BackendError } from '../../../../src/agents/backends/types';
-import { deleteCached, isCached, loadEngine, type WebLlmModule, type WorkerLike } from '../../../../src/agents/backends/webllm/engine';
+import { webLlmBackend } from '../../../../src/agents/backends/webllm/backend';
+import { deleteCached, listModels, loadEngine, type EngineWorker } from '../../../../src/agents/backends/webllm/engine';
+import { serveEngine, type EnginePort, type WebLlmApi } from '../../../../src/agents/backends/webllm/engine-host';
+import type { ToEngine } from '../../../../src/agents/backends/webllm/protocol';
 import { fakeEngine } from './fake-engine';
 
 const MODEL = 'Qwen3-1.7B-q4f32_1-MLC';
 
-interface FakeWorker extends WorkerLike {
+interface TestWorker extends EngineWorker {
   terminated: boolean;
+  posted: ToEngine[];
+  /** The worker dies as a crashed worker does: an error event with a message. */
+  crash(message: string): void;
+  /** Delivers a message as if the engine worker had sent it. */
+  deliver(data: unknown): void;
 }
-const fakeWorker = (): FakeWorker => {
-  const w = {
-    terminated: false,
-    terminate() {
-      w.terminated = true;
-    },
-  };
-  return w;
-};
 
-/** A WebLLM module whose CreateWebWorkerMLCEngine runs `load`, reporting progress through the config. */
-function fakeWebLlm(load: (progress: InitProgressCallback) => Promise<void>) {
-  const calls: { worker: unknown; modelId: string | string[]; config: MLCEngineConfig | undefined }[] = [];
-  const engine = Object.assign(fakeEngine(['{}']), {
+/** An engine worker in this thread: engine-host.ts serving `webllm`, behind a channel that clones. */
+function engineWorker(webllm: WebLlmApi): TestWorker {
+  const hostListeners: ((event: MessageEvent) => void)[] = [];
+  let onMessage: (data: unknown) => void = () => undefined;
+  let onStop: (reason: string) => void = () => undefined;
+  const later = (deliver: () => void) => setTimeout(() => worker.terminated || deliver(), 0);
+  const port: EnginePort = {
+    postMessage: (message) => later(() => onMessage(structuredClone(message))),
+    addEventListener: (_, listener) => hostListeners.push(listener),
+  };
+  serveEngine(port, webllm);
+  const worker: TestWorker = {
+    terminated: false,
+    posted: [],
+    post(message) {
+      worker.posted.push(message);
+      later(() => hostListeners.forEach((l) => l({ data: structuredClone(message) } as MessageEvent)));
+    },
+    listen(message, stop) {
+      onMessage = message;
+      onStop = stop;
+    },
+    terminate() {
+      worker.terminated = true;
+    },
+    crash: (message) => onStop(message),
+    deliver: (data) => onMessage(data),
+  };
+  return worker;
+}
+
+/** A WebLLM whose CreateMLCEngine runs `load`, reporting progress through the config. */
+function fakeWebLlm(load: (progress: InitProgressCallback) => Promise<void> = async () => undefined) {
+  const calls: { modelId: string | string[]; config: MLCEngineConfig | undefined }[] = [];
+  const engine = Object.assign(fakeEngine(['{"action":{"type":"accept"}}'], { loaded: [MODEL] }), {
     unloaded: 0,
     async unload() {
       engine.unloaded++;
     },
   });
   const cache = new Set<string>(['Qwen3-0.6B-q4f16_1-MLC']);
-  const module: WebLlmModule = {
-    async CreateWebWorkerMLCEngine(worker, modelId, config) {
-      calls.push({ worker, modelId, config });
+  const api: WebLlmApi = {
+    async CreateMLCEngine(modelId, config) {
+      calls.push({ modelId, config });
       await load((r) => config?.initProgressCallback?.(r));
-      return engine as unknown as WebWorkerMLCEngine;
+      return engine as unknown as MLCEngine;
     },
     hasModelInCache: async (id) => cache.has(id),
     deleteModelAllInfoInCache: async (id) => void cache.delete(id),
+    prebuiltAppConfig,
   };
-  return { module, calls, engine, cache };
+  return { api, calls, engine, cache };
 }
 
 const report = (progress: number, text: string) => ({ progress, text, timeElapsed: 1 });
+const tick = () => new Promise((r) => setTimeout(r, 5));
 
 describe('loadEngine', () => {
-  it('rejects at once with the reason when aborted before it starts, importing and starting nothing', async () => {
+  it('rejects at once with the reason when aborted before it starts, starting no worker', async () => {
     const controller = new AbortController();
     const reason = new Error('cancelled by the user');
     controller.abort(reason);
-    let imported = 0;
     let workers = 0;
-    const pending = loadEngine(MODEL, { signal: controller.signal }, {
-      importWebLlm: async () => {
-        imported++;
-        return fakeWebLlm(async () => undefined).module;
-      },
-      createWorker: () => {
-        workers++;
-        return fakeWorker();
-      },
-    });
+    const pending = loadEngine(MODEL, { signal: controller.signal }, { createWorker: () => (workers++, engineWorker(fakeWebLlm().api)) });
     await expect(pending).rejects.toBe(reason);
-    expect([imported, workers]).toEqual([0, 0]);
+    expect(workers).toBe(0);
   });
 
-  it('loads in a fresh worker, reports progress as {fraction, text}, and returns an engine that unloads and ends the worker', async () => {
+  it('loads in a fresh worker, reports progress as {fraction, text}, answers through it, and unloads and ends it', async () => {
     const web = fakeWebLlm(async (progress) => {
       progress(report(0, 'Fetching param cache[0/20]: 0MB fetched'));
       progress(report(0.5, 'Fetching param cache[10/20]: 500MB fetched'));
       progress(report(1.2, 'Finish loading on WebGPU'));
     });
-    const worker = fakeWorker();
+    const worker = engineWorker(web.api);
     const seen: unknown[] = [];
-    const engine = await loadEngine(MODEL, { onProgress: (p) => seen.push(p) }, { importWebLlm: async () => web.module, createWorker: () => worker });
-    expect(web.calls).toHaveLength(1);
-    expect(web.calls[0]).toMatchObject({ worker, modelId: MODEL });
-    expect(typeof web.calls[0]?.config?.initProgressCallback).toBe('function');
+    const engine = await loadEngine(MODEL, { onProgress: (p) => seen.push(p) }, { createWorker: () => worker });
+    expect(web.calls.map((c) => c.modelId)).toEqual([MODEL]);
     expect(seen).toEqual([
       { fraction: 0, text: 'Fetching param cache[0/20]: 0MB fetched' },
       { fraction: 0.5, text: 'Fetching param cache[10/20]: 500MB fetched' },
       { fraction: 1, text: 'Finish loading on WebGPU' },
     ]);
-    expect(engine.chat).toBe(web.engine.chat);
+
+    const response = await webLlmBackend({ engine, modelId: MODEL }).complete({ messages: [{ role: 'user', content: 'Your move.' }] }, new AbortController().signal);
+    expect(response.text).toContain('{"action":{"type":"accept"}}');
+    expect(web.engine.requests[0]).toMatchObject({ model: MODEL, messages: [{ role: 'user', content: 'Your move.' }] });
     engine.interruptGenerate();
+    await tick();
     expect(web.engine.interrupts).toBe(1);
     expect(worker.terminated).toBe(false);
     await engine.unload();
     expect(web.engine.unloaded).toBe(1);
     expect(worker.terminated).toBe(true);
+    await expect(engine.chat.completions.create({ messages: [{ role: 'user', content: 'x' }] })).rejects.toThrow(`${MODEL} was unloaded`);
+  });
+
+  it('passes an appConfig on to WebLLM (the e2e build points one model at a closed port)', async () => {
+    const web = fakeWebLlm();
+    const model_list = [{ model: 'http://127.0.0.1:9/x/', model_id: MODEL, model_lib: 'http://127.0.0.1:9/x/lib.wasm' }];
+    await loadEngine(MODEL, { appConfig: { model_list } }, { createWorker: () => engineWorker(web.api) });
+    expect(web.calls[0]?.config?.appConfig).toEqual({ model_list });
   });
 
   it('cancelled mid-download: terminates the worker, rejects with the reason, and reports no more progress', async () => {
@@ -100,34 +133,32 @@ describe('loadEngine', () => {
     const web = fakeWebLlm(async (progress) => {
       progress(report(0.1, 'Fetching param cache[2/20]'));
       later = progress;
-      controller.abort(new Error('stop the download'));
       return new Promise(() => undefined);
     });
-    const worker = fakeWorker();
+    const worker = engineWorker(web.api);
     const seen: number[] = [];
-    const pending = loadEngine(MODEL, { signal: controller.signal, onProgress: (p) => seen.push(p.fraction) }, {
-      importWebLlm: async () => web.module,
-      createWorker: () => worker,
-    });
+    const pending = loadEngine(MODEL, { signal: controller.signal, onProgress: (p) => seen.push(p.fraction) }, { createWorker: () => worker });
+    await expect.poll(() => seen).toEqual([0.1]);
+    controller.abort(new Error('stop the download'));
     await expect(pending).rejects.toThrow('stop the download');
     later(report(0.2, 'Fetching param cache[4/20]'));
+    await tick();
     expect(seen).toEqual([0.1]);
     expect(worker.terminated).toBe(true);
   });
 
   it.each([
     ['Error: Cannot fetch https://huggingface.co/mlc-ai/x/resolve/main/params_shard_3.bin', 'http', /^The download of .* failed \(Cannot fetch https:.*\)\. Check the connection and try again/],
-    ['TypeError: Failed to fetch', 'http', /^The download of .* failed \(Failed to fetch\)/],
+    [new TypeError('Failed to fetch'), 'http', /^The download of .* failed \(Failed to fetch\)/],
     ['DeviceLostError: The WebGPU device was lost while loading the model.', 'gpu-lost', /ran out of memory while loading .*Choose a smaller model/],
     ['ShaderF16SupportError: This model requires WebGPU extension shader-f16', 'gpu-lost', /needs shader-f16, which this GPU lacks; choose its q4f32 build/],
     ['WebGPUNotAvailableError: WebGPU is not supported in your current environment', 'gpu-lost', /cannot load: this browser gives WebLLM no GPU \(WebGPU is not supported/],
     ['Error: Cannot initialize runtime because of requested maxBufferSize exceeds limit.', 'gpu-lost', /^This GPU cannot run /],
     ['QuotaExceededError: The quota has been exceeded.', 'bad-response', /not enough storage space to keep/],
     ['IntegrityError: hash mismatch', 'bad-response', /^Loading .* failed: hash mismatch\. Try again\.$/],
-  ] as const)('a load that fails with "%s" is a BackendError %s with a plain message; the worker is ended', async (thrown, kind, message) => {
-    const web = fakeWebLlm(async () => Promise.reject(thrown));
-    const worker = fakeWorker();
-    const error = await loadEngine(MODEL, {}, { importWebLlm: async () => web.module, createWorker: () => worker }).catch((e: unknown) => e);
+  ] as const)('a load that fails in the worker with "%s" is a BackendError %s with a plain message; the worker is ended', async (thrown, kind, message) => {
+    const worker = engineWorker(fakeWebLlm(async () => Promise.reject(thrown)).api);
+    const error = await loadEngine(MODEL, {}, { createWorker: () => worker }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(BackendError);
     expect(error).toMatchObject({ kind });
     expect((error as Error).message).toMatch(message);
@@ -140,66 +171,104 @@ describe('loadEngine', () => {
     const web = fakeWebLlm(async () => {
       if (attempt++ === 0) throw new TypeError('Failed to fetch');
     });
-    const workers: FakeWorker[] = [];
-    const deps = { importWebLlm: async () => web.module, createWorker: () => (workers.push(fakeWorker()), workers.at(-1) as FakeWorker) };
+    const workers: TestWorker[] = [];
+    const deps = { createWorker: () => (workers.push(engineWorker(web.api)), workers.at(-1) as TestWorker) };
     await expect(loadEngine(MODEL, {}, deps)).rejects.toMatchObject({ kind: 'http' });
-    const engine = await loadEngine(MODEL, {}, deps);
-    expect(engine.chat).toBe(web.engine.chat);
+    await loadEngine(MODEL, {}, deps);
     expect(workers.map((w) => w.terminated)).toEqual([true, false]);
   });
 
   it('a worker that crashes while loading ends the load with an error instead of leaving it waiting', async () => {
-    const web = fakeWebLlm(() => new Promise(() => undefined));
-    let crash: ((event: { message?: string }) => void) | undefined;
-    const worker = {
-      ...fakeWorker(),
-      terminated: false,
-      terminate() {
-        worker.terminated = true;
-      },
-      addEventListener: (_: 'error', listener: (event: { message?: string }) => void) => void (crash = listener),
-      removeEventListener: () => void (crash = undefined),
-    };
-    const pending = loadEngine(MODEL, {}, { importWebLlm: async () => web.module, createWorker: () => worker });
-    await new Promise((r) => setTimeout(r, 0));
-    crash?.({ message: 'Uncaught SyntaxError: Unexpected token' });
+    const worker = engineWorker(fakeWebLlm(() => new Promise(() => undefined)).api);
+    const pending = loadEngine(MODEL, {}, { createWorker: () => worker });
+    await tick();
+    worker.crash('Uncaught SyntaxError: Unexpected token');
     await expect(pending).rejects.toMatchObject({
       kind: 'bad-response',
       message: `Loading ${MODEL} failed: the WebLLM worker stopped: Uncaught SyntaxError: Unexpected token. Try again.`,
     });
     expect(worker.terminated).toBe(true);
-    expect(crash).toBeUndefined();
   });
 
-  it("WebLLM's code failing to load is a plain http error", async () => {
-    const pending = loadEngine(MODEL, {}, {
-      importWebLlm: () => Promise.reject(new TypeError('Failed to fetch dynamically imported module')),
-      createWorker: fakeWorker,
-    });
-    await expect(pending).rejects.toMatchObject({
-      kind: 'http',
-      message: 'Could not load WebLLM itself (TypeError: Failed to fetch dynamically imported module). Check the connection and reload the page.',
-    });
+  it('a worker that crashes while answering fails the call as a lost engine, and every later call at once', async () => {
+    const web = fakeWebLlm();
+    web.engine.chat.completions.create = () => new Promise(() => undefined);
+    const worker = engineWorker(web.api);
+    const engine = await loadEngine(MODEL, {}, { createWorker: () => worker });
+    const backend = webLlmBackend({ engine, modelId: MODEL });
+    const request = { messages: [{ role: 'user' as const, content: 'Your move.' }] };
+    const pending = backend.complete(request, new AbortController().signal);
+    await tick();
+    worker.crash('Uncaught RangeError: Array buffer allocation failed');
+    const lost = {
+      kind: 'gpu-lost',
+      message: `${MODEL} is no longer loaded: the WebLLM worker stopped: Uncaught RangeError: Array buffer allocation failed. Load it again.`,
+    };
+    await expect(pending).rejects.toMatchObject(lost);
+    await expect(backend.complete(request, new AbortController().signal)).rejects.toMatchObject(lost);
+    expect(worker.terminated).toBe(true);
+  });
+
+  it('a malformed message from the engine worker ends it rather than being acted on', async () => {
+    const worker = engineWorker(fakeWebLlm(() => new Promise(() => undefined)).api);
+    const pending = loadEngine(MODEL, {}, { createWorker: () => worker });
+    await tick();
+    worker.deliver({ type: 'done', callId: 'zero' });
+    await expect(pending).rejects.toThrow(/the WebLLM worker sent a malformed message/);
+    expect(worker.terminated).toBe(true);
   });
 });
 
-describe('the model cache', () => {
-  it("isCached and deleteCached go to WebLLM's cache functions", async () => {
-    const web = fakeWebLlm(async () => undefined);
-    const deps = { importWebLlm: async () => web.module };
-    expect(await isCached('Qwen3-0.6B-q4f16_1-MLC', deps)).toBe(true);
-    expect(await isCached(MODEL, deps)).toBe(false);
-    await deleteCached('Qwen3-0.6B-q4f16_1-MLC', deps);
-    expect(await isCached('Qwen3-0.6B-q4f16_1-MLC', deps)).toBe(false);
+describe("WebLLM's model list and cache, asked of an engine worker", () => {
+  it('lists the records WebLLM has for the ids asked, in that order, with whether each is cached; the worker is ended', async () => {
+    const web = fakeWebLlm();
+    const worker = engineWorker(web.api);
+    const list = await listModels(['Qwen3-0.6B-q4f16_1-MLC', 'Parley-no-such-model', 'Qwen3-8B-q4f32_1-MLC'], { createWorker: () => worker });
+    expect(list.models.map((m) => m.model_id)).toEqual(['Qwen3-0.6B-q4f16_1-MLC', 'Qwen3-8B-q4f32_1-MLC']);
+    const record = prebuiltAppConfig.model_list.find((r) => r.model_id === 'Qwen3-8B-q4f32_1-MLC');
+    expect(list.models[1]).toEqual({
+      model_id: 'Qwen3-8B-q4f32_1-MLC',
+      vram_required_MB: record?.vram_required_MB,
+      low_resource_required: record?.low_resource_required,
+      ...(record?.required_features && { required_features: record.required_features }),
+      ...(record?.buffer_size_required_bytes !== undefined && { buffer_size_required_bytes: record.buffer_size_required_bytes }),
+    });
+    expect(list.cached).toEqual({ 'Qwen3-0.6B-q4f16_1-MLC': true, 'Qwen3-8B-q4f32_1-MLC': false });
+    expect(worker.terminated).toBe(true);
+  });
+
+  it('a cache WebLLM cannot read counts as not cached', async () => {
+    const web = fakeWebLlm();
+    web.api.hasModelInCache = () => Promise.reject(new Error('SecurityError: caches is not defined'));
+    const list = await listModels(['Qwen3-0.6B-q4f16_1-MLC'], { createWorker: () => engineWorker(web.api) });
+    expect(list.cached).toEqual({ 'Qwen3-0.6B-q4f16_1-MLC': false });
+  });
+
+  it("deleteCached goes to WebLLM's delete", async () => {
+    const web = fakeWebLlm();
+    const worker = engineWorker(web.api);
+    await deleteCached('Qwen3-0.6B-q4f16_1-MLC', { createWorker: () => worker });
+    expect(web.cache.has('Qwen3-0.6B-q4f16_1-MLC')).toBe(false);
+    expect(worker.terminated).toBe(true);
   });
 
   it('a delete WebLLM cannot finish (it fetches the file list of a model it never cached) is a plain BackendError', async () => {
-    const web = fakeWebLlm(async () => undefined);
-    web.module.deleteModelAllInfoInCache = () => Promise.reject(new TypeError('Failed to fetch'));
-    await expect(deleteCached(MODEL, { importWebLlm: async () => web.module })).rejects.toMatchObject({
+    const web = fakeWebLlm();
+    web.api.deleteModelAllInfoInCache = () => Promise.reject(new TypeError('Failed to fetch'));
+    await expect(deleteCached(MODEL, { createWorker: () => engineWorker(web.api) })).rejects.toMatchObject({
       name: 'BackendError',
       kind: 'http',
-      message: `Could not delete ${MODEL} from the cache (TypeError: Failed to fetch).`,
+      message: `Could not delete ${MODEL} from the cache (Failed to fetch).`,
+    });
+  });
+
+  it('an engine worker that cannot start fails the question with the reason', async () => {
+    const worker = engineWorker(fakeWebLlm().api);
+    const pending = listModels(['Qwen3-0.6B-q4f16_1-MLC'], { createWorker: () => worker });
+    worker.crash('it could not start');
+    await expect(pending).rejects.toMatchObject({
+      kind: 'bad-response',
+      message: "WebLLM's model list could not be read (the WebLLM worker stopped: it could not start).",
     });
   });
 });

@@ -4,10 +4,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { checkWebGpu } from '../../../../src/agents/backends/webllm/gpu';
+import { listModels } from '../../../../src/agents/backends/webllm/engine';
+import { WEBLLM_MODEL_IDS } from '../../../../src/agents/specs';
 
 describe('checkWebGpu in Chromium (SwiftShader)', () => {
   it('finds the software adapter, says it has no shader-f16 and offers the q4f32 builds', async () => {
-    const report = await checkWebGpu();
+    // WebLLM's list as the app reads it: from an engine worker.
+    const report = await checkWebGpu(navigator, { modelList: (await listModels(WEBLLM_MODEL_IDS)).models });
     expect(report.adapter).not.toBeNull();
     expect(report.adapter?.fallback).toBe(true);
     expect(report.shaderF16).toBe(false);

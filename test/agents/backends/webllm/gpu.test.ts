@@ -1,4 +1,4 @@
-import type { ModelRecord } from '@mlc-ai/web-llm';
+import { prebuiltAppConfig, type ModelRecord } from '@mlc-ai/web-llm';
 import { describe, expect, it } from 'vitest';
 import {
   assessGpu,
@@ -10,9 +10,8 @@ import {
   type GpuReport,
   type NavigatorLike,
 } from '../../../../src/agents/backends/webllm/gpu';
-import { prebuiltModelList } from '../../../../src/agents/backends/webllm/models';
 
-const modelList = await prebuiltModelList();
+const modelList = prebuiltAppConfig.model_list;
 const GiB = 2 ** 30;
 
 const GOOD_LIMITS = {

@@ -1,8 +1,7 @@
-import type { ModelRecord } from '@mlc-ai/web-llm';
+import { prebuiltAppConfig, type ModelRecord } from '@mlc-ai/web-llm';
 import { describe, expect, it } from 'vitest';
 import {
   estimateDownloadMB,
-  prebuiltModelList,
   QWEN3_SIZES,
   qwen3ModelId,
   qwen3Models,
@@ -10,7 +9,7 @@ import {
 import { WEBLLM_MODEL_IDS } from '../../../../src/agents/specs';
 
 // The installed WebLLM's own list; importing the package in Node touches no WebGPU.
-const modelList = await prebuiltModelList();
+const modelList = prebuiltAppConfig.model_list;
 
 describe('qwen3Models, against the prebuilt list of the installed WebLLM', () => {
   it('every WebLLM model an agent spec may name is in the list (specs are checked without loading WebLLM)', () => {

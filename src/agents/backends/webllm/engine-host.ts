@@ -1,0 +1,78 @@
+/**
+ * The engine worker's side of protocol.ts: one WebLLM engine (one model at most) and WebLLM's
+ * cache, answering the simulation worker. WebLLM is handed in, so that engine.worker.ts is the
+ * only module that imports it and tests can serve a fake through the same code.
+ */
+import type { MLCEngine } from '@mlc-ai/web-llm';
+import { assertNever } from '../../../core/result';
+import { errorText } from './errors';
+import { modelListEntry } from './models';
+import { ToEngineSchema, type FromEngine, type ToEngine } from './protocol';
+
+/** The parts of the WebLLM package the engine worker uses. */
+export type WebLlmApi = Pick<
+  typeof import('@mlc-ai/web-llm'),
+  'CreateMLCEngine' | 'hasModelInCache' | 'deleteModelAllInfoInCache' | 'prebuiltAppConfig'
+>;
+
+/** Where messages come from and go: the worker's global scope, or a test's channel. */
+export interface EnginePort {
+  postMessage(message: FromEngine): void;
+  addEventListener(type: 'message', listener: (event: MessageEvent) => void): void;
+}
+
+export function serveEngine(port: EnginePort, webllm: WebLlmApi): void {
+  let engine: MLCEngine | null = null;
+  const post = (message: FromEngine) => port.postMessage(message);
+
+  async function handle(message: Exclude<ToEngine, { type: 'interrupt' }>): Promise<FromEngine> {
+    const { callId } = message;
+    switch (message.type) {
+      case 'load': {
+        if (engine) throw new Error('this engine worker has a model loaded already');
+        engine = await webllm.CreateMLCEngine(message.modelId, {
+          initProgressCallback: (r) => post({ type: 'progress', callId, fraction: r.progress, text: String(r.text ?? '') }),
+          ...(message.appConfig && { appConfig: message.appConfig }),
+        });
+        return { type: 'done', callId };
+      }
+      case 'chat':
+        if (!engine) throw new Error('EngineNotLoadedError: no model is loaded in this engine worker');
+        return { type: 'answer', callId, completion: await engine.chat.completions.create(message.request) };
+      case 'unload': {
+        const loaded = engine;
+        engine = null;
+        await loaded?.unload();
+        return { type: 'done', callId };
+      }
+      case 'models': {
+        const records = new Map(webllm.prebuiltAppConfig.model_list.map((r) => [r.model_id, r]));
+        const models = message.modelIds.flatMap((id) => {
+          const record = records.get(id);
+          return record ? [modelListEntry(record)] : [];
+        });
+        // A cache WebLLM cannot read holds nothing usable.
+        const cached = await Promise.all(models.map((m) => webllm.hasModelInCache(m.model_id).catch(() => false)));
+        return { type: 'models', callId, models, cached: Object.fromEntries(models.map((m, i) => [m.model_id, cached[i] ?? false])) };
+      }
+      case 'delete':
+        await webllm.deleteModelAllInfoInCache(message.modelId);
+        return { type: 'done', callId };
+      default:
+        return assertNever(message);
+    }
+  }
+
+  port.addEventListener('message', (event) => {
+    const parsed = ToEngineSchema.safeParse(event.data);
+    // Only the simulation worker talks to this worker; a message it did not mean has no call to answer.
+    if (!parsed.success) return;
+    const message = parsed.data;
+    if (message.type === 'interrupt') {
+      // MLCEngine's returns a promise; nothing waits on it.
+      void Promise.resolve(engine?.interruptGenerate()).catch(() => undefined);
+      return;
+    }
+    handle(message).then(post, (e: unknown) => post({ type: 'failed', callId: message.callId, error: errorText(e) }));
+  });
+}

@@ -1,0 +1,9 @@
+/**
+ * The engine loader the simulation worker uses: WebLLM in an engine worker. The end-to-end build
+ * (`vite build --mode e2e`) resolves this module to test/support/e2e-engine.ts instead (see
+ * vite.config.ts), since no weights can be downloaded there; nothing in src/ imports test code.
+ */
+import { loadEngine } from './engine';
+import type { EngineLoader } from './pool';
+
+export const engineLoader: EngineLoader = loadEngine;
