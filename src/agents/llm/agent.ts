@@ -14,14 +14,12 @@ import {
   THINKING_MAX_TOKENS,
   type ChatBackend,
   type ChatRequest,
-  type ToolSpec,
 } from '../backends/types';
 import { decodeMove, MAX_RAW_LENGTH, renderRaw } from './decoder';
 import { clip } from './json-text';
 import { buildPrompt, promptText } from './prompt';
 import { MOVE_SCHEMA_NAME, moveJsonSchema, moveTools } from './schema';
 import type { MoveInterface } from './settings';
-import { estimateTokens } from './tokens';
 
 export interface LlmAgentOptions {
   /**
@@ -42,12 +40,12 @@ export interface LlmAgentOptions {
 
 /** What the chat template adds around the two messages (Qwen3's ChatML markers and empty think block), with room to spare. */
 const TEMPLATE_TOKENS = 32;
-/** What a server (or WebLLM's backend) adds around the tools it writes into the prompt (Qwen3's "# Tools" preamble), with room to spare. */
-const TOOLS_PREAMBLE_TOKENS = 160;
-
-/** Tokens the tools take from the window once written into the prompt. */
-const toolsTokens = (tools: readonly ToolSpec[]): number =>
-  TOOLS_PREAMBLE_TOKENS + tools.reduce((sum, t) => sum + estimateTokens(JSON.stringify({ type: 'function', function: t })) + 2, 0);
+/**
+ * Tokens the four move tools take once a chat template writes them into the prompt: Qwen3's
+ * template makes 517 of them with its "# Tools" preamble (the context-budget test counts them
+ * with Qwen3's tokenizer and keeps this above), with room for another server's wording.
+ */
+export const MOVE_TOOLS_TOKENS = 600;
 
 /** A request's sampling seed: 31 bits, which every provider that takes a seed accepts. */
 export const requestSeed = (seatSeed: number, turn: number, attempt: number): number => deriveSeed(seatSeed, 'llm', turn, attempt) & 0x7fffffff;
@@ -64,7 +62,7 @@ export function llmAgent(backend: ChatBackend, opts: LlmAgentOptions = {}): Bila
   const tools = moveInterface === 'tools' ? moveTools() : undefined;
   // The prompt gets what the window leaves after the answer, the chat template and the tools.
   const contextWindow = backend.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
-  const promptTokens = contextWindow - maxTokens - TEMPLATE_TOKENS - (tools === undefined ? 0 : toolsTokens(tools));
+  const promptTokens = contextWindow - maxTokens - TEMPLATE_TOKENS - (tools === undefined ? 0 : MOVE_TOOLS_TOKENS);
   return {
     async act(obs, signal, retry) {
       const messages = buildPrompt(obs, { style: moveInterface, ...(retry !== undefined && { retry }), maxTokens: promptTokens });
