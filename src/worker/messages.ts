@@ -6,6 +6,7 @@ import { RUN_STATUSES, TournamentConfigSchema } from '../storage/schema';
 import { REMOTE_PROVIDERS } from '../agents/remote-spec';
 import type { EngineState } from '../agents/backends/webllm/pool';
 import { WEBLLM_MODEL_IDS } from '../agents/specs';
+import { LlmSettingsSchema } from '../agents/llm/settings';
 import { ModelListEntrySchema } from '../agents/backends/webllm/models';
 
 export const ENGINE_STATES = ['loading', 'ready', 'failed', 'lost', 'unloaded'] as const satisfies readonly EngineState[];
@@ -21,7 +22,6 @@ export const RemoteConfigSchema = z.object({
     z.enum(REMOTE_PROVIDERS),
     z.object({ apiKey: z.string().max(1000).optional(), baseUrl: z.string().max(2000).optional() }),
   ),
-  thinking: z.boolean().optional(),
 });
 export type RemoteConfig = z.infer<typeof RemoteConfigSchema>;
 
@@ -49,6 +49,8 @@ export const ToWorkerSchema = z.discriminatedUnion('type', [
     paused: z.boolean(),
     save: z.boolean(),
     remote: RemoteConfigSchema.optional(),
+    /** How the model seats are asked for their moves; the defaults where left out. */
+    llm: LlmSettingsSchema.optional(),
   }),
   z.object({
     type: z.literal('arena.control'),
