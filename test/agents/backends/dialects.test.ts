@@ -8,7 +8,7 @@ import { MOVE_TOKENS, THINKING_MAX_TOKENS } from '../../../src/agents/backends/t
 import type { MoveInterface } from '../../../src/agents/llm/settings';
 import { PROVIDERS, REMOTE_PROVIDERS, canThink, type RemoteProvider } from '../../../src/agents/providers';
 import { createAgentFactory, parseAgentSpec } from '../../../src/agents/registry';
-import { runTournament } from '../../../src/core/bilateral/tournament';
+import { runTournament, type NegotiationResult } from '../../../src/core/bilateral/tournament';
 import type { ChatServer, RecordedRequest } from '../../support/chat-server';
 import { policyAnswer } from '../../support/policy-model';
 import { serverPerTest } from './helpers';
@@ -149,6 +149,31 @@ describe.each(REMOTE_PROVIDERS)('%s, in its own dialect', (provider) => {
       expect(parsed.ok).toBe(false);
       if (!parsed.ok) expect(parsed.error).toMatch(new RegExp(`${info.label} has no setting that turns thinking on and off.*providers that can: openai, openrouter, deepseek`));
     });
+
+  it('refuses an answer stopped at the limit as "cut off at N tokens", and the model tries again', async () => {
+    let cut = false;
+    const s = await serve((req) => {
+      const answer = policyAnswer(req);
+      if (cut || answer.kind !== 'reply') return answer;
+      cut = true;
+      return { ...answer, cutOff: true };
+    });
+    const factory = createAgentFactory(
+      { baseUrls: { [provider]: info.wire === 'openai' ? `${s.url}/v1` : s.url }, apiKey: () => 'test-key-0011223344' },
+      {},
+      { maxTokens: 300 },
+    );
+    const results: NegotiationResult[] = [];
+    await runTournament(
+      { agents: [spec, 'boulware'], scenariosPerPair: 1, preset: 'standard', seed: 42, selfPlay: false, deadline: { kind: 'fixed', turns: 4 } },
+      factory,
+      { onResult: (r) => void results.push(r) },
+    );
+    const invalid = results.flatMap((r) => r.events.filter((e) => e.type === 'invalid'));
+    expect(invalid).toHaveLength(1);
+    expect(invalid[0]).toMatchObject({ attempt: 0, reason: 'cut off at 300 tokens; answer briefly' });
+    expect(results.every((r) => r.outcome.kind !== 'error')).toBe(true);
+  });
 
   it('offers the four tools and no JSON format with --interface tools; the JSON format and no tools with --interface json', async () => {
     const s = await serve(policyAnswer);
