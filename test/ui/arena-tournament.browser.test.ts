@@ -141,3 +141,36 @@ describe('Tournament form', () => {
     expect(status).toMatch(/^Finished\. Status: done, 4 errors\./);
   });
 });
+
+describe('Model settings in the forms', () => {
+  test('the tournament runs every model through the chosen interface at the chosen temperature, tools and 0.7 by default', async () => {
+    const session = new RecordingSession();
+    const target = render(TournamentPage, { session, runs: new RunsStore(() => freshDb()) });
+    const start = must([...target.querySelectorAll<HTMLButtonElement>('button.primary')][0]);
+    expect(control<HTMLSelectElement>(target, 'Moves as').value).toBe('tools');
+    expect(control<HTMLInputElement>(target, 'Temperature').value).toBe('0.7');
+    await userEvent.click(start);
+    expect(session.started[0]?.llm).toEqual({ interface: 'tools', temperature: 0.7, maxTokens: null, thinking: false });
+    await userEvent.selectOptions(control<HTMLSelectElement>(target, 'Moves as'), 'json');
+    await userEvent.fill(control<HTMLInputElement>(target, 'Temperature'), '3');
+    expect([...target.querySelectorAll('[role="alert"]')].map((a) => text(a))).toContain('The temperature must be a number from 0 to 2.');
+    expect(start.disabled).toBe(true);
+    await userEvent.fill(control<HTMLInputElement>(target, 'Temperature'), '0.2');
+    await userEvent.click(start);
+    expect(session.started[1]?.llm).toEqual({ interface: 'json', temperature: 0.2, maxTokens: null, thinking: false });
+  });
+
+  test('the Arena hands the game its interface and temperature', async () => {
+    const started: unknown[] = [];
+    class RecordingArena extends ArenaSession {
+      override start(...args: Parameters<ArenaSession['start']>): void {
+        started.push(args[3]);
+      }
+    }
+    const target = render(ArenaPage, { session: new RecordingArena() });
+    await userEvent.selectOptions(control<HTMLSelectElement>(target, 'Moves as'), 'json');
+    await userEvent.fill(control<HTMLInputElement>(target, 'Temperature'), '1.1');
+    await userEvent.click(must(target.querySelector<HTMLButtonElement>('.controls button.primary')));
+    expect(started).toEqual([{ interface: 'json', temperature: 1.1 }]);
+  });
+});

@@ -42,3 +42,7 @@ export const llmSettings = (given: Partial<LlmSettings> = {}): LlmSettings => ({
   ...DEFAULT_LLM_SETTINGS,
   ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)),
 });
+
+/** Why a temperature cannot be a run's, in words for a form, or null. */
+export const temperatureProblem = (temperature: unknown): string | null =>
+  LlmSettingsSchema.shape.temperature.safeParse(temperature).success ? null : `The temperature must be a number from 0 to ${MAX_TEMPERATURE}.`;

@@ -2,6 +2,7 @@ import type { BilateralEvent, BilateralResult } from '../../core/bilateral/event
 import { computeMetrics, type NegotiationMetrics } from '../../core/bilateral/metrics';
 import type { Scenario } from '../../core/scenario';
 import type { RemoteConfig } from '../../worker/messages';
+import { llmSettings, type LlmSettings } from '../../agents/llm/settings';
 import { newId, sim } from './sim';
 
 export type ArenaStatus = 'idle' | 'playing' | 'finished' | 'failed';
@@ -33,7 +34,8 @@ export class ArenaSession {
     return this.scenario && last?.type === 'end' ? computeMetrics(this.scenario, this.events) : null;
   }
 
-  start(scenario: Scenario, buyer: string, seller: string): void {
+  /** `llm`: how the model seats are asked for their moves (the defaults where left out). */
+  start(scenario: Scenario, buyer: string, seller: string, llm: Partial<LlmSettings> = {}): void {
     this.stop();
     const gameId = newId();
     this.gameId = gameId;
@@ -65,6 +67,7 @@ export class ArenaSession {
       delayMs: this.delayMs,
       paused: this.paused,
       save: true,
+      llm: llmSettings(llm),
       ...(remote ? { remote } : {}),
     });
   }
