@@ -67,8 +67,8 @@ SPEC is a strategy name with optional parameters, e.g. boulware or boulware:beta
 or a remote model as PROVIDER:MODEL, e.g. openai:gpt-4o-mini or vllm:Qwen/Qwen3-8B (+think: it thinks first).
 Models: [--interface tools|json] [--temperature T] [--max-tokens N] [--thinking], the same for every model
 of the run: tools (make_offer, respond_to_offer, send_message, walk_away; the default) or one JSON object
-per turn; temperature ${DEFAULT_LLM_SETTINGS.temperature} by default; a token limit per answer, thinking included (default:
-a move, or thinking and a move); --thinking lets every model think first.
+per turn; temperature ${DEFAULT_LLM_SETTINGS.temperature} by default; a token limit per answer, thinking included (default
+${MOVE_TOKENS}, ${THINKING_MAX_TOKENS} for a model that thinks); --thinking lets every model think first.
 Remote models: [--base-url URL] [--timeout-ms N] [--price SPEC=IN,OUT ...]; each provider's key is
 read from its environment variable (${Object.values(KEY_ENV).slice(0, 3).join(', ')}, …) and sent to that provider
 alone; with --base-url every model is played on that server, which is sent PARLEY_API_KEY and no other key.
