@@ -1,12 +1,13 @@
 /**
  * WebLLM behind the ChatBackend seam. The backend needs only an engine's
- * `chat.completions.create` and `interruptGenerate`: a WebWorkerMLCEngine from `loadEngine`, an
+ * `chat.completions.create` and `interruptGenerate`: the engine worker's from `loadEngine`, an
  * in-page MLCEngine, or a test's fake. Only WebLLM's types are imported here.
  */
 import type { ChatCompletion, ChatCompletionRequestNonStreaming, MLCEngineInterface } from '@mlc-ai/web-llm';
 import type { BackendCapabilities, ChatBackend, ChatRequest, ChatResponse } from '../types';
 import { BackendError } from '../types';
 import { generationError } from './errors';
+import { moveResponseFormat, readToolCalls, withTools } from './grammar';
 
 /** The part of a WebLLM engine the backend uses; both MLCEngine and WebWorkerMLCEngine have it. */
 export interface WebLlmEngineLike extends Pick<MLCEngineInterface, 'interruptGenerate'> {
@@ -19,39 +20,52 @@ export interface WebLlmBackendOptions {
   modelId: string;
 }
 
-export const WEBLLM_CAPABILITIES: Readonly<BackendCapabilities> = Object.freeze({ jsonSchema: true, tools: false, thinking: true });
+/** Tools are taken as Qwen3 takes them: in the prompt, with the call's format forced by the grammar. */
+export const WEBLLM_CAPABILITIES: Readonly<BackendCapabilities> = Object.freeze({ jsonSchema: true, tools: true, thinking: true });
 
-/** The WebLLM request for one ChatRequest. Tools are never sent: Qwen3 is not a WebLLM tool model. */
+/**
+ * The WebLLM request for one ChatRequest. WebLLM refuses `tools` for Qwen3, so tools go into the
+ * system message and the grammar (moveResponseFormat) makes the answer one call of them.
+ */
 export function toWebLlmRequest(request: ChatRequest, modelId: string): ChatCompletionRequestNonStreaming {
   const thinking = request.thinking ?? false;
+  const tools = request.tools ?? [];
   const body: ChatCompletionRequestNonStreaming = {
     model: modelId,
-    messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
+    messages: (tools.length > 0 ? withTools(request.messages, tools) : request.messages).map((m) => ({ role: m.role, content: m.content })),
     stream: false,
     // false makes WebLLM open the answer with an empty <think></think>, so Qwen3 skips thinking.
     extra_body: { enable_thinking: thinking },
   };
-  // WebLLM applies the JSON grammar from the first token, which would forbid Qwen3's <think>
-  // block; with thinking on, the prompt and the tolerant decoder carry the format instead.
-  if (request.responseFormat && !thinking)
-    body.response_format = { type: 'json_object', schema: JSON.stringify(request.responseFormat.schema) };
+  const format = moveResponseFormat(
+    tools.length > 0 ? { interface: 'tools', thinking, tools } : { interface: 'json', thinking, ...(request.responseFormat && { schema: request.responseFormat.schema }) },
+  );
+  if (format) body.response_format = format;
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
+  if (request.seed !== undefined) body.seed = request.seed;
   return body;
 }
 
 const count = (x: unknown): number => (typeof x === 'number' && Number.isFinite(x) && x > 0 ? Math.round(x) : 0);
 
-/** The answer's text (thinking included, for the decoder to split off) and its token counts. */
-export function fromWebLlmResponse(completion: ChatCompletion, modelId: string): ChatResponse {
+/**
+ * The answer's text (thinking included, for the decoder to split off) and its token counts. When
+ * tools were offered, Qwen3's `<tool_call>` blocks come back as tool calls, as from any provider.
+ */
+export function fromWebLlmResponse(completion: ChatCompletion, modelId: string, opts: { tools?: boolean } = {}): ChatResponse {
   const choice = completion?.choices?.[0];
   if (!choice || typeof choice.message !== 'object' || choice.message === null)
     throw new BackendError('bad-response', `WebLLM returned no answer from ${modelId}`);
+  const content = typeof choice.message.content === 'string' ? choice.message.content : '';
+  const calls = opts.tools ? readToolCalls(content) : { text: content, toolCalls: [] };
   const response: ChatResponse = {
-    text: typeof choice.message.content === 'string' ? choice.message.content : '',
+    text: calls.text,
     tokensIn: count(completion.usage?.prompt_tokens),
     tokensOut: count(completion.usage?.completion_tokens),
   };
+  if (calls.toolCalls.length > 0) response.toolCalls = calls.toolCalls;
+  if (choice.finish_reason === 'length') response.truncated = true;
   if (typeof completion.model === 'string' && completion.model !== '') response.model = completion.model;
   return response;
 }
@@ -89,7 +103,7 @@ export function webLlmBackend({ engine, modelId }: WebLlmBackendOptions): ChatBa
             signal.removeEventListener('abort', onAbort);
             if (signal.aborted) return reject(signal.reason);
             try {
-              resolve(fromWebLlmResponse(completion, modelId));
+              resolve(fromWebLlmResponse(completion, modelId, { tools: (request.tools?.length ?? 0) > 0 }));
             } catch (e) {
               reject(e);
             }

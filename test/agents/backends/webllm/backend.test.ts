@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { BackendError, type ChatRequest } from '../../../../src/agents/backends/types';
 import { webLlmBackend, type WebLlmEngineLike } from '../../../../src/agents/backends/webllm/backend';
 import { GPU_LOST_MESSAGE } from '../../../../src/agents/backends/webllm/errors';
-import { MOVE_SCHEMA_NAME, moveJsonSchema } from '../../../../src/agents/llm/schema';
+import { moveResponseFormat, toolsSystemText } from '../../../../src/agents/backends/webllm/grammar';
+import { decodeMove } from '../../../../src/agents/llm/decoder';
+import { MOVE_SCHEMA_NAME, moveJsonSchema, moveTools } from '../../../../src/agents/llm/schema';
 import { EMPTY_THINKING, fakeEngine } from './fake-engine';
 
 // Both real engines fit the narrow interface the backend asks for.
@@ -28,7 +30,7 @@ describe('webLlmBackend: the request WebLLM gets', () => {
   it('sends the model id, the messages and the move schema as a JSON string, with thinking off by default', async () => {
     const engine = fakeEngine(['{"action":{"type":"offer","price":60}}']);
     const backend = webLlmBackend({ engine, modelId: MODEL });
-    expect(backend).toMatchObject({ name: 'webllm', model: MODEL, capabilities: { jsonSchema: true, tools: false, thinking: true } });
+    expect(backend).toMatchObject({ name: 'webllm', model: MODEL, capabilities: { jsonSchema: true, tools: true, thinking: true } });
 
     await backend.complete(moveRequest(), never());
     expect(engine.refused).toEqual([]);
@@ -47,33 +49,71 @@ describe('webLlmBackend: the request WebLLM gets', () => {
     expect(JSON.parse(engine.requests[0]?.response_format?.schema ?? 'null')).toEqual(moveJsonSchema());
   });
 
-  it('passes temperature and max_tokens on when given, and leaves them out otherwise', async () => {
+  it('passes temperature, max_tokens and seed on when given, and leaves them out otherwise', async () => {
     const engine = fakeEngine(['{}', '{}']);
     const backend = webLlmBackend({ engine, modelId: MODEL });
-    await backend.complete(moveRequest({ temperature: 0.7, maxTokens: 256 }), never());
+    await backend.complete(moveRequest({ temperature: 0.7, maxTokens: 256, seed: 12345 }), never());
     await backend.complete(moveRequest({ temperature: 0 }), never());
-    expect(engine.requests[0]).toMatchObject({ temperature: 0.7, max_tokens: 256 });
+    expect(engine.requests[0]).toMatchObject({ temperature: 0.7, max_tokens: 256, seed: 12345 });
     expect(engine.requests[1]).toMatchObject({ temperature: 0 });
     expect(engine.requests[1]).not.toHaveProperty('max_tokens');
+    expect(engine.requests[1]).not.toHaveProperty('seed');
   });
 
-  it('with thinking asked for: enable_thinking true and no JSON grammar, which would forbid the <think> block', async () => {
+  it('with thinking asked for: enable_thinking true and the structural tag (a think block, then the move schema)', async () => {
     const engine = fakeEngine(['<think>\nThey opened high.\n</think>\n\n{"action":{"type":"offer","price":70}}']);
     const response = await webLlmBackend({ engine, modelId: MODEL }).complete(moveRequest({ thinking: true }), never());
+    expect(engine.refused).toEqual([]);
     expect(engine.requests[0]?.extra_body).toEqual({ enable_thinking: true });
-    expect(engine.requests[0]).not.toHaveProperty('response_format');
+    expect(engine.requests[0]?.response_format).toEqual(moveResponseFormat({ interface: 'json', thinking: true, schema: moveJsonSchema() }));
+    expect(engine.requests[0]?.response_format?.type).toBe('structural_tag');
     expect(response.text).toBe('<think>\nThey opened high.\n</think>\n\n{"action":{"type":"offer","price":70}}');
   });
 
-  it('asks for plain text where the request has no schema, and never sends tools', async () => {
+  it('asks for plain text where the request has neither a schema nor tools', async () => {
     const engine = fakeEngine(['hello']);
-    await webLlmBackend({ engine, modelId: MODEL }).complete(
-      { ...moveRequest({ tools: [{ name: 'walk_away', description: 'leave', parameters: {} }] }), responseFormat: undefined },
-      never(),
-    );
+    await webLlmBackend({ engine, modelId: MODEL }).complete({ ...moveRequest(), responseFormat: undefined }, never());
     expect(engine.refused).toEqual([]);
     expect(engine.requests[0]).not.toHaveProperty('response_format');
-    expect(engine.requests[0]).not.toHaveProperty('tools');
+  });
+});
+
+describe('webLlmBackend: tools, in Qwen3’s own format', () => {
+  const CALL = '<tool_call>\n{"name": "make_offer", "arguments": {"price": 60, "message": "Sixty?"}}\n</tool_call>';
+
+  it('writes the tools into the system message as Qwen3’s template does, forces one call by the grammar, and sends no `tools`', async () => {
+    const engine = fakeEngine([CALL]);
+    const tools = moveTools();
+    await webLlmBackend({ engine, modelId: MODEL }).complete({ ...moveRequest({ tools }), responseFormat: undefined }, never());
+    expect(engine.refused).toEqual([]);
+    const request = engine.requests[0];
+    expect(request).not.toHaveProperty('tools');
+    expect(request?.messages).toEqual([
+      { role: 'system', content: `You are the buyer.\n\n${toolsSystemText(tools)}` },
+      { role: 'user', content: 'Your move.' },
+    ]);
+    expect(toolsSystemText(tools)).toContain('<tools>\n{"type":"function","function":{"name":"make_offer"');
+    expect(request?.response_format).toEqual(moveResponseFormat({ interface: 'tools', thinking: false, tools }));
+  });
+
+  it('gives the call back as a tool call, the thinking as the text, and the agent reads the move from it', async () => {
+    const engine = fakeEngine([`<think>\nOpen low.\n</think>\n\n${CALL}`]);
+    const response = await webLlmBackend({ engine, modelId: MODEL }).complete(moveRequest({ tools: moveTools(), thinking: true }), never());
+    expect(response.toolCalls).toEqual([{ name: 'make_offer', arguments: '{"price":60,"message":"Sixty?"}' }]);
+    expect(response.text).toBe('<think>\nOpen low.\n</think>');
+    expect(decodeMove(response.text, response.toolCalls)).toEqual({
+      ok: true,
+      move: { message: 'Sixty?', action: { type: 'offer', price: 60 } },
+      thinking: 'Open low.',
+    });
+  });
+
+  it('a call cut off before its end stays in the text, for the decoder to report', async () => {
+    const cut = '<tool_call>\n{"name": "make_offer", "arguments": {"pri';
+    const engine = fakeEngine([cut]);
+    const response = await webLlmBackend({ engine, modelId: MODEL }).complete(moveRequest({ tools: moveTools() }), never());
+    expect(response.toolCalls).toBeUndefined();
+    expect(response.text).toBe(`${EMPTY_THINKING}${cut}`);
   });
 });
 
@@ -82,6 +122,13 @@ describe('webLlmBackend: the answer', () => {
     const engine = fakeEngine([{ text: '{"action":{"type":"accept"}}', promptTokens: 412, completionTokens: 17 }]);
     const response = await webLlmBackend({ engine, modelId: MODEL }).complete(moveRequest(), never());
     expect(response).toEqual({ text: `${EMPTY_THINKING}{"action":{"type":"accept"}}`, tokensIn: 412, tokensOut: 17, model: MODEL });
+  });
+
+  it('an answer WebLLM stopped at max_tokens (finish_reason "length") says it was cut off', async () => {
+    const engine = fakeEngine([{ text: '{"message":"Let me', finish: 'length' }, '{}']);
+    const backend = webLlmBackend({ engine, modelId: MODEL });
+    expect(await backend.complete(moveRequest({ maxTokens: 8 }), never())).toMatchObject({ truncated: true });
+    expect(await backend.complete(moveRequest(), never())).not.toHaveProperty('truncated');
   });
 
   it('an answer without choices is a bad response', async () => {

@@ -1,7 +1,8 @@
 /**
  * A fake WebLLM engine with exactly the interface the backend uses: `chat.completions.create`
  * and `interruptGenerate`. It checks every request the way WebLLM 0.2.86 does before it
- * generates (model loaded, message order, schema only with json_object, value ranges) and
+ * generates (model loaded, message order, schema only with json_object, a structural tag only
+ * with structural_tag, value ranges) and
  * answers like it: with `enable_thinking: false` the answer opens with the empty
  * `<think>\n\n</think>\n\n` WebLLM prepends; an interrupted generation resolves with
  * finish_reason "abort".
@@ -47,6 +48,8 @@ function refusal(request: ChatCompletionRequestNonStreaming, loaded: readonly st
     if (typeof format.schema !== 'string') return 'the schema must be a JSON string';
     JSON.parse(format.schema);
   }
+  if ((format?.structural_tag != null) !== (format?.type === 'structural_tag'))
+    return 'InvalidResponseFormatStructuralTagError: structural_tag goes with type structural_tag';
   if (request.temperature != null && !(request.temperature >= 0 && request.temperature <= 2)) return 'RangeError: temperature';
   if (request.max_tokens != null && !(request.max_tokens > 0)) return 'MinValueError: max_tokens';
   if (request.tools !== undefined) return 'UnsupportedToolsError: Qwen3 is not a function-calling model in WebLLM';
@@ -144,11 +147,30 @@ const num = (re: RegExp, text: string): number | null => {
 };
 const round2 = (x: number) => Math.round(x * 100) / 100;
 
+/** Whether the request offers tools the way the backend writes them for Qwen3 (in the system message). */
+export const toolsOffered = (req: ChatCompletionRequestNonStreaming): boolean => systemOf(req).includes('\n<tools>\n');
+
+/** A move as Qwen3 calls a move tool: `<tool_call>\n{"name": …, "arguments": {…}}\n</tool_call>`. */
+export function toolCallText(move: { message?: string; action?: { type: string; price?: number } }): string {
+  const said = move.message === undefined ? {} : { message: move.message };
+  const action = move.action;
+  const [name, args] =
+    action === undefined
+      ? ['send_message', said]
+      : action.type === 'offer'
+        ? ['make_offer', { price: action.price, ...said }]
+        : action.type === 'walk_away'
+          ? ['walk_away', said]
+          : ['respond_to_offer', { decision: action.type, ...said }];
+  return `<tool_call>\n${JSON.stringify({ name, arguments: args })}\n</tool_call>`;
+}
+
 /**
  * A "model" that reads its prompt: it never goes past its own reservation value, concedes a
- * little each turn and accepts any pending offer it can afford.
+ * little each turn and accepts any pending offer it can afford. It answers with a tool call in
+ * Qwen3's format when the request offers tools, else with the move as JSON.
  */
-export function thrifty(wrap: (json: string, req: ChatCompletionRequestNonStreaming) => FakeReply = (json) => json): FakeModel {
+export function thrifty(wrap: (answer: string, req: ChatCompletionRequestNonStreaming) => FakeReply = (answer) => answer): FakeModel {
   return (req) => {
     const system = systemOf(req);
     const user = userOf(req);
@@ -165,6 +187,6 @@ export function thrifty(wrap: (json: string, req: ChatCompletionRequestNonStream
       const price = role === 'buyer' ? Math.min(reservation, list * (0.3 + step)) : Math.max(reservation, list * (1.4 - step));
       json = JSON.stringify({ message: `I can do ${round2(price)}.`, action: { type: 'offer', price: round2(price) } });
     }
-    return wrap(json, req);
+    return wrap(toolsOffered(req) ? toolCallText(JSON.parse(json) as Parameters<typeof toolCallText>[0]) : json, req);
   };
 }

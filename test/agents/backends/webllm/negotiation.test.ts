@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { webLlmBackend } from '../../../../src/agents/backends/webllm/backend';
 import { GPU_LOST_MESSAGE } from '../../../../src/agents/backends/webllm/errors';
 import { llmAgent, type LlmAgentOptions } from '../../../../src/agents/llm/agent';
-import { moveJsonSchema } from '../../../../src/agents/llm/schema';
+import { moveResponseFormat, toolsSystemText } from '../../../../src/agents/backends/webllm/grammar';
+import { moveJsonSchema, moveTools } from '../../../../src/agents/llm/schema';
 import { makeAgent } from '../../../../src/agents/registry';
 import { BilateralEventSchema, type BilateralEvent } from '../../../../src/core/bilateral/events';
 import { playNegotiation, runTournament, type AgentFactory, type NegotiationResult } from '../../../../src/core/bilateral/tournament';
@@ -46,9 +47,11 @@ describe('WebLLM agent against every scripted strategy', () => {
     for (const req of engine.requests) {
       expect(req.model).toBe(SMALL);
       expect(req.extra_body).toEqual({ enable_thinking: false });
-      expect(req.response_format).toEqual({ type: 'json_object', schema: JSON.stringify(moveJsonSchema()) });
+      // The default interface, tools: Qwen3's tools block in the system message, one call forced by the grammar.
+      expect(req.response_format).toEqual(moveResponseFormat({ interface: 'tools', thinking: false, tools: moveTools() }));
       expect(req.messages.map((m) => m.role)).toEqual(['system', 'user']);
       expect(systemOf(req)).toContain(`You are the ${role}`);
+      expect(systemOf(req).endsWith(toolsSystemText(moveTools()))).toBe(true);
     }
     const mine = metrics[role];
     expect(mine.invalidMoves).toBe(0);
@@ -61,13 +64,28 @@ describe('WebLLM agent against every scripted strategy', () => {
     for (const c of calls) {
       expect(c).toMatchObject({ backend: 'webllm', model: SMALL });
       expect(c).not.toHaveProperty('thinking'); // WebLLM's empty <think></think> leaves none
-      expect(c.raw?.startsWith('<think>\n\n</think>\n\n{')).toBe(true);
+      expect(c.raw).toMatch(/^<think>\n\n<\/think>\n\[tool call\] (make_offer|respond_to_offer)\(\{/);
     }
     if (outcome.kind === 'deal') {
       if (role === 'buyer') expect(outcome.price).toBeLessThanOrEqual(150);
       else expect(outcome.price).toBeGreaterThanOrEqual(90);
     }
     expectStorable(events);
+  });
+
+  it('with the json interface: the move schema by json_object, and moves answered as JSON', async () => {
+    const engine = fakeEngine(thrifty());
+    const { outcome, metrics } = await playNegotiation(scenario(150, 90, { listPrice: 200 }), {
+      buyer: llm(engine, SMALL, { interface: 'json' }),
+      seller: agent('boulware', 'seller', 5),
+    });
+    expect(['deal', 'walk_away', 'turn_limit']).toContain(outcome.kind);
+    expect(engine.refused).toEqual([]);
+    for (const req of engine.requests) {
+      expect(req.response_format).toEqual({ type: 'json_object', schema: JSON.stringify(moveJsonSchema()) });
+      expect(systemOf(req)).not.toContain('<tools>');
+    }
+    expect(metrics.buyer.invalidMoves).toBe(0);
   });
 
   it('plays a seeded round-robin with the scripted agents; no negotiation ends in an error', async () => {
@@ -106,7 +124,8 @@ describe('WebLLM agent: thinking', () => {
     expect(engine.refused).toEqual([]);
     for (const req of engine.requests) {
       expect(req.extra_body).toEqual({ enable_thinking: true });
-      expect(req).not.toHaveProperty('response_format');
+      // The think block, then one tool call: thinking no longer drops the grammar.
+      expect(req.response_format).toEqual(moveResponseFormat({ interface: 'tools', thinking: true, tools: moveTools() }));
     }
     const moves = events.filter((e) => e.type === 'move' && e.actor === 'seller');
     expect(moves.length).toBe(engine.requests.length);
