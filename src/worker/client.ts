@@ -40,7 +40,8 @@ export class SimClient {
       }
       this.dispatch(parsed.data);
     };
-    // An error that reaches the page is one the worker did not handle: it may be dead or broken, so it is replaced.
+    // The worker reports the errors it can itself; one that reaches the page means it could not
+    // start or is broken past that, so it is ended and replaced.
     worker.onerror = (e) => {
       e.preventDefault();
       if (this.worker === worker) this.stop(`The simulation worker stopped: ${e.message || 'it could not start'}.`);

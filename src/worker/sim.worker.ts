@@ -126,6 +126,13 @@ async function handle(message: ToWorker): Promise<void> {
   }
 }
 
+// An error no handler caught is reported and the worker goes on, as it always has: an error event
+// that reaches the page (which then replaces the worker) is one the worker could not report itself.
+self.addEventListener('error', (event) => {
+  event.preventDefault();
+  host.post({ type: 'failed', message: `the simulation worker hit an error: ${event.message || 'unknown error'}` });
+});
+
 self.onmessage = (e: MessageEvent<unknown>) => {
   const parsed = ToWorkerSchema.safeParse(e.data);
   if (!parsed.success) {
