@@ -40,18 +40,11 @@ export function createAgentFactory(remote: RemoteSettings = {}, local: LocalBack
       spec = parsed.value;
       parsedCache.set(text, spec);
     }
-    const model = (thinking: boolean | undefined): LlmAgentOptions => ({
-      interface: settings.interface,
-      temperature: settings.temperature,
-      ...(settings.maxTokens !== null && { maxTokens: settings.maxTokens }),
-      ...((thinking || settings.thinking) && { thinking: true }),
-      seed: ctx.seed,
-    });
     if (spec.webllm !== undefined) {
       if (!local.webllm) throw new Error(WEBLLM_ONLY_IN_BROWSER);
-      return llmAgent(local.webllm(spec.webllm), model(spec.thinking));
+      return llmAgent(local.webllm(spec.webllm), modelOptions(settings, spec.thinking, ctx.seed));
     }
-    if (spec.remote) return llmAgent(backends.get(spec.remote), model(spec.thinking));
+    if (spec.remote) return llmAgent(backends.get(spec.remote), modelOptions(settings, spec.thinking, ctx.seed));
     const def = strategyByName.get(spec.name) as StrategyDef;
     if (!def.deterministic) return def.create(spec.params, { role, rng: ctx.rng });
     let agent = shared[role].get(text);
@@ -65,6 +58,17 @@ export function createAgentFactory(remote: RemoteSettings = {}, local: LocalBack
       shared[role].set(text, agent);
     }
     return agent;
+  };
+}
+
+/** How one model seat asks for its moves. */
+function modelOptions(settings: LlmSettings, thinking: boolean | undefined, seed: number): LlmAgentOptions {
+  return {
+    interface: settings.interface,
+    temperature: settings.temperature,
+    ...(settings.maxTokens !== null && { maxTokens: settings.maxTokens }),
+    ...((thinking || settings.thinking) && { thinking: true }),
+    seed,
   };
 }
 
