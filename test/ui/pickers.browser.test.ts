@@ -110,6 +110,11 @@ describe('ScenarioPicker', () => {
     expect(writes).toHaveLength(count);
     expect(get().sellerCost).toBe(700);
 
+    // Laptop, list $1,299: no offer may pass 100 times that, so no cost or value may either.
+    await userEvent.fill(cost, '129901');
+    expect(text(target.querySelector('.error'))).toBe("The seller's cost must be at most $129,900.00 (100 times the list price).");
+    expect(get().sellerCost).toBe(700);
+
     await userEvent.fill(cost, '1000');
     expect(target.querySelector('.error')).toBeNull();
     expect(text(target.querySelector('.summary'))).toContain('no gains from trade');
