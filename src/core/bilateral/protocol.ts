@@ -75,6 +75,8 @@ export class BilateralState {
     readonly sellerLog: number[],
     readonly nSeller: number,
     readonly outcome: BilateralOutcome | null,
+    /** What both sides know of the deadline (made once per negotiation). */
+    readonly known: { readonly min: number; readonly max: number },
   ) {}
 
   get transcript(): readonly TranscriptEntry[] {
@@ -140,17 +142,6 @@ class Observation implements BilateralObservation {
   }
 }
 
-/** What both sides know of the deadline, computed once per scenario. */
-const rangeCache = new WeakMap<Scenario, { min: number; max: number }>();
-function turnRangeOf(s: Scenario): { min: number; max: number } {
-  let range = rangeCache.get(s);
-  if (range === undefined) {
-    range = knownTurnRange(s);
-    rangeCache.set(s, range);
-  }
-  return range;
-}
-
 /** The least price an offer may name: one cent. */
 export const MIN_OFFER_PRICE = 0.01;
 /** No offer may exceed this many times the item's list price: past it a price is a typo or an attack, not a bid. */
@@ -181,6 +172,7 @@ function advance(
     sellerOffer ? append(state.sellerLog, state.nSeller, offer) : state.sellerLog,
     sellerOffer ? state.nSeller + 1 : state.nSeller,
     outcome === null && turn >= state.scenario.turnLimit ? { kind: 'turn_limit', turn } : outcome,
+    state.known,
   );
 }
 
@@ -191,7 +183,7 @@ function entryOf(turn: number, actor: Role, message: string | undefined, action:
 export const bilateral: Protocol<Scenario, BilateralState, Role, BilateralObservation, Move, BilateralOutcome> = {
   name: 'bilateral',
 
-  initialState: (scenario) => new BilateralState(scenario, 0, null, [], [], 0, [], 0, null),
+  initialState: (scenario) => new BilateralState(scenario, 0, null, [], [], 0, [], 0, null, knownTurnRange(scenario)),
 
   currentActor: (state) =>
     state.turn % 2 === 0 ? state.scenario.firstMover : opponentOf(state.scenario.firstMover),
@@ -200,7 +192,7 @@ export const bilateral: Protocol<Scenario, BilateralState, Role, BilateralObserv
 
   observe: (state, role) => {
     const s = state.scenario;
-    const turnRange = turnRangeOf(s);
+    const turnRange = state.known;
     const pending = state.pending;
     const buyer = role === 'buyer';
     return new Observation(
@@ -248,7 +240,8 @@ export const bilateral: Protocol<Scenario, BilateralState, Role, BilateralObserv
         const ceiling = roundCents(MAX_OFFER_LIST_MULTIPLE * state.scenario.item.listPrice);
         if (price > ceiling)
           return invalid(`offer price ${raw} is more than ${MAX_OFFER_LIST_MULTIPLE} times the list price (at most ${ceiling})`);
-        const entry = entryOf(state.turn, actor, message, { type: 'offer', price });
+        // The move's own action serves the transcript when its price is already in cents.
+        const entry = entryOf(state.turn, actor, message, price === raw ? action : { type: 'offer', price });
         return ok(advance(state, actor, entry, { by: actor, price }, price, null));
       }
       case 'accept':
