@@ -75,8 +75,8 @@ describe('OfferChart', () => {
     const [buyer, seller, value, cost, deal] = chart.data.datasets;
     expect(buyer?.data).toHaveLength(1);
     expect(seller?.data).toHaveLength(2);
-    expect(value?.data).toEqual([{ x: 1, y: 150 }, { x: 20, y: 150 }]);
-    expect(cost?.data).toEqual([{ x: 1, y: 90 }, { x: 20, y: 90 }]);
+    expect(value?.data).toEqual([{ x: 0.5, y: 150 }, { x: 20.5, y: 150 }]);
+    expect(cost?.data).toEqual([{ x: 0.5, y: 90 }, { x: 20.5, y: 90 }]);
     expect((value as { fill?: unknown }).fill).toBe('+1');
     expect(deal?.data).toHaveLength(0);
 
@@ -91,6 +91,30 @@ describe('OfferChart', () => {
     if (end?.type !== 'end' || end.outcome.kind !== 'deal') throw new Error('conceder and boulware should close');
     expect(chart.data.datasets[4]?.data).toEqual([{ x: end.outcome.turn, y: end.outcome.price }]);
     expect(text(target.querySelector('figcaption'))).toContain(`Deal at $${end.outcome.price.toFixed(2)}`);
+  });
+
+  test('pads both axes: no offer, reservation line or deal sits on the edge of the plot, and the turn ticks stay whole', async () => {
+    const s = scenario(); // v = 150, c = 90, 20 turns
+    const { events } = await play(s, agent('conceder', 'buyer'), agent('boulware', 'seller'));
+    const target = render(OfferChart, { scenario: s, events });
+    const { chart } = await chartIn(target);
+    const { x, y } = chart.scales as Record<string, { min: number; max: number; ticks: { value: number }[] }>;
+    const points = chart.data.datasets.flatMap((d) => d.data as { x: number; y: number }[]);
+    const offers = chart.data.datasets.slice(0, 2).flatMap((d) => d.data as { x: number; y: number }[]);
+    expect(offers.some((p) => p.x === 1)).toBe(true);
+    for (const p of offers) expect(p.x > x!.min && p.x < x!.max, `turn ${p.x} inside (${x!.min}, ${x!.max})`).toBe(true);
+    for (const p of points) expect(p.y > y!.min && p.y < y!.max, `price ${p.y} inside (${y!.min}, ${y!.max})`).toBe(true);
+    const turnTicks = x!.ticks.map((t) => t.value);
+    expect(turnTicks[0]).toBe(1);
+    for (const t of turnTicks) expect(Number.isInteger(t) && t >= 1 && t <= 20, `tick ${t}`).toBe(true);
+    const { chartArea } = chart;
+    for (const meta of chart.data.datasets.map((_, i) => chart.getDatasetMeta(i)).slice(0, 2))
+      for (const el of meta.data) {
+        expect(el.x).toBeGreaterThan(chartArea.left + 4);
+        expect(el.x).toBeLessThan(chartArea.right - 4);
+        expect(el.y).toBeGreaterThan(chartArea.top + 4);
+        expect(el.y).toBeLessThan(chartArea.bottom - 4);
+      }
   });
 
   test('shades no zone without gains from trade', async () => {
