@@ -41,6 +41,33 @@ describe('Arena status', () => {
     expect((window as { __pwned?: number }).__pwned).toBeUndefined();
   });
 
+  test('step by step, the status names the turn under way: turn 2 once turn 1 is played', async () => {
+    const scenario = generateScenarios({ preset: 'standard', seed: 3, count: 1, deadline: { kind: 'fixed', turns: 20 } })[0]!;
+    const played = await play(scenario, agent('boulware', 'buyer'), agent('conceder', 'seller'));
+    const session = new ArenaSession();
+    session.scenario = scenario;
+    session.agents = { buyer: 'boulware', seller: 'conceder' };
+    session.status = 'playing';
+    session.paused = true;
+    const target = render(ArenaPage, { session });
+    expect(status(target)).toBe('Playing turn 1 of 20');
+    session.events = played.events.slice(0, 1);
+    flushSync();
+    expect(status(target)).toBe('Playing turn 2 of 20');
+  });
+
+  test('with an uncertain deadline the status gives the range and says the exact limit is hidden from the agents', async () => {
+    const [scenario] = generateScenarios({ preset: 'standard', seed: 3, count: 1, deadline: { kind: 'uncertain', min: 16, max: 24 } });
+    const played = await play(scenario!, agent('boulware', 'buyer'), agent('conceder', 'seller'));
+    const session = new ArenaSession();
+    session.scenario = scenario!;
+    session.agents = { buyer: 'boulware', seller: 'conceder' };
+    session.status = 'playing';
+    session.events = played.events.slice(0, 2);
+    const target = render(ArenaPage, { session });
+    expect(status(target)).toBe(`Playing turn 3 of 16–24 (this game's limit, ${scenario!.turnLimit}, is hidden from the agents)`);
+  });
+
   test('a game that ended normally reads "Finished"; a stopped one "Stopped"', async () => {
     const done = await finished((turn) => ({ type: 'end', turn, outcome: { kind: 'turn_limit', turn } }));
     expect(status(render(ArenaPage, { session: done.session }))).toBe('Finished');
