@@ -68,6 +68,22 @@ describe('Arena status', () => {
     expect(status(target)).toBe(`Playing turn 3 of 16–24 (this game's limit, ${scenario!.turnLimit}, is hidden from the agents)`);
   });
 
+  test('changing the agents or the scenario after a game marks the result as the previous settings', async () => {
+    const { session, scenario } = await finished((turn) => ({ type: 'end', turn, outcome: { kind: 'turn_limit', turn } }));
+    const target = render(ArenaPage, { session });
+    const note = () => target.querySelector('.stale-note');
+    // Back on the page, the form holds the game's own settings: nothing is stale.
+    expect(note()).toBeNull();
+    const [buyer] = [...target.querySelectorAll<HTMLFieldSetElement>('fieldset.agent-picker')];
+    await userEvent.selectOptions(control<HTMLSelectElement>(must(buyer), 'Agent'), 'linear');
+    expect(text(note())).toBe(`This game was played with the previous settings: boulware buying ${scenario.item.name} from conceder. Play to see the current ones.`);
+    expect(must(target.querySelector('.two-cols')).classList.contains('stale')).toBe(true);
+    await userEvent.selectOptions(control<HTMLSelectElement>(must(buyer), 'Agent'), 'boulware');
+    expect(note()).toBeNull();
+    await userEvent.fill(control<HTMLInputElement>(target, 'Seed'), '4');
+    expect(note()).not.toBeNull();
+  });
+
   test('a game that ended normally reads "Finished"; a stopped one "Stopped"', async () => {
     const done = await finished((turn) => ({ type: 'end', turn, outcome: { kind: 'turn_limit', turn } }));
     expect(status(render(ArenaPage, { session: done.session }))).toBe('Finished');
