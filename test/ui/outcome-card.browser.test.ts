@@ -42,6 +42,14 @@ describe('OutcomeCard', () => {
     const [b, sl] = shares(target);
     expect(b! + sl!).toBeCloseTo(100, 6);
     expect(b).toBeLessThan(0);
+    // The headline does not read as a success: it says so, in the danger colour, not the deal's green.
+    const headline = must(target.querySelector<HTMLElement>('.headline'));
+    expect(text(headline)).toMatch(/^Deal at .*\. It breaks individual rationality\.$/);
+    expect(headline.classList.contains('violated')).toBe(true);
+    const colour = getComputedStyle(headline).color;
+    const ok = render(OutcomeCard, { scenario: s, ...(await play(s, agent('conceder', 'buyer'), agent('boulware', 'seller'))), agents: { buyer: 'conceder', seller: 'boulware' } });
+    const green = getComputedStyle(must(ok.querySelector<HTMLElement>('.headline.deal'))).color;
+    expect(colour).not.toBe(green);
   });
 
   test('no gains from trade: a no-deal is the right answer', async () => {
