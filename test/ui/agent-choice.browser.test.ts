@@ -52,6 +52,42 @@ describe('AgentChoice', () => {
     expect(get()).toBe('ollama:qwen3:8b+think');
   });
 
+  test("a remote seat's Spec line shows the typed spec, not the picker's placeholder value", async () => {
+    const { props, get } = bound('spec', 'linear', { label: 'Seller' });
+    const target = render(AgentChoice, props);
+    const spec = () => (target.querySelector('.spec')?.textContent ?? '').replace(/\s+/g, ' ').trim();
+    await userEvent.selectOptions(control<HTMLSelectElement>(target, 'Agent'), 'remote model…');
+    expect(spec()).toBe('Spec: –');
+    await userEvent.type(control<HTMLInputElement>(target, 'Remote model'), 'openai:gpt-4o-mini');
+    expect(spec()).toBe('Spec: openai:gpt-4o-mini');
+    await userEvent.click(target.querySelector<HTMLInputElement>('input[type="checkbox"]') as HTMLInputElement);
+    expect(get()).toBe('openai:gpt-4o-mini+think');
+    expect(spec()).toBe('Spec: openai:gpt-4o-mini+think');
+    expect(spec()).not.toContain('remote model…');
+  });
+
+  test("the chosen option's text fits its box in a seat a third of a 1280 px page wide", async () => {
+    const { props } = bound('spec', 'linear', { label: 'Seller' });
+    const box = document.createElement('div');
+    box.style.width = '390px';
+    document.body.append(box);
+    const target = render(AgentChoice, props);
+    box.append(target);
+    const select = control<HTMLSelectElement>(target, 'Agent');
+    await userEvent.selectOptions(select, 'remote model…');
+    const label = select.selectedOptions[0]!.textContent ?? '';
+    expect(label).toBe('Remote model (PROVIDER:MODEL)…');
+    const probe = document.createElement('span');
+    probe.style.font = getComputedStyle(select).font;
+    probe.style.whiteSpace = 'pre';
+    probe.textContent = label;
+    document.body.append(probe);
+    // Room for the text beside the padding and the drop-down arrow.
+    expect(probe.getBoundingClientRect().width).toBeLessThan(select.clientWidth - 32);
+    probe.remove();
+    box.remove();
+  });
+
   test('adopts a spec set from outside, even a build this GPU would not pick', async () => {
     const props = reactive({ label: 'Buyer', spec: 'boulware' });
     const target = render(AgentChoice, props);
