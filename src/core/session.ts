@@ -65,7 +65,8 @@ const NEVER_ABORTED = new AbortController().signal;
 
 class Timeout extends Error {}
 
-function isThenable<T>(x: T | Promise<T>): x is Promise<T> {
+/** Whether an answer is a promise (agents may answer at once or later). */
+export function isThenable<T>(x: T | Promise<T>): x is Promise<T> {
   return typeof (x as { then?: unknown })?.then === 'function';
 }
 

@@ -27,7 +27,7 @@ export function planJob(config: TournamentConfig, jobId: string, scenarios?: Map
   const pair = config.selfPlay ? b * n + s : b * (n - 1) + (s > b ? s - 1 : s);
   let scenario = scenarios?.get(k);
   if (scenario === undefined) {
-    scenario = scenarioAt({ preset: config.preset, seed: config.seed, deadline: config.deadline, firstMover: config.firstMover }, k);
+    scenario = scenarioAt(config, k);
     scenarios?.set(k, scenario);
   }
   return {

@@ -1,6 +1,6 @@
 import { createRng, deriveSeed, type Rng } from '../rng';
 import { scenarioAt, type Deadline, type FirstMoverChoice, type Preset, type Role, type Scenario } from '../scenario';
-import { playSession, type Agent, type RunOptions, type SessionRecord } from '../session';
+import { isThenable, playSession, type Agent, type RunOptions, type SessionRecord } from '../session';
 import type { Clock } from '../clock';
 import type { Move } from './moves';
 import { bilateral, type BilateralObservation, type BilateralOutcome } from './protocol';
@@ -77,10 +77,6 @@ function playNow(scenario: Scenario, agents: Record<Role, BilateralAgent>, opts:
   return isThenable(record) ? record.then((r) => scored(scenario, r)) : scored(scenario, record);
 }
 
-function isThenable<T>(x: T | Promise<T>): x is Promise<T> {
-  return typeof (x as { then?: unknown } | null)?.then === 'function';
-}
-
 /** The ordered (buyer, seller) pairs, as indexes into the agent list. */
 function pairsOf(config: TournamentConfig): [number, number][] {
   const pairs: [number, number][] = [];
@@ -105,10 +101,9 @@ export const plannedCount = (config: TournamentConfig): number => pairsOf(config
  */
 export function* planJobs(config: TournamentConfig): Generator<NegotiationJob> {
   const pairs = pairsOf(config);
-  const opts = { preset: config.preset, seed: config.seed, deadline: config.deadline, firstMover: config.firstMover };
   let index = 0;
   for (let k = 0; k < config.scenariosPerPair; k++) {
-    const scenario = scenarioAt(opts, k);
+    const scenario = scenarioAt(config, k);
     for (const [b, s] of pairs)
       yield {
         id: `${b}-${s}-${k}`,
