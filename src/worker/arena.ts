@@ -2,7 +2,7 @@ import { Aggregator } from '../core/bilateral/aggregate';
 import { playNegotiation, type BilateralAgent } from '../core/bilateral/tournament';
 import { createRng, deriveSeed, hashString } from '../core/rng';
 import type { Role, Scenario } from '../core/scenario';
-import { createAgentFactory, parseAgentSpec } from '../agents/registry';
+import { createAgentFactory, everyModelThinks, parseAgentSpecs } from '../agents/registry';
 import { llmSettings, type LlmSettings } from '../agents/llm/settings';
 import { createRun, updateRun } from '../storage';
 import { NegotiationWriter } from '../storage/writer';
@@ -93,12 +93,12 @@ export class ArenaGame {
 
   async play(): Promise<string | null> {
     const { gameId, scenario, buyer, seller, save } = this.request;
-    for (const spec of [buyer, seller]) {
-      const parsed = parseAgentSpec(spec);
-      if (!parsed.ok) throw new Error(parsed.error);
-    }
+    const specs = parseAgentSpecs([buyer, seller].filter((s, i, all) => all.indexOf(s) === i));
+    if (!specs.ok) throw new Error(specs.error);
     const seed = hashString(gameId);
     const llm = llmSettings(this.request.llm);
+    const reachable = llm.thinking ? everyModelThinks(specs.value) : null;
+    if (reachable && !reachable.ok) throw new Error(reachable.error);
     const engines = useEngines(this.host.engines, [buyer, seller]);
     const makeAgent = createAgentFactory(remoteSettings(this.request.remote), engines.local, llm);
     const seat = (role: Role, spec: string) =>

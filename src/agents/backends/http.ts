@@ -169,7 +169,9 @@ async function attemptOnce<T>(
       fail('bad-response', `${opts.provider} answered ${status} with something that is not JSON: ${clip(text, 200)}`, { status }),
     );
   }
-  const answer = read(redactDeep(parsed, secrets));
+  // A key can only be in the parsed answer if it is in the text (the pattern covers JSON escapes):
+  // only then is the answer rebuilt with every string blanked.
+  const answer = read(redactSecrets(text, secrets) === text ? parsed : redactDeep(parsed, secrets));
   if (answer.ok) return answer.value;
   const error = fail(answer.error.kind, answer.error.message, { status });
   throw answer.error.retry ? new Retryable(error) : error;

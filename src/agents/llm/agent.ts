@@ -60,6 +60,8 @@ export function llmAgent(backend: ChatBackend, opts: LlmAgentOptions = {}): Bila
   const thinking = opts.thinking ?? false;
   const maxTokens = opts.maxTokens ?? (thinking ? THINKING_MAX_TOKENS : MOVE_TOKENS);
   const tools = moveInterface === 'tools' ? moveTools() : undefined;
+  // The move's JSON Schema, made once per agent rather than once per move.
+  const schema = tools === undefined && backend.capabilities.jsonSchema ? moveJsonSchema() : undefined;
   // The prompt gets what the window leaves after the answer, the chat template and the tools.
   const contextWindow = backend.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
   const promptTokens = contextWindow - maxTokens - TEMPLATE_TOKENS - (tools === undefined ? 0 : MOVE_TOOLS_TOKENS);
@@ -68,8 +70,7 @@ export function llmAgent(backend: ChatBackend, opts: LlmAgentOptions = {}): Bila
       const messages = buildPrompt(obs, { style: moveInterface, ...(retry !== undefined && { retry }), maxTokens: promptTokens });
       const request: ChatRequest = { messages, thinking, maxTokens };
       if (tools !== undefined) request.tools = tools;
-      else if (backend.capabilities.jsonSchema)
-        request.responseFormat = { type: 'json_schema', name: MOVE_SCHEMA_NAME, schema: moveJsonSchema() };
+      else if (schema !== undefined) request.responseFormat = { type: 'json_schema', name: MOVE_SCHEMA_NAME, schema };
       if (opts.temperature !== undefined) request.temperature = opts.temperature;
       if (opts.seed !== undefined) request.seed = requestSeed(opts.seed, obs.turn, retry?.attempt ?? 0);
 
