@@ -15,6 +15,17 @@ export const errorsIn = (standings: Pick<Standings, 'leaderboard'> | null | unde
 const storedErrors = async (db: ParleyDb, runId: string): Promise<number> =>
   (await loadNegotiations(db, runId, { limit: 0, filter: { outcome: 'error' } })).total;
 
+/**
+ * A stopped run's error count from the standings it stored when it stopped (they cover every stored
+ * negotiation), or null where they may not: a run still playing or cut off, or one stored before
+ * errors were counted, is counted from its digests instead.
+ */
+function settledErrors(run: RunRow): number | null {
+  if (run.status === 'running' || run.status === 'interrupted' || !run.standings) return null;
+  const rows = run.standings.leaderboard;
+  return rows.length > 0 && rows.every((r) => typeof r.errors === 'number') ? errorsIn(run.standings) : null;
+}
+
 /** Stored runs, read from IndexedDB on the page; changes go through the worker or Dexie. */
 export class RunsStore {
   runs = $state.raw<RunRow[]>([]);
@@ -50,7 +61,7 @@ export class RunsStore {
     // A run marked running that no worker holds is not running, whether or not that could be
     // written down (on a full disk it cannot): it shows as interrupted, ready to resume.
     this.runs = runs.map((run) => (run.status === 'running' && !live.has(run.id) ? { ...run, status: 'interrupted' } : run));
-    const counts = await Promise.all(runs.map((run) => storedErrors(db, run.id).catch(() => 0)));
+    const counts = await Promise.all(runs.map((run) => settledErrors(run) ?? storedErrors(db, run.id).catch(() => 0)));
     this.errors = new Map(runs.map((run, i) => [run.id, counts[i] ?? 0]));
     this.usage = await storageUsage();
     this.loaded = true;
