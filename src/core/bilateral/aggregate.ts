@@ -3,7 +3,7 @@ import { createRng, deriveSeed } from '../rng';
 import { ROLES, ZONE_BINS, zoneBinOf, type Role, type Scenario, type ZoneBin } from '../scenario';
 import { ANALYTIC_MIN_UNITS, RatioMoments, ratioInterval, type Interval } from '../stats';
 import type { NegotiationMetrics } from './metrics';
-import { UsageAccumulator, type RunUsage } from './usage';
+import { UsageAccumulator, type RunUsage, type UsagePair } from './usage';
 
 /** The per-agent statistics of DESIGN.md, in the order they are stored. */
 export const RATE_NAMES = [
@@ -122,43 +122,57 @@ export interface Standings {
 const K = RATE_NAMES.length;
 const WIDTH = 2 * K;
 
+/** `sums[i] += x` (the sums are typed arrays, whose slots are always numbers). */
+const bump = (sums: Float64Array, i: number, x: number): void => {
+  sums[i] = (sums[i] as number) + x;
+};
+
 /**
- * Numerator and denominator of each rate for one side of one negotiation, interleaved [num, den]
- * in RATE_NAMES order. A negotiation that ended in an error counts only in `errorRate`.
+ * Adds one side of one negotiation to `sums`: numerator and denominator of each rate, interleaved
+ * [num, den] in RATE_NAMES order; terms that are zero are left out. A negotiation that ended in an
+ * error counts only in `errorRate`.
  */
-function unitRates(m: NegotiationMetrics, role: Role, out: Float64Array): void {
-  out.fill(0);
-  const error = m.outcome === 'error';
-  out[14] = error ? 1 : 0;
-  out[15] = 1;
-  if (error) return;
+function addUnit(m: NegotiationMetrics, role: Role, sums: Float64Array): void {
+  bump(sums, 15, 1);
+  if (m.outcome === 'error') {
+    bump(sums, 14, 1);
+    return;
+  }
   const side = m[role];
-  const share = side.share ?? 0;
-  out[0] = m.gft && m.deal ? 1 : 0;
-  out[1] = m.gft ? 1 : 0;
-  out[2] = !m.gft && !m.deal ? 1 : 0;
-  out[3] = m.gft ? 0 : 1;
-  out[4] = !m.deal && m.outcome === 'walk_away' ? 1 : 0;
-  out[5] = m.deal ? 0 : 1;
-  out[6] = m.gft && m.deal ? share : 0;
-  out[7] = m.gft && m.deal ? 1 : 0;
-  out[8] = m.gft ? share : 0;
-  out[9] = m.gft ? 1 : 0;
-  out[10] = m.deal && side.irViolation ? 1 : 0;
-  out[11] = m.deal ? 1 : 0;
-  out[12] = side.invalidMoves;
-  out[13] = side.moves + side.invalidMoves;
+  if (m.gft) {
+    bump(sums, 1, 1); // dealRate's denominator
+    bump(sums, 9, 1); // expectedSurplusShare's
+    if (m.deal) {
+      const share = side.share ?? 0;
+      bump(sums, 0, 1);
+      bump(sums, 6, share);
+      bump(sums, 7, 1);
+      bump(sums, 8, share);
+    }
+  } else {
+    bump(sums, 3, 1); // noDealRateNoGft's denominator
+    if (!m.deal) bump(sums, 2, 1);
+  }
+  if (m.deal) {
+    bump(sums, 11, 1); // irViolationRate's denominator
+    if (side.irViolation) bump(sums, 10, 1);
+  } else {
+    bump(sums, 5, 1); // walkAwayShare's denominator
+    if (m.outcome === 'walk_away') bump(sums, 4, 1);
+  }
+  bump(sums, 12, side.invalidMoves);
+  bump(sums, 13, side.moves + side.invalidMoves);
   if (side.opening !== null) {
-    out[16] = side.opening;
-    out[17] = 1;
+    bump(sums, 16, side.opening);
+    bump(sums, 17, 1);
   }
   if (side.concession !== null) {
-    out[18] = side.concession;
-    out[19] = 1;
+    bump(sums, 18, side.concession);
+    bump(sums, 19, 1);
   }
   if (side.patience !== null) {
-    out[20] = side.patience;
-    out[21] = 1;
+    bump(sums, 20, side.patience);
+    bump(sums, 21, 1);
   }
 }
 
@@ -183,7 +197,7 @@ class Seat {
   private zone = 0;
   private readonly open = new Float64Array(WIDTH);
 
-  add(scenarioKey: string, tier: number, zone: number, unit: Float64Array): void {
+  add(scenarioKey: string, tier: number, zone: number, m: NegotiationMetrics, role: Role): void {
     if (scenarioKey !== this.key) {
       if (this.key !== null) this.foldOpen();
       this.key = scenarioKey;
@@ -191,13 +205,12 @@ class Seat {
       this.zone = zone;
       this.open.fill(0);
     }
-    const open = this.open;
-    for (let w = 0; w < WIDTH; w++) open[w] = (open[w] as number) + (unit[w] as number);
+    addUnit(m, role, this.open);
     const { negotiations, errors } = this;
     negotiations[0] = (negotiations[0] as number) + 1;
     negotiations[tier] = (negotiations[tier] as number) + 1;
     negotiations[zone] = (negotiations[zone] as number) + 1;
-    if (unit[14] === 1) {
+    if (m.outcome === 'error') {
       errors[0] = (errors[0] as number) + 1;
       errors[tier] = (errors[tier] as number) + 1;
       errors[zone] = (errors[zone] as number) + 1;
@@ -223,6 +236,10 @@ function fold(open: Float64Array, into: RatioMoments[]): void {
 
 
 interface PairAcc {
+  /** Where this pair's negotiations are added, found once per pair. */
+  readonly buyerSeat: Seat;
+  readonly sellerSeat: Seat;
+  readonly usage: UsagePair;
   n: number;
   errors: number;
   gft: number;
@@ -247,11 +264,12 @@ export type ScenarioKey = Pick<Scenario, 'id' | 'tier' | 'buyerValue' | 'sellerC
 export class Aggregator {
   private seats = new Map<string, Record<Role, Seat>>();
   private pairMap = new Map<string, Map<string, PairAcc>>();
-  private unit = new Float64Array(WIDTH);
   private positions: DealPositions = { bins: new Array<number>(DEAL_POSITION_BINS).fill(0), below: 0, above: 0 };
   private usage = new UsageAccumulator();
   // Plan order groups a scenario's negotiations; a scenario seen again after another began is noted.
   private scenarioKey: string | null = null;
+  private tier = 0;
+  private zone = 0;
   private closed = new Set<string>();
   private reopened = false;
   private apart = 0;
@@ -260,30 +278,19 @@ export class Aggregator {
   add(buyer: string, seller: string, scenario: ScenarioKey, m: NegotiationMetrics): void {
     if (m.outcome === 'cancelled') return;
     this.count++;
-    this.usage.add(buyer, seller, m);
     const key = scenario.id;
     if (key !== this.scenarioKey) {
       if (this.scenarioKey !== null) this.closed.add(this.scenarioKey);
       this.reopened = this.closed.has(key);
       this.scenarioKey = key;
+      this.tier = TIER_SLOT(scenario.tier);
+      this.zone = ZONE_SLOT(zoneBinOf(scenario));
     }
     if (this.reopened) this.apart++;
-    const tier = TIER_SLOT(scenario.tier);
-    const zone = ZONE_SLOT(zoneBinOf(scenario));
-    for (const role of ROLES) {
-      unitRates(m, role, this.unit);
-      this.agentSeats(role === 'buyer' ? buyer : seller)[role].add(key, tier, zone, this.unit);
-    }
-    let sellers = this.pairMap.get(buyer);
-    if (!sellers) {
-      sellers = new Map();
-      this.pairMap.set(buyer, sellers);
-    }
-    let p = sellers.get(seller);
-    if (!p) {
-      p = { n: 0, errors: 0, gft: 0, deals: 0, buyerShare: 0, sellerShare: 0 };
-      sellers.set(seller, p);
-    }
+    const p = this.pair(buyer, seller);
+    this.usage.add(p.usage, m);
+    p.buyerSeat.add(key, this.tier, this.zone, m, 'buyer');
+    p.sellerSeat.add(key, this.tier, this.zone, m, 'seller');
     p.n++;
     if (m.outcome === 'error') {
       p.errors++;
@@ -298,6 +305,30 @@ export class Aggregator {
         p.sellerShare += m.seller.share ?? 0;
       }
     }
+  }
+
+  private pair(buyer: string, seller: string): PairAcc {
+    let sellers = this.pairMap.get(buyer);
+    if (!sellers) {
+      sellers = new Map();
+      this.pairMap.set(buyer, sellers);
+    }
+    let p = sellers.get(seller);
+    if (!p) {
+      p = {
+        buyerSeat: this.agentSeats(buyer).buyer,
+        sellerSeat: this.agentSeats(seller).seller,
+        usage: this.usage.pair(buyer, seller),
+        n: 0,
+        errors: 0,
+        gft: 0,
+        deals: 0,
+        buyerShare: 0,
+        sellerShare: 0,
+      };
+      sellers.set(seller, p);
+    }
+    return p;
   }
 
   private addPosition(position: number): void {

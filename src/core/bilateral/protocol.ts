@@ -97,41 +97,67 @@ export class BilateralState {
 }
 
 /**
- * One side's view of a state; the public lists are copied out only if the agent reads them. It holds
- * those lists and nothing else of the state, so nothing private to the other side is reachable from it.
+ * One side's view of a state, read through to the state when asked: making one costs two fields,
+ * and the public lists are copied out only if the agent reads them. The state is held in a private
+ * field (`#state`), which no code outside this class can reach, so nothing private to the other
+ * side (its reservation) is reachable from the observation.
  */
 class Observation implements BilateralObservation {
-  private transcriptCopy: readonly TranscriptEntry[] | null = null;
-  private ownCopy: readonly number[] | null = null;
-  private opponentCopy: readonly number[] | null = null;
+  readonly #state: BilateralState;
+  #transcript: readonly TranscriptEntry[] | null = null;
+  #own: readonly number[] | null = null;
+  #opponent: readonly number[] | null = null;
 
   constructor(
-    private readonly log: readonly TranscriptEntry[],
-    private readonly ownLog: readonly number[],
-    private readonly nOwn: number,
-    private readonly opponentLog: readonly number[],
-    private readonly nOpponent: number,
+    state: BilateralState,
     readonly role: Role,
-    readonly item: Scenario['item'],
-    readonly reservation: number,
-    readonly turn: number,
-    readonly turnLimit: number | null,
-    readonly turnRange: { readonly min: number; readonly max: number },
-    readonly firstMover: Role,
-    readonly ownTurn: number,
-    readonly ownTurns: number,
-    readonly pending: number | null,
-    readonly ownStanding: number | null,
-  ) {}
+  ) {
+    this.#state = state;
+  }
 
+  get item(): Scenario['item'] {
+    return this.#state.scenario.item;
+  }
+  get reservation(): number {
+    const s = this.#state.scenario;
+    return this.role === 'buyer' ? s.buyerValue : s.sellerCost;
+  }
+  get turn(): number {
+    return this.#state.turn;
+  }
+  get turnLimit(): number | null {
+    const s = this.#state.scenario;
+    return s.turnRange ? null : s.turnLimit;
+  }
+  get turnRange(): { readonly min: number; readonly max: number } {
+    return this.#state.known;
+  }
+  get firstMover(): Role {
+    return this.#state.scenario.firstMover;
+  }
+  get ownTurn(): number {
+    const turn = this.#state.turn;
+    return this.role === this.#state.scenario.firstMover ? Math.ceil(turn / 2) : Math.floor(turn / 2);
+  }
+  get ownTurns(): number {
+    return turnsFor(this.role, this.#state.scenario.firstMover, this.#state.known.min);
+  }
+  get pending(): number | null {
+    const p = this.#state.pending;
+    return p !== null && p.by !== this.role ? p.price : null;
+  }
+  get ownStanding(): number | null {
+    const p = this.#state.pending;
+    return p !== null && p.by === this.role ? p.price : null;
+  }
   get transcript(): readonly TranscriptEntry[] {
-    return (this.transcriptCopy ??= prefix(this.log, this.turn));
+    return (this.#transcript ??= this.#state.transcript);
   }
   get ownOffers(): readonly number[] {
-    return (this.ownCopy ??= prefix(this.ownLog, this.nOwn));
+    return (this.#own ??= this.role === 'buyer' ? this.#state.buyerOffers : this.#state.sellerOffers);
   }
   get opponentOffers(): readonly number[] {
-    return (this.opponentCopy ??= prefix(this.opponentLog, this.nOpponent));
+    return (this.#opponent ??= this.role === 'buyer' ? this.#state.sellerOffers : this.#state.buyerOffers);
   }
 
   /** Plain data, for JSON and for comparing observations in tests. */
@@ -190,30 +216,7 @@ export const bilateral: Protocol<Scenario, BilateralState, Role, BilateralObserv
 
   turn: (state) => state.turn,
 
-  observe: (state, role) => {
-    const s = state.scenario;
-    const turnRange = state.known;
-    const pending = state.pending;
-    const buyer = role === 'buyer';
-    return new Observation(
-      state.log,
-      buyer ? state.buyerLog : state.sellerLog,
-      buyer ? state.nBuyer : state.nSeller,
-      buyer ? state.sellerLog : state.buyerLog,
-      buyer ? state.nSeller : state.nBuyer,
-      role,
-      s.item,
-      role === 'buyer' ? s.buyerValue : s.sellerCost,
-      state.turn,
-      s.turnRange ? null : s.turnLimit,
-      turnRange,
-      s.firstMover,
-      role === s.firstMover ? Math.ceil(state.turn / 2) : Math.floor(state.turn / 2),
-      turnsFor(role, s.firstMover, turnRange.min),
-      pending !== null && pending.by !== role ? pending.price : null,
-      pending !== null && pending.by === role ? pending.price : null,
-    );
-  },
+  observe: (state, role) => new Observation(state, role),
 
   apply: (state, actor, move) => {
     if (state.outcome !== null) return invalid('the negotiation is over');

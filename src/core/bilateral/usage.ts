@@ -46,22 +46,35 @@ function addSide(to: Sums, m: NegotiationMetrics, role: Role): void {
   to.latencyMs += side.latencyMs;
 }
 
+/** The sums of a pair's buyer and seller (one agent twice in self-play). */
+export interface UsagePair {
+  readonly asBuyer: Record<UsageRole, Sums>;
+  readonly asSeller: Record<UsageRole, Sums>;
+  readonly selfPlay: boolean;
+}
+
 /** Sums the model usage of finished negotiations, per agent and role; a fold over their metrics. */
 export class UsageAccumulator {
   private agents = new Map<string, Record<UsageRole, Sums>>();
   private sum = zero();
 
-  add(buyer: string, seller: string, m: NegotiationMetrics): void {
+  /** The sums one (buyer, seller) pair adds to: look them up once per pair, then `add` per negotiation. */
+  pair(buyer: string, seller: string): UsagePair {
+    return { asBuyer: this.of(buyer), asSeller: this.of(seller), selfPlay: buyer === seller };
+  }
+
+  add(pair: UsagePair, m: NegotiationMetrics): void {
+    const { asBuyer, asSeller } = pair;
     this.sum.negotiations++;
-    for (const role of ROLES) addSide(this.sum, m, role);
-    const asBuyer = this.of(buyer);
-    const asSeller = this.of(seller);
     asBuyer.buyer.negotiations++;
-    addSide(asBuyer.buyer, m, 'buyer');
     asSeller.seller.negotiations++;
-    addSide(asSeller.seller, m, 'seller');
     asBuyer.all.negotiations++;
-    if (seller !== buyer) asSeller.all.negotiations++;
+    if (!pair.selfPlay) asSeller.all.negotiations++;
+    // Tokens and latency come only with calls: a negotiation of scripted agents adds nothing more.
+    if (m.buyer.calls === 0 && m.seller.calls === 0) return;
+    for (const role of ROLES) addSide(this.sum, m, role);
+    addSide(asBuyer.buyer, m, 'buyer');
+    addSide(asSeller.seller, m, 'seller');
     addSide(asBuyer.all, m, 'buyer');
     addSide(asSeller.all, m, 'seller');
   }
