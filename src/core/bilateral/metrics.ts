@@ -47,10 +47,18 @@ export interface NegotiationMetrics {
 /** Seller gains from a higher price, buyer from a lower one. */
 const gainDirection = (role: Role): number => (role === 'seller' ? 1 : -1);
 
-/** What the fold gathers for one side: its offers (price and turn, in order) and its counts. */
+/**
+ * What the fold gathers for one side: its offers over list price (in order), the first and last
+ * offer, the turn at which its concession first passed the patience threshold, and its counts.
+ */
 class SideTally {
-  prices: number[] = [];
-  turns: number[] = [];
+  offers: number[] = [];
+  first = 0;
+  last = 0;
+  /** first − reservation: the range patience and concession are measured over. */
+  range = 0;
+  /** The turn of the first offer past the patience threshold; -1 while there is none. */
+  crossed = -1;
   moves = 0;
   invalid = 0;
   forfeits = 0;
@@ -58,6 +66,23 @@ class SideTally {
   tokensIn = 0;
   tokensOut = 0;
   latencyMs = 0;
+
+  constructor(
+    private readonly reservation: number,
+    private readonly listPrice: number,
+  ) {}
+
+  offer(price: number, turn: number): void {
+    if (this.offers.length === 0) {
+      this.first = price;
+      this.range = price - this.reservation;
+    } else if (this.crossed < 0 && this.range !== 0 && (this.first - price) / this.range > PATIENCE_THRESHOLD) {
+      // (o₁ − o)/(o₁ − R) is the fraction of the way from the opening to the reservation, for either role.
+      this.crossed = turn;
+    }
+    this.last = price;
+    this.offers.push(price / this.listPrice);
+  }
 }
 
 /** One side's metrics, the behaviour measures written straight into the result (it is the hot path). */
@@ -66,15 +91,11 @@ function sideMetrics(role: Role, t: SideTally, scenario: Scenario, price: number
   const c = scenario.sellerCost;
   const listPrice = scenario.item.listPrice;
   const utility = price === null ? 0 : role === 'buyer' ? v - price : price - c;
-  const { prices, turns } = t;
-  const n = prices.length;
-  const offers = new Array<number>(n);
-  for (let i = 0; i < n; i++) offers[i] = (prices[i] as number) / listPrice;
   const m: SideMetrics = {
     utility,
     share: price !== null && gft ? utility / (v - c) : null,
     irViolation: price !== null && utility < -1e-9,
-    offers,
+    offers: t.offers,
     opening: null,
     totalConcession: null,
     concession: null,
@@ -87,11 +108,8 @@ function sideMetrics(role: Role, t: SideTally, scenario: Scenario, price: number
     tokensOut: t.tokensOut,
     latencyMs: t.latencyMs,
   };
-  if (n === 0) return m;
-  const reservation = role === 'buyer' ? v : c;
-  const first = prices[0] as number;
-  const last = prices[n - 1] as number;
-  const range = first - reservation;
+  if (t.offers.length === 0) return m;
+  const { first, last, range } = t;
   m.opening = first / listPrice;
   m.totalConcession = (gainDirection(role) * (first - last)) / listPrice;
   if (range === 0) {
@@ -100,24 +118,17 @@ function sideMetrics(role: Role, t: SideTally, scenario: Scenario, price: number
     return m;
   }
   m.concession = (first - last) / range;
-  // (o₁ − o)/(o₁ − R) is the fraction of the way from the opening to the reservation, for either role.
-  let patience = 1;
-  for (let i = 0; i < n; i++) {
-    if ((first - (prices[i] as number)) / range > PATIENCE_THRESHOLD) {
-      // Own turn index: each side moves every other turn, so turn t is its floor(t/2)-th own turn.
-      patience = Math.floor((turns[i] as number) / 2) / turnsFor(role, scenario.firstMover, scenario.turnLimit);
-      break;
-    }
-  }
-  m.patience = patience;
+  // Own turn index: each side moves every other turn, so turn t is its floor(t/2)-th own turn.
+  m.patience = t.crossed < 0 ? 1 : Math.floor(t.crossed / 2) / turnsFor(role, scenario.firstMover, scenario.turnLimit);
   return m;
 }
 
 /** Per-negotiation metrics: a fold over the event log, exactly as defined in DESIGN.md. */
 export function computeMetrics(scenario: Scenario, events: readonly BilateralEvent[]): NegotiationMetrics {
   const gft = hasGainsFromTrade(scenario);
-  const buyer = new SideTally();
-  const seller = new SideTally();
+  const listPrice = scenario.item.listPrice;
+  const buyer = new SideTally(scenario.buyerValue, listPrice);
+  const seller = new SideTally(scenario.sellerCost, listPrice);
   let result: BilateralResult | null = null;
   let turnsUsed = 0;
   for (let i = 0; i < events.length; i++) {
@@ -142,10 +153,7 @@ export function computeMetrics(scenario: Scenario, events: readonly BilateralEve
       side.invalid++;
     } else {
       side.moves++;
-      if (e.move.action?.type === 'offer') {
-        side.prices.push(roundCents(e.move.action.price));
-        side.turns.push(e.turn);
-      }
+      if (e.move.action?.type === 'offer') side.offer(roundCents(e.move.action.price), e.turn);
     }
   }
   if (result === null) throw new Error('metrics of an event log without an end');
