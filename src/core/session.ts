@@ -135,7 +135,11 @@ export function playSession<Scn, State, Actor extends string, Obs, Mv, Out>(
 
 /** One session's loop. `run` goes as far as it can synchronously; `resume` picks up after an await. */
 class Session<Scn, State, Actor extends string, Obs, Mv, Out> {
+  /** Handed to the agents: the caller's signal, or one that never aborts. */
   private readonly signal: AbortSignal;
+  /** The caller's signal, checked before each turn; none, nothing to check. */
+  private readonly outer: AbortSignal | undefined;
+  private readonly onEvent: ((event: SessionEvent<Actor, Mv, Out>) => void) | undefined;
   private readonly maxRetries: number;
   private readonly timed: boolean;
   private readonly events: SessionEvent<Actor, Mv, Out>[] = [];
@@ -153,7 +157,9 @@ class Session<Scn, State, Actor extends string, Obs, Mv, Out> {
     private readonly agents: Record<Actor, Agent<Obs, Mv>>,
     private readonly opts: RunOptions<Actor, Mv, Out>,
   ) {
+    this.outer = opts.signal;
     this.signal = opts.signal ?? NEVER_ABORTED;
+    this.onEvent = opts.onEvent;
     this.maxRetries = opts.maxRetries ?? DEFAULT_MAX_RETRIES;
     this.timed = opts.clock !== undefined && opts.moveTimeoutMs !== undefined && Number.isFinite(opts.moveTimeoutMs);
     this.state = protocol.initialState(scenario);
@@ -163,7 +169,7 @@ class Session<Scn, State, Actor extends string, Obs, Mv, Out> {
   run(): SessionRecord<Actor, Mv, Out> | Promise<SessionRecord<Actor, Mv, Out>> {
     for (;;) {
       if (this.protocol.isTerminal(this.state)) return this.finish(this.protocol.outcome(this.state), this.protocol.turn(this.state));
-      if (this.signal.aborted) return this.finish({ kind: 'cancelled', turn: this.turn }, this.turn);
+      if (this.outer !== undefined && this.outer.aborted) return this.finish({ kind: 'cancelled', turn: this.turn }, this.turn);
       // With a timeout, the agent gets its own signal so that a late answer is also cancelled.
       this.controller = this.timed ? new AbortController() : null;
       let answer: AgentReply<Mv> | Promise<AgentReply<Mv>>;
@@ -242,7 +248,7 @@ class Session<Scn, State, Actor extends string, Obs, Mv, Out> {
 
   private emit(e: SessionEvent<Actor, Mv, Out>): void {
     this.events.push(e);
-    this.opts.onEvent?.(e);
+    if (this.onEvent !== undefined) this.onEvent(e);
   }
 
   private finish(outcome: Out | SessionFailure<Actor>, turn: number): SessionRecord<Actor, Mv, Out> {

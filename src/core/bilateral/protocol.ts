@@ -40,6 +40,27 @@ export interface BilateralObservation {
 export const turnsFor = (role: Role, firstMover: Role, turnLimit: number): number =>
   role === firstMover ? Math.ceil(turnLimit / 2) : Math.floor(turnLimit / 2);
 
+/** What both sides know of the deadline from the start, worked out once per negotiation. */
+interface KnownDeadline {
+  /** The range the turn limit lies in. */
+  readonly range: { readonly min: number; readonly max: number };
+  /** The exact limit when it is fixed, else `null`. */
+  readonly turnLimit: number | null;
+  /** Own turns each side is sure to get (by the earliest possible limit). */
+  readonly buyerTurns: number;
+  readonly sellerTurns: number;
+}
+
+function knownDeadline(s: Scenario): KnownDeadline {
+  const range = knownTurnRange(s);
+  return {
+    range,
+    turnLimit: s.turnRange ? null : s.turnLimit,
+    buyerTurns: turnsFor('buyer', s.firstMover, range.min),
+    sellerTurns: turnsFor('seller', s.firstMover, range.min),
+  };
+}
+
 /**
  * A list that successive states share: each state sees the first `n` items. Appending to the
  * newest state's list pushes in place; appending to an older one (a state applied twice) copies
@@ -75,8 +96,8 @@ export class BilateralState {
     readonly sellerLog: number[],
     readonly nSeller: number,
     readonly outcome: BilateralOutcome | null,
-    /** What both sides know of the deadline (made once per negotiation). */
-    readonly known: { readonly min: number; readonly max: number },
+    /** What both sides know of the deadline (worked out once per negotiation). */
+    readonly known: KnownDeadline,
   ) {}
 
   get transcript(): readonly TranscriptEntry[] {
@@ -126,11 +147,10 @@ class Observation implements BilateralObservation {
     return this.#state.turn;
   }
   get turnLimit(): number | null {
-    const s = this.#state.scenario;
-    return s.turnRange ? null : s.turnLimit;
+    return this.#state.known.turnLimit;
   }
   get turnRange(): { readonly min: number; readonly max: number } {
-    return this.#state.known;
+    return this.#state.known.range;
   }
   get firstMover(): Role {
     return this.#state.scenario.firstMover;
@@ -140,7 +160,8 @@ class Observation implements BilateralObservation {
     return this.role === this.#state.scenario.firstMover ? Math.ceil(turn / 2) : Math.floor(turn / 2);
   }
   get ownTurns(): number {
-    return turnsFor(this.role, this.#state.scenario.firstMover, this.#state.known.min);
+    const known = this.#state.known;
+    return this.role === 'buyer' ? known.buyerTurns : known.sellerTurns;
   }
   get pending(): number | null {
     const p = this.#state.pending;
@@ -209,7 +230,7 @@ function entryOf(turn: number, actor: Role, message: string | undefined, action:
 export const bilateral: Protocol<Scenario, BilateralState, Role, BilateralObservation, Move, BilateralOutcome> = {
   name: 'bilateral',
 
-  initialState: (scenario) => new BilateralState(scenario, 0, null, [], [], 0, [], 0, null, knownTurnRange(scenario)),
+  initialState: (scenario) => new BilateralState(scenario, 0, null, [], [], 0, [], 0, null, knownDeadline(scenario)),
 
   currentActor: (state) =>
     state.turn % 2 === 0 ? state.scenario.firstMover : opponentOf(state.scenario.firstMover),

@@ -168,9 +168,12 @@ export async function runTournament(
   const planned = plannedCount(config);
   const skip = opts.skip;
   // The jobs still to play, made as they are needed.
-  const todo = (function* () {
-    for (const job of planJobs(config)) if (!skip?.has(job.id)) yield job;
-  })();
+  const todo =
+    skip === undefined || skip.size === 0
+      ? planJobs(config)
+      : (function* () {
+          for (const job of planJobs(config)) if (!skip.has(job.id)) yield job;
+        })();
   const signal = opts.signal;
   const concurrency = Number.isFinite(opts.concurrency) ? Math.max(1, Math.floor(opts.concurrency as number)) : 1;
   const resultOf = (job: NegotiationJob, { events, outcome, metrics }: Played): NegotiationResult => ({
