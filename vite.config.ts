@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
+import { VitePWA } from 'vite-plugin-pwa';
 import { playwright } from '@vitest/browser-playwright';
 import { CHROMIUM, CHROMIUM_ARGS } from './test/chromium.ts';
 import { pacedModelCommands } from './test/support/paced-commands.ts';
@@ -13,8 +14,49 @@ import { fileURLToPath } from 'node:url';
 const e2eEngine = (mode: string) =>
   mode === 'e2e' ? [{ find: /^.*\/backends\/webllm\/loader$/, replacement: fileURLToPath(new URL('./test/support/e2e-engine.ts', import.meta.url)) }] : [];
 
+/**
+ * The service worker precaches every file of the build (the workers and WebLLM's 6 MB engine chunk
+ * included), so that after one visit the app opens and plays with no network. It asks before it
+ * takes over (`prompt`): an update waits for the user's "Update". Model weights stay in WebLLM's
+ * own cache. In `vite` (dev) and in Vitest's browser tests no service worker is registered at all.
+ */
+const pwa = () =>
+  VitePWA({
+    registerType: 'prompt',
+    injectRegister: false,
+    includeAssets: ['favicon.svg'],
+    manifest: {
+      name: 'Parley — a bargaining lab in your browser',
+      short_name: 'Parley',
+      description: 'Language models, scripted strategies and you bargain over prices; every run is stored in this browser.',
+      theme_color: '#2f6f5e',
+      background_color: '#ffffff',
+      display: 'standalone',
+      // Relative to the manifest, so the app installs from whatever path it is served at.
+      start_url: '.',
+      scope: '.',
+      icons: [
+        { src: 'icon-192.png', sizes: '192x192', type: 'image/png' },
+        { src: 'icon-512.png', sizes: '512x512', type: 'image/png' },
+        { src: 'maskable-512.png', sizes: '512x512', type: 'image/png', purpose: 'maskable' },
+        { src: 'favicon.svg', sizes: 'any', type: 'image/svg+xml' },
+      ],
+    },
+    workbox: {
+      globPatterns: ['**/*.{js,css,html,wasm}'],
+      // WebLLM's engine worker is about 6 MB; without it no WebLLM model could play offline.
+      maximumFileSizeToCacheInBytes: 16 * 2 ** 20,
+      cleanupOutdatedCaches: true,
+      // Every route is a hash of index.html, so a navigation offline is answered with it.
+      navigateFallback: 'index.html',
+    },
+    devOptions: { enabled: false },
+  });
+
 export default defineConfig(({ mode }) => ({
-  plugins: [svelte()],
+  // Relative URLs throughout, so the build can be served from any path (`/`, `/parley/`, a file share).
+  base: './',
+  plugins: [svelte(), pwa()],
   resolve: { conditions: ['browser'], alias: e2eEngine(mode) },
   worker: { format: 'es' },
   // Pre-bundled up front so the browser tests never see a mid-run dependency reload.
