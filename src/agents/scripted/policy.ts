@@ -81,8 +81,10 @@ export function rationalPrice(obs: BilateralObservation, target: number): number
 // ---- offering policies: observation → target price (before rounding) ------------------------
 
 /** Own time in [0, 1]: 0 at the first own turn, 1 at the last one this side is sure to get. */
-export const ownTime = (obs: BilateralObservation): number =>
-  obs.ownTurns <= 1 ? 1 : Math.min(1, obs.ownTurn / (obs.ownTurns - 1));
+export function ownTime(obs: BilateralObservation): number {
+  const turns = obs.ownTurns;
+  return turns <= 1 ? 1 : Math.min(1, obs.ownTurn / (turns - 1));
+}
 
 /** Fraction of the aspiration-to-reservation range conceded at time t: κ + (1 − κ)·t^(1/β). */
 export const concession = (t: number, beta: number, kappa: number): number => kappa + (1 - kappa) * t ** (1 / beta);
@@ -96,12 +98,16 @@ export function timeDependentTarget(obs: BilateralObservation, anchor: number, b
 // ---- acceptance policies ---------------------------------------------------------------------
 
 /** AC_next: take the pending offer if it is within reservation and no worse than my next offer. */
-export const acceptNext = (obs: BilateralObservation, next: number): boolean =>
-  obs.pending !== null && withinReservation(obs, obs.pending) && atLeastAsGood(obs.role, obs.pending, next);
+export function acceptNext(obs: BilateralObservation, next: number): boolean {
+  const pending = obs.pending;
+  return pending !== null && withinReservation(obs, pending) && atLeastAsGood(obs.role, pending, next);
+}
 
 /** Take any pending offer within reservation. */
-export const acceptAnyWithinReservation = (obs: BilateralObservation): boolean =>
-  obs.pending !== null && withinReservation(obs, obs.pending);
+export function acceptAnyWithinReservation(obs: BilateralObservation): boolean {
+  const pending = obs.pending;
+  return pending !== null && withinReservation(obs, pending);
+}
 
 // ---- composition -----------------------------------------------------------------------------
 

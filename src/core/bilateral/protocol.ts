@@ -8,6 +8,9 @@ export type TranscriptEntry =
   | { turn: number; actor: Role; message?: string; action?: Action }
   | { turn: number; actor: Role; forfeited: true };
 
+/** A turn that made an offer: while it stands, the offer is its action. */
+type OfferEntry = { turn: number; actor: Role; message?: string; action: { type: 'offer'; price: number } };
+
 export type BilateralOutcome =
   | { kind: 'deal'; price: number; turn: number; acceptedBy: Role }
   | { kind: 'walk_away'; by: Role; turn: number }
@@ -88,8 +91,8 @@ export class BilateralState {
     readonly scenario: Scenario,
     /** Turns taken so far (valid moves and forfeits). */
     readonly turn: number,
-    /** The one standing offer on the table, if any: the other side may accept it. */
-    readonly pending: { readonly by: Role; readonly price: number } | null,
+    /** The turn that made the one standing offer on the table, if any: the other side may accept it. */
+    readonly standing: OfferEntry | null,
     readonly log: TranscriptEntry[],
     readonly buyerLog: number[],
     readonly nBuyer: number,
@@ -108,6 +111,12 @@ export class BilateralState {
   }
   get sellerOffers(): readonly number[] {
     return prefix(this.sellerLog, this.nSeller);
+  }
+
+  /** The standing offer: who made it and its price. */
+  get pending(): { readonly by: Role; readonly price: number } | null {
+    const e = this.standing;
+    return e === null ? null : { by: e.actor, price: e.action.price };
   }
 
   /** The state as a plain value: what it holds, not how its lists are shared. */
@@ -164,12 +173,12 @@ class Observation implements BilateralObservation {
     return this.role === 'buyer' ? known.buyerTurns : known.sellerTurns;
   }
   get pending(): number | null {
-    const p = this.#state.pending;
-    return p !== null && p.by !== this.role ? p.price : null;
+    const e = this.#state.standing;
+    return e !== null && e.actor !== this.role ? e.action.price : null;
   }
   get ownStanding(): number | null {
-    const p = this.#state.pending;
-    return p !== null && p.by === this.role ? p.price : null;
+    const e = this.#state.standing;
+    return e !== null && e.actor === this.role ? e.action.price : null;
   }
   get transcript(): readonly TranscriptEntry[] {
     return (this.#transcript ??= this.#state.transcript);
@@ -201,7 +210,7 @@ function advance(
   state: BilateralState,
   actor: Role,
   entry: TranscriptEntry,
-  pending: BilateralState['pending'],
+  standing: OfferEntry | null,
   offer: number | null,
   outcome: BilateralOutcome | null,
 ): BilateralState {
@@ -212,7 +221,7 @@ function advance(
   return new BilateralState(
     state.scenario,
     turn,
-    pending,
+    standing,
     append(state.log, state.turn, entry),
     buyerOffer ? append(state.buyerLog, state.nBuyer, offer) : state.buyerLog,
     buyerOffer ? state.nBuyer + 1 : state.nBuyer,
@@ -251,9 +260,10 @@ export const bilateral: Protocol<Scenario, BilateralState, Role, BilateralObserv
     if (action === undefined) {
       if (message === undefined) return invalid('a move needs a message or an action');
       const said: TranscriptEntry = { turn: state.turn, actor, message };
-      return ok(advance(state, actor, said, state.pending, null, null));
+      return ok(advance(state, actor, said, state.standing, null, null));
     }
-    const pendingFromOpponent = state.pending !== null && state.pending.by !== actor ? state.pending : null;
+    const standing = state.standing;
+    const pendingFromOpponent = standing !== null && standing.actor !== actor ? standing.action.price : null;
     switch (action?.type) {
       case 'offer': {
         const raw = action.price;
@@ -265,15 +275,17 @@ export const bilateral: Protocol<Scenario, BilateralState, Role, BilateralObserv
         if (price > ceiling)
           return invalid(`offer price ${raw} is more than ${MAX_OFFER_LIST_MULTIPLE} times the list price (at most ${ceiling})`);
         // The move's own action serves the transcript when its price is already in cents.
-        const entry = entryOf(state.turn, actor, message, price === raw ? action : { type: 'offer', price });
-        return ok(advance(state, actor, entry, { by: actor, price }, price, null));
+        const offered = price === raw ? action : { type: 'offer' as const, price };
+        const entry: OfferEntry =
+          message === undefined ? { turn: state.turn, actor, action: offered } : { turn: state.turn, actor, message, action: offered };
+        return ok(advance(state, actor, entry, entry, price, null));
       }
       case 'accept':
         if (pendingFromOpponent === null) return invalid('there is no offer from the other side to accept');
         return ok(
           advance(state, actor, entryOf(state.turn, actor, message, action), null, null, {
             kind: 'deal',
-            price: pendingFromOpponent.price,
+            price: pendingFromOpponent,
             turn: state.turn + 1,
             acceptedBy: actor,
           }),
@@ -283,7 +295,7 @@ export const bilateral: Protocol<Scenario, BilateralState, Role, BilateralObserv
         return ok(advance(state, actor, entryOf(state.turn, actor, message, action), null, null, null));
       case 'walk_away':
         return ok(
-          advance(state, actor, entryOf(state.turn, actor, message, action), state.pending, null, {
+          advance(state, actor, entryOf(state.turn, actor, message, action), standing, null, {
             kind: 'walk_away',
             by: actor,
             turn: state.turn + 1,
@@ -294,7 +306,7 @@ export const bilateral: Protocol<Scenario, BilateralState, Role, BilateralObserv
     }
   },
 
-  forfeit: (state, actor) => advance(state, actor, { turn: state.turn, actor, forfeited: true }, state.pending, null, null),
+  forfeit: (state, actor) => advance(state, actor, { turn: state.turn, actor, forfeited: true }, state.standing, null, null),
 
   isTerminal: (state) => state.outcome !== null,
 

@@ -176,7 +176,7 @@ export async function runTournament(
         })();
   const signal = opts.signal;
   const concurrency = Number.isFinite(opts.concurrency) ? Math.max(1, Math.floor(opts.concurrency as number)) : 1;
-  const resultOf = (job: NegotiationJob, { events, outcome, metrics }: Played): NegotiationResult => ({
+  const resultOf = (job: NegotiationJob, { events, outcome }: SessionRecord<Role, Move, BilateralOutcome>): NegotiationResult => ({
     id: job.id,
     index: job.index,
     scenarioIndex: job.scenarioIndex,
@@ -185,15 +185,15 @@ export async function runTournament(
     scenario: job.scenario,
     events,
     outcome,
-    metrics,
+    metrics: computeMetrics(job.scenario, events),
   });
   const playSync = (job: NegotiationJob): NegotiationResult | Promise<NegotiationResult> => {
     const agents = {
       buyer: makeAgent(job.buyer, 'buyer', new SeatContext(config.seed, job.id, 'buyer')),
       seller: makeAgent(job.seller, 'seller', new SeatContext(config.seed, job.id, 'seller')),
     };
-    const played = playNow(job.scenario, agents, opts);
-    return isThenable(played) ? played.then((p) => resultOf(job, p)) : resultOf(job, played);
+    const record = playSession(bilateral, job.scenario, agents, opts);
+    return isThenable(record) ? record.then((r) => resultOf(job, r)) : resultOf(job, record);
   };
   const play = async (job: NegotiationJob): Promise<NegotiationResult> => playSync(job);
 
