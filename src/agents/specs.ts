@@ -18,6 +18,19 @@ export interface AgentSpec {
   webllm?: string;
   /** A language model told to think before it answers (the spec ends in `+think`). */
   thinking?: boolean;
+  /** The user in person (`human`), who moves through the Arena's form. */
+  human?: true;
+}
+
+/** The spec of the seat the user plays in person. */
+export const HUMAN_SPEC = 'human';
+/** Why a human seat is refused outside the Arena: one line, ready to show. */
+export const HUMAN_ONLY_IN_ARENA =
+  'a human seat ("human") only plays in the browser app\'s Arena, where you take it in person; tournaments and the command line play agents';
+
+export interface SpecOptions {
+  /** Accept `human` (the Arena's own games); everywhere else it is refused with HUMAN_ONLY_IN_ARENA. */
+  allowHuman?: boolean;
 }
 
 /** Every WebLLM build an agent spec may name; which of them this GPU can run is the page's question. */
@@ -71,9 +84,11 @@ export function parseParamValue(def: StrategyDef, key: string, raw: string): Res
  * Parses `name` or `name:key=value:key=value`. Errors are one line that names the valid
  * choices, ready to show a user.
  */
-export function parseAgentSpec(text: string): Result<AgentSpec, string> {
+export function parseAgentSpec(text: string, opts: SpecOptions = {}): Result<AgentSpec, string> {
   const trimmed = text.trim();
   if (trimmed === '') return err(`empty agent spec; choose one of: ${CHOICES}`);
+  if (trimmed === HUMAN_SPEC)
+    return opts.allowHuman ? ok({ name: HUMAN_SPEC, params: {}, label: HUMAN_SPEC, human: true }) : err(HUMAN_ONLY_IN_ARENA);
   const thinking = trimmed.endsWith(THINK_SUFFIX);
   const body = thinking ? trimmed.slice(0, -THINK_SUFFIX.length).trimEnd() : trimmed;
   const suffix = thinking ? THINK_SUFFIX : '';
@@ -122,11 +137,11 @@ export function everyModelThinks(specs: readonly AgentSpec[]): Result<true, stri
 }
 
 /** Parses a list of specs; the first bad one, or a duplicate, is the error. */
-export function parseAgentSpecs(texts: readonly string[]): Result<AgentSpec[], string> {
+export function parseAgentSpecs(texts: readonly string[], opts: SpecOptions = {}): Result<AgentSpec[], string> {
   const specs: AgentSpec[] = [];
   const seen = new Set<string>();
   for (const text of texts) {
-    const parsed = parseAgentSpec(text);
+    const parsed = parseAgentSpec(text, opts);
     if (!parsed.ok) return parsed;
     if (seen.has(parsed.value.label)) return err(`agent "${parsed.value.label}" is listed twice`);
     seen.add(parsed.value.label);

@@ -2,7 +2,10 @@ import { Aggregator } from '../core/bilateral/aggregate';
 import { playNegotiation, type BilateralAgent } from '../core/bilateral/tournament';
 import { createRng, deriveSeed, hashString } from '../core/rng';
 import type { Role, Scenario } from '../core/scenario';
-import { createAgentFactory, everyModelThinks, parseAgentSpecs } from '../agents/registry';
+import { createAgentFactory, everyModelThinks, HUMAN_SPEC, parseAgentSpecs } from '../agents/registry';
+import { HumanSeat } from '../agents/human';
+import type { Move } from '../core/bilateral/moves';
+import type { BilateralEvent } from '../core/bilateral/events';
 import { llmSettings, type LlmSettings } from '../agents/llm/settings';
 import { createRun, updateRun } from '../storage';
 import { NegotiationWriter } from '../storage/writer';
@@ -75,41 +78,53 @@ export interface ArenaRequest {
   llm?: Partial<LlmSettings>;
 }
 
-/** One live Arena negotiation: events stream to the page as they happen; the result is saved as a run. */
+/** The seeds of one Arena game's seats, from its id: a debrief's replays seed the opponent the same way. */
+function seatSeeds(gameId: string, role: Role) {
+  const seed = hashString(gameId);
+  return { rng: createRng(seed ^ (role === 'buyer' ? 1 : 2)), negotiationId: gameId, seed: deriveSeed(seed, gameId, role) };
+}
+
+/**
+ * One live Arena negotiation: events stream to the page as they happen; the result is saved as a run.
+ * A seat whose spec is `human` is the user's: it asks the page for each move (`arena.turn`) and
+ * waits for `answer`; it is not paced (the user takes their own time).
+ */
 export class ArenaGame {
   readonly pacer: Pacer;
   private readonly controller = new AbortController();
+  private readonly human: HumanSeat | null;
 
   constructor(
     private readonly host: RunHost,
     private readonly request: ArenaRequest,
   ) {
     this.pacer = new Pacer(request.delayMs, request.paused);
+    const { gameId, buyer, seller } = request;
+    this.human =
+      buyer === HUMAN_SPEC || seller === HUMAN_SPEC ? new HumanSeat((prompt) => host.post({ type: 'arena.turn', gameId, prompt })) : null;
+    if (buyer === HUMAN_SPEC && seller === HUMAN_SPEC) throw new Error('only one seat can be yours: choose an agent for the other');
   }
 
   cancel(): void {
     this.controller.abort(new Error('cancelled'));
   }
 
+  /** The user's move for their seat; a late or repeated one (another turn or attempt) is dropped. */
+  answer(turn: number, attempt: number, move: Move): void {
+    this.human?.answer(turn, attempt, move);
+  }
+
   async play(): Promise<string | null> {
     const { gameId, scenario, buyer, seller, save } = this.request;
-    const specs = parseAgentSpecs([buyer, seller].filter((s, i, all) => all.indexOf(s) === i));
+    const specs = parseAgentSpecs([buyer, seller].filter((s, i, all) => all.indexOf(s) === i), { allowHuman: true });
     if (!specs.ok) throw new Error(specs.error);
-    const seed = hashString(gameId);
     const llm = llmSettings(this.request.llm);
     const reachable = llm.thinking ? everyModelThinks(specs.value) : null;
     if (reachable && !reachable.ok) throw new Error(reachable.error);
     const engines = useEngines(this.host.engines, [buyer, seller]);
     const makeAgent = createAgentFactory(remoteSettings(this.request.remote), engines.local, llm);
-    const seat = (role: Role, spec: string) =>
-      paced(
-        makeAgent(spec, role, {
-          rng: createRng(seed ^ (role === 'buyer' ? 1 : 2)),
-          negotiationId: gameId,
-          seed: deriveSeed(seed, gameId, role),
-        }),
-        this.pacer,
-      );
+    const seat = (role: Role, spec: string): BilateralAgent =>
+      spec === HUMAN_SPEC && this.human ? this.human : paced(makeAgent(spec, role, seatSeeds(gameId, role)), this.pacer);
     let result: Awaited<ReturnType<typeof playNegotiation>>;
     try {
       result = await playNegotiation(
@@ -141,5 +156,45 @@ export class ArenaGame {
     aggregator.add(buyer, seller, scenario, result.metrics);
     await updateRun(db, run.id, { status: 'done', standings: aggregator.standings({ samples: 0 }), updatedAt: now() });
     return run.id;
+  }
+}
+
+export interface CompareRequest {
+  gameId: string;
+  scenario: Scenario;
+  /** The seat each strategy takes: the user's in the game. */
+  role: Role;
+  opponent: string;
+  strategies: readonly string[];
+  remote?: RemoteConfig;
+  llm?: Partial<LlmSettings>;
+}
+
+/**
+ * Plays each strategy in the user's seat against the game's opponent on the game's scenario, the
+ * opponent built and seeded exactly as in the game (so a deterministic one plays the same way),
+ * unpaced and unsaved: what each would have got where the user sat. Returns the event logs.
+ */
+export async function compareInSeat(
+  host: Pick<RunHost, 'engines'>,
+  request: CompareRequest,
+  signal?: AbortSignal,
+): Promise<{ strategy: string; events: BilateralEvent[] }[]> {
+  const { gameId, scenario, role, opponent, strategies } = request;
+  const specs = parseAgentSpecs([opponent, ...strategies].filter((s, i, all) => all.indexOf(s) === i));
+  if (!specs.ok) throw new Error(specs.error);
+  const other: Role = role === 'buyer' ? 'seller' : 'buyer';
+  const engines = useEngines(host.engines, [opponent]);
+  const makeAgent = createAgentFactory(remoteSettings(request.remote), engines.local, llmSettings(request.llm));
+  try {
+    const games: { strategy: string; events: BilateralEvent[] }[] = [];
+    for (const strategy of strategies) {
+      const seats = { [role]: makeAgent(strategy, role, seatSeeds(gameId, role)), [other]: makeAgent(opponent, other, seatSeeds(gameId, other)) } as Record<Role, BilateralAgent>;
+      const played = await playNegotiation(scenario, seats, signal ? { signal } : {});
+      games.push({ strategy, events: played.events });
+    }
+    return games;
+  } finally {
+    engines.release();
   }
 }

@@ -8,6 +8,9 @@ import type { EngineState } from '../agents/backends/webllm/pool';
 import { WEBLLM_MODEL_IDS } from '../agents/specs';
 import { LlmSettingsSchema } from '../agents/llm/settings';
 import { ModelListEntrySchema } from '../agents/backends/webllm/models';
+import { MoveSchema } from '../core/bilateral/moves';
+import { ROLES } from '../core/scenario';
+import { HumanPromptSchema } from '../agents/human';
 
 export const ENGINE_STATES = ['loading', 'ready', 'failed', 'lost', 'unloaded'] as const satisfies readonly EngineState[];
 
@@ -60,6 +63,29 @@ export const ToWorkerSchema = z.discriminatedUnion('type', [
     step: z.boolean().optional(),
     cancel: z.boolean().optional(),
   }),
+  /** The user's move in a game where they hold a seat, for the turn and attempt they were asked. */
+  z.object({
+    type: z.literal('arena.move'),
+    gameId: id,
+    turn: z.int().nonnegative(),
+    attempt: z.int().nonnegative(),
+    move: MoveSchema,
+  }),
+  /**
+   * Plays each of `strategies` in `role` against `opponent` on the scenario of game `gameId` (the
+   * opponent seeded as in that game), for the debrief; nothing is saved.
+   */
+  z.object({
+    type: z.literal('arena.compare'),
+    requestId: id,
+    gameId: id,
+    scenario: ScenarioSchema,
+    role: z.enum(ROLES),
+    opponent: spec,
+    strategies: z.array(spec).min(1).max(20),
+    remote: RemoteConfigSchema.optional(),
+    llm: LlmSettingsSchema.optional(),
+  }),
   /** Unloads every WebLLM engine no run or game is using, freeing the GPU. */
   z.object({ type: z.literal('engines.unload') }),
   /** Downloads and loads a WebLLM model ahead of play; progress comes as engine.status. */
@@ -109,6 +135,14 @@ export const FromWorkerSchema = z.discriminatedUnion('type', [
     text: z.string().max(2000).optional(),
   }),
   z.object({ type: z.literal('arena.end'), gameId: id, runId: id.nullable() }),
+  /** The user's seat is to move: what they may know now. */
+  z.object({ type: z.literal('arena.turn'), gameId: id, prompt: HumanPromptSchema }),
+  /** The answer to arena.compare: each strategy's negotiation as its event log, in the order asked. */
+  z.object({
+    type: z.literal('arena.compared'),
+    requestId: id,
+    games: z.array(z.object({ strategy: spec, events: z.array(BilateralEventSchema).max(10_000) })).max(20),
+  }),
   z.object({ type: z.literal('exported'), requestId: id, fileName: z.string(), blob: z.instanceof(Blob) }),
   z.object({ type: z.literal('imported'), requestId: id, runId: id }),
   z.object({
@@ -137,6 +171,7 @@ const REPLIES = {
   import: 'imported',
   'models.list': 'models.listed',
   'models.delete': 'models.deleted',
+  'arena.compare': 'arena.compared',
 } as const satisfies Record<WorkerRequest['type'], FromWorkerType>;
 export type ReplyTo<R extends WorkerRequest> =
   | Extract<FromWorker, { type: (typeof REPLIES)[R['type']] }>

@@ -3,7 +3,7 @@
 import { openDb } from '../storage';
 import { exportRunJson, exportRunJsonl, importRunFile } from '../storage/transfer';
 import { getRun } from '../storage/runs';
-import { ArenaGame } from './arena';
+import { ArenaGame, compareInSeat } from './arena';
 import { FromWorkerSchema, RequestIdSchema, ToWorkerSchema, type FromWorker, type ToWorker } from './messages';
 import { TournamentRun, type RunHost } from './tournament-run';
 import { assertNever } from '../core/result';
@@ -76,6 +76,14 @@ async function handle(message: ToWorker): Promise<void> {
       if (message.cancel) game.cancel();
       game.pacer.set(message.delayMs, message.paused);
       if (message.step) game.pacer.release();
+      return;
+    }
+    case 'arena.move':
+      games.get(message.gameId)?.answer(message.turn, message.attempt, message.move);
+      return;
+    case 'arena.compare': {
+      const played = await compareInSeat(host, message);
+      host.post({ type: 'arena.compared', requestId: message.requestId, games: played });
       return;
     }
     case 'engines.unload':

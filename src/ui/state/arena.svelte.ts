@@ -3,6 +3,12 @@ import { computeMetrics, type NegotiationMetrics } from '../../core/bilateral/me
 import type { Scenario } from '../../core/scenario';
 import type { RemoteConfig } from '../../worker/messages';
 import { llmSettings, type LlmSettings } from '../../agents/llm/settings';
+import { HUMAN_SPEC, type HumanPrompt } from '../../agents/human';
+import { isModelSpec, parseAgentSpec } from '../../agents/specs';
+import type { Move } from '../../core/bilateral/moves';
+import { opponentOf, ROLES, type Role } from '../../core/scenario';
+import { debriefable, DEBRIEF_STRATEGIES } from '../debrief';
+import { SeatComparison } from './seat-comparison.svelte';
 import { newId, sim } from './sim';
 
 export type ArenaStatus = 'idle' | 'playing' | 'finished' | 'failed';
@@ -17,6 +23,11 @@ export class ArenaSession {
   error = $state<string | null>(null);
   delayMs = $state(400);
   paused = $state(false);
+  /** Set while the user's seat is to move: what they may know now (their own side only). */
+  prompt = $state.raw<HumanPrompt | null>(null);
+  /** The scripted strategies in the user's seat against the same opponent, for the debrief. */
+  readonly comparison = new SeatComparison();
+  private llm: LlmSettings = llmSettings({});
   private gameId: string | null = null;
   private unsubscribe: (() => void) | null = null;
 
@@ -34,6 +45,11 @@ export class ArenaSession {
     return this.scenario && last?.type === 'end' ? computeMetrics(this.scenario, this.events) : null;
   }
 
+  /** The seat the user plays in person (spec `human`), if any. */
+  get human(): Role | null {
+    return ROLES.find((role) => this.agents[role] === HUMAN_SPEC) ?? null;
+  }
+
   /** `llm`: how the model seats are asked for their moves (the defaults where left out). */
   start(scenario: Scenario, buyer: string, seller: string, llm: Partial<LlmSettings> = {}): void {
     this.stop();
@@ -44,17 +60,26 @@ export class ArenaSession {
     this.events = [];
     this.runId = null;
     this.error = null;
+    this.prompt = null;
+    this.llm = llmSettings(llm);
+    this.comparison.reset();
     this.status = 'playing';
     const client = sim();
     this.unsubscribe = client.subscribe((m) => {
       if (!('gameId' in m) || m.gameId !== gameId) return;
-      if (m.type === 'arena.event') this.events = [...this.events, m.event];
+      if (m.type === 'arena.event') {
+        this.events = [...this.events, m.event];
+        if (m.event.type === 'end') this.prompt = null;
+      } else if (m.type === 'arena.turn') this.prompt = m.prompt;
       else if (m.type === 'arena.end') {
         this.runId = m.runId;
         this.status = 'finished';
+        this.prompt = null;
+        if (this.human && this.opponentIsScripted()) this.compare();
       } else if (m.type === 'failed') {
         this.error = m.message;
         this.status = 'failed';
+        this.prompt = null;
       }
     });
     const remote = this.remote();
@@ -67,7 +92,42 @@ export class ArenaSession {
       delayMs: this.delayMs,
       paused: this.paused,
       save: true,
-      llm: llmSettings(llm),
+      llm: this.llm,
+      ...(remote ? { remote } : {}),
+    });
+  }
+
+  /** The user's move for the turn they were asked; the form is closed until the worker asks again. */
+  submit(move: Move): void {
+    const prompt = this.prompt;
+    if (!prompt || !this.gameId || this.status !== 'playing') return;
+    this.prompt = null;
+    sim().send({ type: 'arena.move', gameId: this.gameId, turn: prompt.turn, attempt: prompt.retry?.attempt ?? 0, move });
+  }
+
+  /** Whether the user's opponent is a scripted strategy (its replays in the debrief cost nothing). */
+  opponentIsScripted(): boolean {
+    const human = this.human;
+    if (!human) return false;
+    const parsed = parseAgentSpec(this.agents[opponentOf(human)]);
+    return parsed.ok && !isModelSpec(parsed.value);
+  }
+
+  /** Plays each deterministic strategy in the user's seat against the same opponent on the same scenario. */
+  compare(): void {
+    const human = this.human;
+    const outcome = this.outcome;
+    if (!human || !this.scenario || !this.gameId || !outcome || !debriefable(outcome.kind)) return;
+    const remote = this.remote();
+    void this.comparison.run({
+      type: 'arena.compare',
+      requestId: newId(),
+      gameId: this.gameId,
+      scenario: this.scenario,
+      role: human,
+      opponent: this.agents[opponentOf(human)],
+      strategies: [...DEBRIEF_STRATEGIES],
+      llm: this.llm,
       ...(remote ? { remote } : {}),
     });
   }
