@@ -1,0 +1,9 @@
+/** The multi-product market game: scenarios, protocol, events, metrics, matching and tournaments. */
+export * from './scenario';
+export * from './moves';
+export * from './protocol';
+export * from './events';
+export * from './matching';
+export * from './metrics';
+export * from './tournament';
+export * from './aggregate';

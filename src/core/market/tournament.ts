@@ -1,0 +1,140 @@
+/**
+ * Market tournaments: every seller plays the same markets of every configuration (common random
+ * numbers), against one buyer strategy. Plays one market at a time and hands each result on.
+ */
+import type { SeatInfo } from '../bilateral/tournament';
+import { createRng, deriveSeed, type Rng } from '../rng';
+import { isThenable, playSession, type Agent, type RunOptions } from '../session';
+import type { MarketEvent, MarketResult } from './events';
+import { optimalAllocation } from './matching';
+import { computeMarketMetrics, type MarketMetrics } from './metrics';
+import type { MarketMove, MarketRole } from './moves';
+import { market, type MarketObservation } from './protocol';
+import { generateMarket, type MarketScenario, type NamedMarketConfig } from './scenario';
+
+export type MarketAgent = Agent<MarketObservation, MarketMove>;
+
+/** Builds the agent for one seat of one market. */
+export type MarketAgentFactory = (spec: string, role: MarketRole, ctx: SeatInfo) => MarketAgent;
+
+export interface MarketPlayOptions {
+  signal?: AbortSignal;
+  maxRetries?: number;
+  onEvent?: RunOptions<MarketRole, MarketMove, MarketResult>['onEvent'];
+  /** The scenario's optimal welfare, when the caller has it already. */
+  optimalWelfare?: number;
+}
+
+export interface PlayedMarket {
+  events: MarketEvent[];
+  outcome: MarketResult;
+  metrics: MarketMetrics;
+}
+
+/** One market: run it through the session runner and score it. Synchronous when every agent is. */
+export function playMarket(
+  scenario: MarketScenario,
+  agents: Record<MarketRole, MarketAgent>,
+  opts: MarketPlayOptions = {},
+): PlayedMarket | Promise<PlayedMarket> {
+  const { optimalWelfare, ...run } = opts;
+  const score = ({ events, outcome }: { events: MarketEvent[]; outcome: MarketResult }): PlayedMarket => ({
+    events,
+    outcome,
+    metrics: computeMarketMetrics(scenario, events, optimalWelfare),
+  });
+  const record = playSession(market, scenario, agents, run);
+  return isThenable(record) ? record.then(score) : score(record);
+}
+
+export interface MarketTournamentConfig {
+  /** Seller specs; each is also the seller's name in the results. */
+  sellers: string[];
+  /** The buyer strategy every market's buyers play. */
+  buyer: string;
+  configs: NamedMarketConfig[];
+  marketsPerConfig: number;
+  seed: number;
+}
+
+export interface MarketJob {
+  id: string;
+  index: number;
+  config: NamedMarketConfig;
+  /** The market's index within its configuration. */
+  marketIndex: number;
+  seller: string;
+  buyer: string;
+  scenario: MarketScenario;
+  optimalWelfare: number;
+}
+
+export interface MarketTournamentResult extends MarketJob, PlayedMarket {}
+
+export const plannedMarkets = (config: MarketTournamentConfig): number =>
+  config.configs.length * config.marketsPerConfig * config.sellers.length;
+
+/** Configuration-major, then market, then seller: every seller meets each market once, made once. */
+export function* planMarketJobs(config: MarketTournamentConfig): Generator<MarketJob> {
+  let index = 0;
+  for (const named of config.configs)
+    for (let k = 0; k < config.marketsPerConfig; k++) {
+      const scenario = generateMarket(named.config, config.seed, k, named.name);
+      const optimalWelfare = optimalAllocation(scenario).welfare;
+      for (const [s, seller] of config.sellers.entries())
+        yield { id: `${named.name}-${k}-${s}`, index: index++, config: named, marketIndex: k, seller, buyer: config.buyer, scenario, optimalWelfare };
+    }
+}
+
+/** A seat's own random stream, made only when read. */
+class Seat implements SeatInfo {
+  private stream: Rng | null = null;
+  readonly seed: number;
+  constructor(runSeed: number, readonly negotiationId: string, role: MarketRole) {
+    this.seed = deriveSeed(runSeed, negotiationId, role);
+  }
+  get rng(): Rng {
+    return (this.stream ??= createRng(this.seed));
+  }
+}
+
+export interface MarketTournamentOptions {
+  signal?: AbortSignal;
+  maxRetries?: number;
+  /** Awaited before the next market is played. */
+  onResult?: (result: MarketTournamentResult) => void | Promise<void>;
+}
+
+export interface MarketTournamentSummary {
+  planned: number;
+  played: number;
+  cancelled: boolean;
+}
+
+export async function runMarketTournament(
+  config: MarketTournamentConfig,
+  makeAgent: MarketAgentFactory,
+  opts: MarketTournamentOptions = {},
+): Promise<MarketTournamentSummary> {
+  const { signal } = opts;
+  let played = 0;
+  for (const job of planMarketJobs(config)) {
+    if (signal?.aborted) break;
+    const agents = {
+      seller: makeAgent(job.seller, 'seller', new Seat(config.seed, job.id, 'seller')),
+      buyer: makeAgent(job.buyer, 'buyer', new Seat(config.seed, job.id, 'buyer')),
+    };
+    const run = {
+      optimalWelfare: job.optimalWelfare,
+      ...(signal && { signal }),
+      ...(opts.maxRetries !== undefined && { maxRetries: opts.maxRetries }),
+    };
+    const now = playMarket(job.scenario, agents, run);
+    const result = isThenable(now) ? await now : now;
+    if (result.outcome.kind === 'cancelled') break;
+    const handed = opts.onResult?.({ ...job, ...result });
+    if (handed !== undefined && isThenable(handed)) await handed;
+    played++;
+  }
+  return { planned: plannedMarkets(config), played, cancelled: signal?.aborted ?? false };
+}
