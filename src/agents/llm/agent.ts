@@ -47,6 +47,10 @@ const TEMPLATE_TOKENS = 32;
  */
 export const MOVE_TOOLS_TOKENS = 600;
 
+/** Tokens the prompt may take: what the window leaves after the answer, the chat template and the tools. */
+export const promptTokenBudget = (contextWindow: number, maxTokens: number, tools: boolean): number =>
+  contextWindow - maxTokens - TEMPLATE_TOKENS - (tools ? MOVE_TOOLS_TOKENS : 0);
+
 /** A request's sampling seed: 31 bits, which every provider that takes a seed accepts. */
 export const requestSeed = (seatSeed: number, turn: number, attempt: number): number => deriveSeed(seatSeed, 'llm', turn, attempt) & 0x7fffffff;
 
@@ -62,9 +66,7 @@ export function llmAgent(backend: ChatBackend, opts: LlmAgentOptions = {}): Bila
   const tools = moveInterface === 'tools' ? moveTools() : undefined;
   // The move's JSON Schema, made once per agent rather than once per move.
   const schema = tools === undefined && backend.capabilities.jsonSchema ? moveJsonSchema() : undefined;
-  // The prompt gets what the window leaves after the answer, the chat template and the tools.
-  const contextWindow = backend.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
-  const promptTokens = contextWindow - maxTokens - TEMPLATE_TOKENS - (tools === undefined ? 0 : MOVE_TOOLS_TOKENS);
+  const promptTokens = promptTokenBudget(backend.contextWindow ?? DEFAULT_CONTEXT_WINDOW, maxTokens, tools !== undefined);
   return {
     async act(obs, signal, retry) {
       const messages = buildPrompt(obs, { style: moveInterface, ...(retry !== undefined && { retry }), maxTokens: promptTokens });

@@ -1,0 +1,246 @@
+/**
+ * The environment server for trainers: Node `http`, JSON in and out, on 127.0.0.1 unless told
+ * otherwise.
+ *
+ *   GET  /health               → {ok, games, episodes: {open, done}, max}
+ *   POST /episodes             {game, seat, opponent, preset, seed, interface, …} → {id, messages, tools?, done: false}
+ *   POST /episodes/{id}/step   {completion} or {tool_calls} → {messages, done: false} … {done: true, reward, terms, outcome}
+ *   DELETE /episodes/{id}      → {id, closed: true}
+ *
+ * Every refusal is a 4xx (5xx only for a full server or a bug) with `{error: {code, message}}`;
+ * nothing a client sends can crash the server. Episodes idle longer than `idleMs` are closed and
+ * forgotten, finished ones included (a step after the end is a 409 until then, a 404 after).
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { z } from 'zod';
+import type { AgentFactory } from '../core/bilateral/tournament';
+import { Episode, EpisodeRequestSchema, StepRequestSchema, stepAnswer, type EpisodeView } from './episode';
+
+export interface EnvServerOptions {
+  /** Builds each episode's opponent from its spec (the registry's factory, with the CLI's remote settings). */
+  makeAgent: AgentFactory;
+  /** Default 127.0.0.1: the server answers on loopback alone unless told otherwise. */
+  host?: string;
+  /** Default 0: any free port. */
+  port?: number;
+  /** An episode untouched this long is closed and forgotten (default 10 minutes). */
+  idleMs?: number;
+  /** Episodes held at once, finished ones included (default 4096). */
+  maxEpisodes?: number;
+  /** Milliseconds, for idleness (default Date.now); tests pass their own and call `expireIdle`. */
+  now?: () => number;
+  /** Checks for idle episodes this often (default: a tenth of idleMs, between 1 s and 60 s); 0 never (tests). */
+  sweepMs?: number;
+  /** Checks an opponent spec before an episode is made: a one-line reason to refuse it, or null. */
+  checkOpponent?: (spec: string) => string | null;
+}
+
+export interface EnvServer {
+  /** e.g. http://127.0.0.1:8765 */
+  url: string;
+  host: string;
+  port: number;
+  /** Episodes held now. */
+  readonly size: number;
+  /** Closes every episode idle past idleMs; returns how many. */
+  expireIdle(): number;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_IDLE_MS = 10 * 60_000;
+export const DEFAULT_MAX_EPISODES = 4096;
+/** Request bodies above this are refused unread (a completion is at most 200,000 characters). */
+const MAX_BODY_BYTES = 1 << 20;
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+interface Held {
+  episode: Episode;
+  lastActive: number;
+}
+
+const EPISODE_PATH = /^\/episodes\/([A-Za-z0-9-]{1,100})(\/step)?$/;
+
+export async function startEnvServer(opts: EnvServerOptions): Promise<EnvServer> {
+  const host = opts.host ?? '127.0.0.1';
+  const idleMs = opts.idleMs ?? DEFAULT_IDLE_MS;
+  const maxEpisodes = opts.maxEpisodes ?? DEFAULT_MAX_EPISODES;
+  const now = opts.now ?? (() => Date.now());
+  const episodes = new Map<string, Held>();
+
+  const expireIdle = (): number => {
+    const cutoff = now() - idleMs;
+    let closed = 0;
+    for (const [id, held] of episodes)
+      if (held.lastActive <= cutoff && held.episode.state !== 'busy') {
+        held.episode.cancel();
+        episodes.delete(id);
+        closed++;
+      }
+    return closed;
+  };
+
+  const held = (id: string): Held => {
+    const found = episodes.get(id);
+    if (!found) throw new HttpError(404, 'unknown-episode', `no episode ${id} (it never existed, was closed, or expired after ${idleMs} ms idle)`);
+    return found;
+  };
+
+  const create = async (body: unknown): Promise<object> => {
+    if (isRecord(body) && body.game === 'market') throw new HttpError(400, 'unknown-game', 'the market game is not built yet; "game" must be "bilateral"');
+    const req = parseBody(EpisodeRequestSchema, body);
+    const refused = opts.checkOpponent?.(req.opponent);
+    if (refused) throw new HttpError(400, 'bad-opponent', `opponent: ${refused}`);
+    if (episodes.size >= maxEpisodes) expireIdle();
+    if (episodes.size >= maxEpisodes)
+      throw new HttpError(503, 'full', `the server holds ${maxEpisodes} episodes; finish or DELETE some, or start it with a larger --max-episodes`);
+    const id = randomUUID();
+    let started: Awaited<ReturnType<typeof Episode.start>>;
+    try {
+      started = await Episode.start(id, req, opts.makeAgent);
+    } catch (e) {
+      throw new HttpError(400, 'bad-opponent', `opponent: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    episodes.set(id, { episode: started.episode, lastActive: now() });
+    return { id, ...started.view };
+  };
+
+  const step = async (id: string, body: unknown): Promise<EpisodeView> => {
+    const h = held(id);
+    if (h.episode.state === 'done') throw new HttpError(409, 'episode-over', `episode ${id} is over; start another`);
+    if (h.episode.state === 'busy') throw new HttpError(409, 'step-in-progress', `episode ${id} is still answering the previous step`);
+    const answer = stepAnswer(parseBody(StepRequestSchema, body));
+    h.lastActive = now();
+    try {
+      // The tools and the answer's schema never change within an episode: the first answer carries them.
+      const view = await h.episode.step(answer);
+      if (view.done) return view;
+      return { done: false, messages: view.messages };
+    } finally {
+      h.lastActive = now();
+    }
+  };
+
+  const route = async (req: IncomingMessage): Promise<[number, unknown]> => {
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const method = req.method ?? 'GET';
+    if (path === '/health') {
+      if (method !== 'GET') throw new HttpError(405, 'method', 'GET /health');
+      let done = 0;
+      for (const h of episodes.values()) if (h.episode.state === 'done') done++;
+      return [200, { ok: true, games: ['bilateral'], episodes: { open: episodes.size - done, done }, max: maxEpisodes, idleMs }];
+    }
+    if (path === '/episodes') {
+      if (method !== 'POST') throw new HttpError(405, 'method', 'POST /episodes');
+      return [201, await create(await readJson(req))];
+    }
+    const m = EPISODE_PATH.exec(path);
+    if (m) {
+      const id = m[1] as string;
+      if (m[2]) {
+        if (method !== 'POST') throw new HttpError(405, 'method', `POST /episodes/${id}/step`);
+        return [200, await step(id, await readJson(req))];
+      }
+      if (method !== 'DELETE') throw new HttpError(405, 'method', `DELETE /episodes/${id} (steps go to POST /episodes/${id}/step)`);
+      held(id).episode.cancel();
+      episodes.delete(id);
+      return [200, { id, closed: true }];
+    }
+    throw new HttpError(404, 'no-route', `no route ${method} ${path}; routes: GET /health, POST /episodes, POST /episodes/{id}/step, DELETE /episodes/{id}`);
+  };
+
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    route(req).then(
+      ([status, body]) => send(res, status, body),
+      (e: unknown) => {
+        if (e instanceof HttpError) send(res, e.status, { error: { code: e.code, message: e.message } });
+        else send(res, 500, { error: { code: 'internal', message: e instanceof Error ? e.message : String(e) } });
+      },
+    );
+  };
+
+  const server: Server = createServer(handle);
+  // Trainers keep connections open across steps; many at once.
+  server.keepAliveTimeout = 30_000;
+  server.maxHeadersCount = 100;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const sweepMs = opts.sweepMs ?? Math.min(60_000, Math.max(1000, Math.floor(idleMs / 10)));
+  const sweeper = sweepMs > 0 ? setInterval(expireIdle, sweepMs) : null;
+  sweeper?.unref();
+
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    host,
+    port,
+    get size() {
+      return episodes.size;
+    },
+    expireIdle,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        if (sweeper) clearInterval(sweeper);
+        for (const h of episodes.values()) h.episode.cancel();
+        episodes.clear();
+        server.closeAllConnections();
+        server.close((e) => (e ? reject(e) : resolve()));
+      }),
+  };
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  if (res.headersSent) return;
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) {
+    req.resume();
+    throw new HttpError(413, 'too-large', `the body is ${declared} bytes; the limit is ${MAX_BODY_BYTES}`);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw new HttpError(413, 'too-large', `the body is over ${MAX_BODY_BYTES} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '') throw new HttpError(400, 'bad-body', 'the body is empty; send a JSON object');
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (e) {
+    throw new HttpError(400, 'bad-json', `the body is not JSON (${(e as Error).message.slice(0, 200)})`);
+  }
+}
+
+/** The body through its schema, or a 400 naming the first problem and where. */
+function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
+  if (!isRecord(body)) throw new HttpError(400, 'bad-body', 'the body must be a JSON object');
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const where = issue?.path.length ? `${issue.path.map(String).join('.')}: ` : '';
+  throw new HttpError(400, 'bad-body', `${where}${issue?.message ?? 'invalid'}`);
+}

@@ -1,0 +1,35 @@
+/**
+ * A policy for training tests: a pure function of the prompt (the policy of policy-model.ts), that
+ * now and then answers with something that is no move at all, so the same prompt always gets the
+ * same answer, over HTTP or in-process.
+ */
+import type { ChatMessage, ChatResponse } from '../../src/agents/backends/types';
+import { hashString } from '../../src/core/rng';
+import { policy } from '../support/policy-model';
+
+/** The policy's answer to a prompt, as raw text or as tool calls (where the episode gave tools). */
+export function policyAnswer(messages: readonly ChatMessage[], tools: boolean): ChatResponse {
+  const prompt = messages.map((m) => m.content).join('\n');
+  // About one answer in nine is malformed: an invalid move, retried under the game's rules.
+  if (hashString(prompt) % 9 === 0) return { text: 'Let me think about that for a moment.', tokensIn: 0, tokensOut: 0 };
+  const move = policy(prompt);
+  const said = move.message === undefined ? {} : { message: move.message };
+  if (!tools) return { text: JSON.stringify(move), tokensIn: 0, tokensOut: 0 };
+  const action = move.action;
+  const call =
+    action?.type === 'offer'
+      ? { name: 'make_offer', arguments: JSON.stringify({ price: action.price, ...said }) }
+      : { name: 'respond_to_offer', arguments: JSON.stringify({ decision: 'accept', ...said }) };
+  return { text: '', toolCalls: [call], tokensIn: 0, tokensOut: 0 };
+}
+
+/** The same answer as a step's body. */
+export function stepBody(answer: ChatResponse): object {
+  if (answer.toolCalls === undefined) return { completion: answer.text };
+  return { tool_calls: answer.toolCalls.map((c, i) => ({ id: `call_${i}`, type: 'function', function: c })) };
+}
+
+export async function post(url: string, body: unknown): Promise<{ status: number; json: any }> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  return { status: res.status, json: await res.json() };
+}
