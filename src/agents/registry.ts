@@ -33,6 +33,8 @@ export function createAgentFactory(remote: RemoteSettings = {}, local: LocalBack
   // instance per spec and role serves every negotiation.
   const shared: Record<Role, Map<string, BilateralAgent>> = { buyer: new Map(), seller: new Map() };
   return (text, role, ctx): BilateralAgent => {
+    const known = shared[role].get(text);
+    if (known !== undefined) return known;
     let spec = parsedCache.get(text);
     if (!spec) {
       const parsed = parseAgentSpec(text);
@@ -47,16 +49,13 @@ export function createAgentFactory(remote: RemoteSettings = {}, local: LocalBack
     if (spec.remote) return llmAgent(backends.get(spec.remote), modelOptions(settings, spec.thinking, ctx.seed));
     const def = strategyByName.get(spec.name) as StrategyDef;
     if (!def.deterministic) return def.create(spec.params, { role, rng: ctx.rng });
-    let agent = shared[role].get(text);
-    if (!agent) {
-      agent = def.create(spec.params, {
-        role,
-        get rng(): never {
-          throw new Error(`${def.name} is deterministic and has no random stream`);
-        },
-      });
-      shared[role].set(text, agent);
-    }
+    const agent = def.create(spec.params, {
+      role,
+      get rng(): never {
+        throw new Error(`${def.name} is deterministic and has no random stream`);
+      },
+    });
+    shared[role].set(text, agent);
     return agent;
   };
 }

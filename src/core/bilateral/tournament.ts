@@ -100,19 +100,12 @@ export const plannedCount = (config: TournamentConfig): number => pairsOf(config
  * a time: a plan of any size starts at once and holds only the scenario in hand.
  */
 export function* planJobs(config: TournamentConfig): Generator<NegotiationJob> {
-  const pairs = pairsOf(config);
+  const pairs = pairsOf(config).map(([b, s]) => ({ prefix: `${b}-${s}-`, buyer: config.agents[b] as string, seller: config.agents[s] as string }));
   let index = 0;
   for (let k = 0; k < config.scenariosPerPair; k++) {
     const scenario = scenarioAt(config, k);
-    for (const [b, s] of pairs)
-      yield {
-        id: `${b}-${s}-${k}`,
-        index: index++,
-        scenarioIndex: k,
-        buyer: config.agents[b] as string,
-        seller: config.agents[s] as string,
-        scenario,
-      };
+    for (const pair of pairs)
+      yield { id: pair.prefix + k, index: index++, scenarioIndex: k, buyer: pair.buyer, seller: pair.seller, scenario };
   }
 }
 
