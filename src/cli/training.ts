@@ -1,0 +1,212 @@
+/**
+ * The command line's training commands: `serve-env` (the environment server for trainers) and
+ * `sft` (fine-tuning data from a run file). Each has the signature of main.ts's commands: it
+ * returns the exit status and throws a UsageError for a bad argument.
+ */
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import { setMaxListeners } from 'node:events';
+import { createAgentFactory, parseAgentSpec, WEBLLM_ONLY_IN_BROWSER } from '../agents/registry';
+import { DEFAULT_LLM_SETTINGS, MAX_MAX_TOKENS, MAX_TEMPERATURE, MIN_MAX_TOKENS, MOVE_INTERFACES, type LlmSettings } from '../agents/llm/settings';
+import { KEY_ENV, PROVIDERS, type RemoteSettings } from '../agents/remote';
+import { ROLES, type Role } from '../core/scenario';
+import { readRunFile, sizeProblem } from '../storage/run-file';
+import { choiceFlag, intFlag, numberFlag, parseFlags, requiredFlag, UsageError, type ParsedArgs } from './args';
+import type { Io } from './main';
+import { DEFAULT_IDLE_MS, DEFAULT_MAX_EPISODES, startEnvServer } from '../training/server';
+import { selectedSeats, sftExample, SftTally, validationScenarios, type SftFilter, type SftSummary } from '../training/sft';
+
+const MODEL_FLAGS = {
+  'base-url': true,
+  'timeout-ms': true,
+  concurrency: true,
+  interface: true,
+  temperature: true,
+  'max-tokens': true,
+  thinking: false,
+} as const;
+
+/** Where model opponents are played and with which key: a provider's key to that provider alone, PARLEY_API_KEY to --base-url alone. */
+function remoteSettings(args: ParsedArgs, io: Io): RemoteSettings {
+  const baseUrl = args.values.get('base-url');
+  if (baseUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(baseUrl)) throw new UsageError(`--base-url must be an http(s) URL, got "${baseUrl}"`);
+  const env = io.env ?? {};
+  return {
+    ...(baseUrl ? { baseUrl, ...(env.PARLEY_API_KEY ? { baseUrlKey: env.PARLEY_API_KEY } : {}) } : {}),
+    timeoutMs: intFlag(args, 'timeout-ms', 60_000, 100, 3_600_000),
+    concurrency: intFlag(args, 'concurrency', 8, 1, 1024),
+    apiKey: (provider) => env[KEY_ENV[provider]] || undefined,
+  };
+}
+
+/** How model opponents are asked for their moves (the policy's own interface is each episode's). */
+function opponentLlm(args: ParsedArgs): LlmSettings {
+  return {
+    interface: choiceFlag(args, 'interface', MOVE_INTERFACES, DEFAULT_LLM_SETTINGS.interface),
+    temperature: numberFlag(args, 'temperature', DEFAULT_LLM_SETTINGS.temperature, 0, MAX_TEMPERATURE),
+    maxTokens: args.values.has('max-tokens') ? intFlag(args, 'max-tokens', 0, MIN_MAX_TOKENS, MAX_MAX_TOKENS) : null,
+    thinking: args.switches.has('thinking'),
+  };
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+
+/**
+ * `serve-env [--port N] [--host H] [--idle-ms N] [--max-episodes N]` and the model flags for model
+ * opponents: serves episodes until `io.signal` is aborted (Ctrl-C), then closes them and returns 0.
+ */
+export async function serveEnvCommand(argv: string[], io: Io): Promise<number> {
+  const args = parseFlags(argv, { port: true, host: true, 'idle-ms': true, 'max-episodes': true, ...MODEL_FLAGS }, 'serve-env');
+  const port = intFlag(args, 'port', 8765, 0, 65535);
+  const host = args.values.get('host') ?? '127.0.0.1';
+  if (host.trim() === '' || /\s/.test(host)) throw new UsageError(`--host must be an address such as 127.0.0.1, got "${host}"`);
+  const idleMs = intFlag(args, 'idle-ms', DEFAULT_IDLE_MS, 1000, 24 * 3_600_000);
+  const maxEpisodes = intFlag(args, 'max-episodes', DEFAULT_MAX_EPISODES, 1, 1_000_000);
+  const remote = remoteSettings(args, io);
+  const env = io.env ?? {};
+  const makeAgent = createAgentFactory(remote, {}, opponentLlm(args));
+  const checkOpponent = (spec: string): string | null => {
+    const parsed = parseAgentSpec(spec);
+    if (!parsed.ok) return parsed.error;
+    if (parsed.value.webllm !== undefined) return WEBLLM_ONLY_IN_BROWSER;
+    const provider = parsed.value.remote?.provider;
+    if (provider && PROVIDERS[provider].needsKey && !remote.baseUrl && !env[KEY_ENV[provider]])
+      return `${parsed.value.label} needs a key: start the server with ${KEY_ENV[provider]} set (or with --base-url for your own server)`;
+    return null;
+  };
+  let server: Awaited<ReturnType<typeof startEnvServer>>;
+  try {
+    server = await startEnvServer({ makeAgent, host, port, idleMs, maxEpisodes, checkOpponent });
+  } catch (e) {
+    throw new UsageError(`cannot listen on ${host}:${port} (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+  }
+  if (!LOOPBACK.has(host))
+    io.err(`parley: warning: serving on ${host}, not loopback alone: anyone who can reach it can play episodes (there is no authentication)\n`);
+  io.out(`parley: environment server on ${server.url} (GET /health, POST /episodes, POST /episodes/{id}/step); episodes idle over ${idleMs / 1000} s are closed\n`);
+  const signal = io.signal;
+  if (signal) setMaxListeners(0, signal);
+  await new Promise<void>((resolve) => {
+    if (!signal) return;
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  await server.close();
+  io.err('parley: environment server stopped\n');
+  return 0;
+}
+
+/** `train.jsonl` → `train.validation.jsonl`. */
+export const validationPath = (out: string): string => (out.endsWith('.jsonl') ? `${out.slice(0, -'.jsonl'.length)}.validation.jsonl` : `${out}.validation`);
+
+/**
+ * `sft --from RUN.jsonl [--out FILE] [--seat buyer|seller|both] [--agent SPEC] [--tier N] [--zone N]
+ * [--deals-only] [--min-share X] [--ir-only] [--validation F] [--interface tools|json]`.
+ */
+export async function sftCommand(argv: string[], io: Io): Promise<number> {
+  const args = parseFlags(
+    argv,
+    {
+      from: true,
+      out: true,
+      seat: true,
+      agent: true,
+      tier: true,
+      zone: true,
+      'deals-only': false,
+      'min-share': true,
+      'ir-only': false,
+      validation: true,
+      interface: true,
+    },
+    'sft',
+  );
+  const path = requiredFlag(args, 'from', 'a run file, as tournament --jsonl or the app writes it');
+  const out = args.values.get('out');
+  if (out !== undefined && out.trim() === '') throw new UsageError('--out needs a file path');
+  const fraction = numberFlag(args, 'validation', 0, 0, 0.9);
+  if (fraction > 0 && out === undefined) throw new UsageError('--validation needs --out (the held-out examples go to a second file beside it)');
+  const minShare = args.values.has('min-share') ? numberFlag(args, 'min-share', 0, 0, 1) : undefined;
+  const filter: SftFilter = {
+    seat: choiceFlag(args, 'seat', [...ROLES, 'both'] as const, 'both'),
+    ...(args.values.has('agent') && { agent: (args.values.get('agent') as string).trim() }),
+    ...(args.values.has('tier') && { tier: intFlag(args, 'tier', 1, 1, 5) }),
+    ...(args.values.has('zone') && { zone: intFlag(args, 'zone', 1, 1, 5) }),
+    dealsOnly: args.switches.has('deals-only'),
+    ...(minShare !== undefined && { minShare }),
+    irOnly: args.switches.has('ir-only'),
+  };
+
+  const problem = (message: string): number => {
+    io.err(`parley: error: ${path}: ${message.replace(/\s*\n\s*/g, ' ')}\n`);
+    return 2;
+  };
+  let size: number;
+  try {
+    const info = await stat(path);
+    if (!info.isFile()) return problem('not a file');
+    size = info.size;
+  } catch (e) {
+    return problem(`cannot read it (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+  }
+  const tooLarge = sizeProblem(size);
+  if (tooLarge) return problem(tooLarge.message);
+  const checked = readRunFile(new TextDecoder().decode(await readFile(path)), size);
+  if (!checked.ok) return problem(checked.error.message);
+  const { run, rows } = checked.value;
+  const runInterface = run.config.kind === 'tournament' ? run.config.tournament.llm.interface : (run.config.llm?.interface ?? 'tools');
+  const style = choiceFlag(args, 'interface', MOVE_INTERFACES, runInterface);
+
+  const picked = rows.flatMap((row) => selectedSeats(row, filter).map((seat: Role) => ({ row, seat })));
+  const heldOut = validationScenarios(
+    picked.map((p) => p.row.scenario.id),
+    fraction,
+  );
+  const train: string[] = [];
+  const validation: string[] = [];
+  const tally = new SftTally();
+  for (const { row, seat } of picked) {
+    const example = sftExample(row, seat, { interface: style });
+    if (example === null) continue;
+    const isHeldOut = heldOut.has(row.scenario.id);
+    (isHeldOut ? validation : train).push(JSON.stringify(example) + '\n');
+    tally.add(row, seat, isHeldOut);
+  }
+  const summary = formatSummary(tally.summary(), style, rows.length);
+  if (out === undefined) {
+    io.out(train.join(''));
+    io.err(summary);
+    return 0;
+  }
+  try {
+    await writeFile(out, train.join(''));
+    if (fraction > 0) await writeFile(validationPath(out), validation.join(''));
+  } catch (e) {
+    throw new UsageError(`--out: cannot write ${out} (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+  }
+  io.out(summary + `train: ${out}\n` + (fraction > 0 ? `validation: ${validationPath(out)}\n` : ''));
+  return 0;
+}
+
+const fixed = (x: number | null): string => (x === null ? '–' : x.toFixed(2));
+
+export function formatSummary(s: SftSummary, style: string, negotiations: number): string {
+  const lines: string[] = [];
+  lines.push(
+    `sft: ${s.examples} examples from ${negotiations} negotiations, moves as ${style === 'tools' ? 'tool calls' : 'JSON'}; ` +
+      `train ${s.train} (${s.scenarios.train} scenarios), validation ${s.validation} (${s.scenarios.validation} scenarios)`,
+  );
+  lines.push(`by tier: ${Object.entries(s.byTier).map(([tier, n]) => `${tier}: ${n}`).join(', ') || 'none'}`);
+  lines.push('by agent:');
+  const width = Math.max(0, ...Object.keys(s.byAgent).map((a) => a.length));
+  for (const [agent, n] of Object.entries(s.byAgent)) lines.push(`  ${agent.padEnd(width)}  ${n}`);
+  const sh = s.share;
+  lines.push(
+    `surplus share over ${sh.n} deals with gains from trade: mean ${fixed(sh.mean)}, min ${fixed(sh.min)}, p25 ${fixed(sh.p25)}, ` +
+      `median ${fixed(sh.median)}, p75 ${fixed(sh.p75)}, max ${fixed(sh.max)}`,
+  );
+  const most = Math.max(1, ...sh.histogram);
+  sh.histogram.forEach((n, i) => {
+    const bar = '#'.repeat(Math.round((n / most) * 30));
+    lines.push(`  ${(i / 10).toFixed(1)}–${((i + 1) / 10).toFixed(1)} ${bar}${bar ? ' ' : ''}${n}`);
+  });
+  return lines.join('\n') + '\n';
+}

@@ -1,0 +1,216 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/cli/args';
+import type { Io } from '../../src/cli/main';
+import { serveEnvCommand, sftCommand, validationPath } from '../../src/cli/training';
+import { readRunFile } from '../../src/storage/run-file';
+import { SftExampleSchema, validationScenarios, type SftExample } from '../../src/training/sft';
+import { promptOf, start, type ChatServer } from '../support/chat-server';
+import { policyAnswer as serverPolicy } from '../support/policy-model';
+import { runCli } from './helpers';
+
+const KEY = 'sk-test-training-never-printed-0123456789';
+
+function capture(env: Record<string, string> = {}, signal?: AbortSignal) {
+  const io: Io & { stdout: string; stderr: string } = {
+    stdout: '',
+    stderr: '',
+    out: (t) => void (io.stdout += t),
+    err: (t) => void (io.stderr += t),
+    now: () => 0,
+    env,
+    ...(signal && { signal }),
+  };
+  return io;
+}
+
+const lines = (text: string): SftExample[] =>
+  text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => {
+      const parsed = SftExampleSchema.safeParse(JSON.parse(l));
+      if (!parsed.success) throw new Error(parsed.error.issues[0]?.message);
+      return parsed.data;
+    });
+
+/** The scenario an example came from, as far as its system prompt tells: the item and the seat's own number. */
+const scenarioKey = (ex: SftExample): string => {
+  const system = (ex.messages[0] as { content: string }).content;
+  return `${/over one item: (.*), list price/.exec(system)?.[1]}|${/Your private (?:value for it|cost): (\$[\d.]+)/.exec(system)?.[1]}`;
+};
+
+describe('parley sft', () => {
+  let dir: string;
+  let run: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'parley-sft-'));
+    run = join(dir, 'run.jsonl');
+    const r = await runCli(['tournament', '--agents', 'boulware,conceder,tit-for-tat,random', '--scenarios', '20', '--samples', '0', '--jsonl', run]);
+    expect(r.status).toBe(0);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('writes train and validation files in the chat format, split by scenario, and prints a summary', async () => {
+    const out = join(dir, 'sft.jsonl');
+    const io = capture();
+    expect(await sftCommand(['--from', run, '--out', out, '--validation', '0.2'], io)).toBe(0);
+    const train = lines(readFileSync(out, 'utf8'));
+    const validation = lines(readFileSync(validationPath(out), 'utf8'));
+    // 12 ordered pairs × 20 scenarios × 2 seats, less the seats that never moved (random walks away at once now and then).
+    const checked = readRunFile(readFileSync(run, 'utf8'));
+    if (!checked.ok) throw new Error(checked.error.message);
+    const moved = (row: (typeof checked.value.rows)[number], scenarios?: Set<string>) =>
+      (['buyer', 'seller'] as const).filter((seat) => (!scenarios || scenarios.has(row.scenario.id)) && row.events.some((e) => e.type === 'move' && e.actor === seat)).length;
+    const seats = checked.value.rows.reduce((n, row) => n + moved(row), 0);
+    expect(seats).toBeGreaterThan(450);
+    expect(train.length + validation.length).toBe(seats);
+    // 4 of the 20 scenarios are held out, every example of theirs.
+    const held = validationScenarios(checked.value.rows.map((r) => r.scenario.id), 0.2);
+    expect(held.size).toBe(4);
+    expect(validation.length).toBe(checked.value.rows.reduce((n, row) => n + moved(row, held), 0));
+    expect(train.every((ex) => ex.tools !== undefined)).toBe(true);
+    const trainKeys = new Set(train.map(scenarioKey));
+    expect(validation.some((ex) => trainKeys.has(scenarioKey(ex)))).toBe(false);
+    expect(io.stdout).toContain(
+      `sft: ${seats} examples from 240 negotiations, moves as tool calls; train ${train.length} (16 scenarios), validation ${validation.length} (4 scenarios)`,
+    );
+    expect(io.stdout).toMatch(/^by tier: 1: \d+/m);
+    expect(io.stdout).toMatch(/^ {2}boulware \(buyer\) +(5\d|60)$/m);
+    expect(io.stdout).toMatch(/^surplus share over \d+ deals with gains from trade: mean 0\.\d\d/m);
+    expect(io.stdout).toContain(`validation: ${validationPath(out)}`);
+  });
+
+  it('filters by seat, agent, deals and share, and writes JSON moves to stdout with --interface json', async () => {
+    const io = capture();
+    expect(await sftCommand(['--from', run, '--seat', 'seller', '--agent', 'conceder', '--deals-only', '--min-share', '0.3', '--interface', 'json'], io)).toBe(0);
+    const examples = lines(io.stdout);
+    expect(examples.length).toBeGreaterThan(0);
+    expect(examples.length).toBeLessThan(60);
+    for (const ex of examples) {
+      expect(ex.tools).toBeUndefined();
+      expect((ex.messages[0] as { content: string }).content).toContain('You are the seller');
+      const last = JSON.parse((ex.messages.at(-1) as { content: string }).content);
+      // A deal with the seller's share of at least 0.3 closed by the seller's accept, or by the buyer accepting the seller's offer.
+      expect(['accept', 'offer']).toContain(last.action.type);
+    }
+    expect(io.stderr).toMatch(/^ {2}conceder \(seller\) +\d+$/m);
+    expect(io.stderr).not.toContain('(buyer)');
+  });
+
+  it('refuses bad arguments and bad files in one line', async () => {
+    await expect(sftCommand([], capture())).rejects.toThrow(UsageError);
+    await expect(sftCommand(['--from', run, '--validation', '0.1'], capture())).rejects.toThrow(/--validation needs --out/);
+    await expect(sftCommand(['--from', run, '--seat', 'broker'], capture())).rejects.toThrow(/choose one of: buyer, seller, both/);
+    await expect(sftCommand(['--from', run, '--min-share', '2'], capture())).rejects.toThrow(/between 0 and 1/);
+    const io = capture();
+    expect(await sftCommand(['--from', join(dir, 'missing.jsonl')], io)).toBe(2);
+    expect(io.stderr).toMatch(/^parley: error: .*missing\.jsonl: cannot read it \(ENOENT\)\n$/);
+  });
+});
+
+describe('parley sft of a model-agent run', () => {
+  let server: ChatServer;
+  let dir: string;
+  beforeAll(async () => {
+    server = await start(serverPolicy);
+    dir = mkdtempSync(join(tmpdir(), 'parley-sft-model-'));
+  });
+  afterAll(async () => {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  for (const style of ['tools', 'json'] as const)
+    it(`exports the prompts the model was actually sent, and its answers as its moves (${style})`, async () => {
+      const before = server.requests.length;
+      const run = join(dir, `${style}.jsonl`);
+      const args = ['tournament', '--agents', 'openai:test-model,boulware,hardliner', '--scenarios', '2', '--samples', '0', '--interface', style];
+      const r = await runCli([...args, '--base-url', `${server.url}/v1`, '--jsonl', run], { PARLEY_API_KEY: KEY });
+      expect(r.status).toBe(0);
+      const requests = server.requests.slice(before);
+      const io = capture();
+      expect(await sftCommand(['--from', run, '--agent', 'openai:test-model'], io)).toBe(0);
+      const examples = lines(io.stdout);
+      // 2 scenarios × 2 opponents × 2 seats.
+      expect(examples).toHaveLength(8);
+      const sent = requests.map((req) => {
+        const { system, user } = promptOf(req);
+        return `${system}\n---\n${user}`;
+      });
+      const exported = examples.flatMap((ex) => {
+        const system = (ex.messages[0] as { content: string }).content;
+        return ex.messages.filter((m) => m.role === 'user').map((m) => `${system}\n---\n${(m as { content: string }).content}`);
+      });
+      expect(exported.sort()).toEqual(sent.sort());
+      // The moves are the model's own answers.
+      const answered = requests.map((req) => {
+        const a = req.answer as { content: string; toolCalls?: { name: string; arguments: unknown }[] };
+        return style === 'tools' ? `${a.toolCalls?.[0]?.name}(${JSON.stringify(a.toolCalls?.[0]?.arguments)})` : JSON.stringify(JSON.parse(a.content));
+      });
+      const moves = examples.flatMap((ex) =>
+        ex.messages.flatMap((m) => {
+          if (m.role !== 'assistant') return [];
+          if ('tool_calls' in m) {
+            const call = m.tool_calls[0]!.function;
+            return [`${call.name}(${call.arguments})`];
+          }
+          return [JSON.stringify(JSON.parse(m.content))];
+        }),
+      );
+      expect(moves.sort()).toEqual(answered.sort());
+      expect(examples.every((ex) => (ex.tools !== undefined) === (style === 'tools'))).toBe(true);
+      expect(readFileSync(run, 'utf8')).not.toContain(KEY);
+      expect(io.stdout + io.stderr).not.toContain(KEY);
+    });
+});
+
+describe('parley serve-env', () => {
+  it('serves episodes on loopback until stopped, and refuses a model opponent without its key', async () => {
+    const stop = new AbortController();
+    const io = capture({ OPENAI_API_KEY: KEY }, stop.signal);
+    const done = serveEnvCommand(['--port', '0', '--idle-ms', '5000'], io);
+    // The address is printed once the server listens.
+    let url: string | undefined;
+    for (let i = 0; i < 200 && url === undefined; i++) {
+      url = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(io.stdout)?.[1];
+      if (url === undefined) await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(url).toBeDefined();
+    const health = await (await fetch(`${url}/health`)).json();
+    expect(health).toMatchObject({ ok: true, games: ['bilateral'], idleMs: 5000 });
+    const post = async (path: string, body: unknown) => {
+      const res = await fetch(`${url}${path}`, { method: 'POST', body: JSON.stringify(body) });
+      return { status: res.status, json: await res.json() };
+    };
+    const created = await post('/episodes', { game: 'bilateral', seat: 'buyer', opponent: 'linear', seed: 11, interface: 'json' });
+    expect(created.status).toBe(201);
+    let view = created.json;
+    let steps = 0;
+    while (!view.done && steps < 50) {
+      view = (await post(`/episodes/${created.json.id}/step`, { completion: '{"message":"Deal?","action":{"type":"walk_away"}}' })).json;
+      steps++;
+    }
+    expect(view).toMatchObject({ done: true, outcome: { kind: 'walk_away', by: 'buyer' } });
+    const refused = await post('/episodes', { game: 'bilateral', seat: 'buyer', opponent: 'anthropic:claude-x', seed: 1 });
+    expect(refused.status).toBe(400);
+    expect(refused.json.error.message).toContain('ANTHROPIC_API_KEY');
+    stop.abort();
+    expect(await done).toBe(0);
+    expect(io.stdout + io.stderr).not.toContain(KEY);
+    await expect(fetch(`${url}/health`)).rejects.toThrow();
+  });
+
+  it('refuses bad flags, and warns when told to serve beyond loopback', async () => {
+    await expect(serveEnvCommand(['--port', '70000'], capture())).rejects.toThrow(/--port must be between 0 and 65535/);
+    await expect(serveEnvCommand(['--idle-ms', '5'], capture())).rejects.toThrow(/--idle-ms/);
+    await expect(serveEnvCommand(['--base-url', 'ftp://x'], capture())).rejects.toThrow(/--base-url/);
+    const stop = new AbortController();
+    stop.abort();
+    const io = capture({}, stop.signal);
+    expect(await serveEnvCommand(['--port', '0', '--host', '0.0.0.0'], io)).toBe(0);
+    expect(io.stderr).toContain('not loopback alone');
+  });
+});
