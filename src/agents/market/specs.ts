@@ -1,0 +1,105 @@
+/**
+ * Market agent specs as text, `name` or `name:key=value:key=value`, parsed per seat as the
+ * bilateral specs are (src/agents/specs.ts): errors are one line that names the valid choices.
+ */
+import type { SeatInfo } from '../../core/bilateral/tournament';
+import type { MarketRole } from '../../core/market/moves';
+import type { MarketAgent, MarketAgentFactory } from '../../core/market/tournament';
+import { err, ok, type Result } from '../../core/result';
+import { marginBuyer, randomBuyer } from './buyers';
+import { catalogSeller, exploreSeller, greedySeller, randomSeller } from './sellers';
+import type { MarketStrategyDef } from './types';
+
+/** Every scripted market strategy, by seat, in the order the CLI lists them. */
+export const MARKET_STRATEGIES: Readonly<Record<MarketRole, readonly MarketStrategyDef[]>> = {
+  seller: [catalogSeller, greedySeller, exploreSeller, randomSeller],
+  buyer: [marginBuyer, randomBuyer],
+};
+
+export const DEFAULT_MARKET_SPECS: Readonly<Record<MarketRole, string>> = { seller: 'explore', buyer: 'margin' };
+
+export interface MarketAgentSpec {
+  name: string;
+  role: MarketRole;
+  params: Record<string, number>;
+  /** Canonical text: the name and the parameters given, in definition order. */
+  label: string;
+}
+
+const DECIMAL = /^-?(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?$/;
+const show = (text: string): string => JSON.stringify(text.length > 60 ? `${text.slice(0, 59)}…` : text);
+const describeParams = (def: MarketStrategyDef): string => {
+  const entries = Object.entries(def.params);
+  return entries.length === 0 ? 'no parameters' : entries.map(([key, p]) => `${key} (${p.min} to ${p.max})`).join(', ');
+};
+
+export const marketStrategy = (role: MarketRole, name: string): MarketStrategyDef | undefined =>
+  MARKET_STRATEGIES[role].find((d) => d.name === name);
+
+export function parseMarketSpec(text: string, role: MarketRole): Result<MarketAgentSpec, string> {
+  const choices = MARKET_STRATEGIES[role].map((d) => d.name).join(', ');
+  const trimmed = text.trim();
+  if (trimmed === '') return err(`empty ${role} spec; choose one of: ${choices}`);
+  const [name = '', ...parts] = trimmed.split(':');
+  const def = marketStrategy(role, name);
+  if (!def) return err(`unknown market ${role} ${show(name)}; choose one of: ${choices}`);
+  const takes = `${def.name} takes: ${describeParams(def)}`;
+  const given = new Map<string, number>();
+  for (const part of parts) {
+    const eq = part.indexOf('=');
+    if (eq < 0) return err(`${show(part)} in ${show(trimmed)} is not key=value; ${takes}`);
+    const key = part.slice(0, eq);
+    const raw = part.slice(eq + 1);
+    const info = Object.hasOwn(def.params, key) ? def.params[key] : undefined;
+    if (info === undefined) return err(`unknown parameter ${show(key)} for ${def.name}; ${takes}`);
+    const value = Number(raw);
+    if (!DECIMAL.test(raw) || !Number.isFinite(value))
+      return err(`${def.name} parameter ${key}=${show(raw)} is not a decimal number (such as ${info.default}); ${takes}`);
+    if (value < info.min || value > info.max) return err(`${def.name} parameter ${key}=${value} is out of range ${info.min} to ${info.max}; ${takes}`);
+    if (given.has(key)) return err(`parameter ${show(key)} given twice in ${show(trimmed)}`);
+    given.set(key, value);
+  }
+  const known = Object.keys(def.params);
+  const params: Record<string, number> = {};
+  for (const key of known) params[key] = given.get(key) ?? (def.params[key]?.default as number);
+  const label = [name, ...known.filter((k) => given.has(k)).map((k) => `${k}=${given.get(k)}`)].join(':');
+  return ok({ name, role, params, label });
+}
+
+/** A list of seller or buyer specs; the first bad one, or a duplicate, is the error. */
+export function parseMarketSpecs(texts: readonly string[], role: MarketRole): Result<MarketAgentSpec[], string> {
+  const specs: MarketAgentSpec[] = [];
+  for (const text of texts) {
+    const parsed = parseMarketSpec(text, role);
+    if (!parsed.ok) return parsed;
+    if (specs.some((s) => s.label === parsed.value.label)) return err(`${role} "${parsed.value.label}" is listed twice`);
+    specs.push(parsed.value);
+  }
+  return ok(specs);
+}
+
+/**
+ * Scripted market agents from specs. Deterministic strategies hold no state, so one instance per
+ * spec and seat serves every market; the others get the seat's random stream.
+ */
+export function createMarketAgentFactory(): MarketAgentFactory {
+  const shared = new Map<string, MarketAgent>();
+  return (text: string, role: MarketRole, ctx: SeatInfo): MarketAgent => {
+    const key = `${role}|${text}`;
+    const cached = shared.get(key);
+    if (cached) return cached;
+    const parsed = parseMarketSpec(text, role);
+    if (!parsed.ok) throw new Error(parsed.error);
+    const def = marketStrategy(role, parsed.value.name) as MarketStrategyDef;
+    if (!def.deterministic) return def.create(parsed.value.params, { rng: ctx.rng });
+    const agent = def.create(parsed.value.params, {
+      get rng(): never {
+        throw new Error(`${def.name} is deterministic and has no random stream`);
+      },
+    });
+    shared.set(key, agent);
+    return agent;
+  };
+}
+
+export const makeMarketAgent: MarketAgentFactory = createMarketAgentFactory();
