@@ -44,6 +44,7 @@ import { fullTournamentConfig, type RunRecord, type StoredTournamentConfig } fro
 import { RunJsonlWriter } from './jsonl';
 import { readFile, stat } from 'node:fs/promises';
 import { readRunFile, sizeProblem } from '../storage/run-file';
+import { MARKET_USAGE, marketCommand, marketTournamentCommand } from './market';
 
 const USAGE = `usage: npm run parley -- <command> [flags]
 
@@ -56,7 +57,7 @@ commands:
   strategies  list the scripted strategies and their parameters
   check       FILE: check a run file (a JSON or JSONL export) exactly as the app's import does; prints
               "ok: NAME, N negotiations" or the first problem in one line (exit 2)
-
+${MARKET_USAGE}
 Deadline: by default the turn limit is drawn per scenario from 16–24 turns and both sides know only that
 range (uncertain), and seller and buyer open alternate scenarios (alternate). --turns N alone fixes the
 limit at N; --turns MIN-MAX draws it from that range; --deadline uncertain --turns N draws it around N.
@@ -479,6 +480,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
         return 0;
       case 'check':
         return await checkCommand(rest, io);
+      case 'market':
+        return await marketCommand(rest, io);
+      case 'market-tournament':
+        return await marketTournamentCommand(rest, io);
       case undefined:
       case 'help':
       case '--help':
@@ -486,7 +491,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
         io.out(USAGE);
         return 0;
       default:
-        throw new UsageError(`unknown command "${command}"; choose one of: run, tournament, strategies, check, help`);
+        throw new UsageError(`unknown command "${command}"; choose one of: run, tournament, strategies, check, market, market-tournament, help`);
     }
   } catch (e) {
     if (e instanceof UsageError) {
