@@ -17,15 +17,24 @@ export interface Served {
  */
 export async function buildAndServe(outDir = 'dist', mode = 'production'): Promise<Served> {
   await build({ mode, logLevel: 'warn', build: { outDir, emptyOutDir: true } });
+  return serve(outDir);
+}
+
+/**
+ * Serves a build on a free loopback port under `base` (`/parley/` serves it as a project page
+ * would be), as `npx vite preview --base /parley/` does.
+ */
+export async function serve(outDir: string, base = '/'): Promise<Served> {
   const server: PreviewServer = await preview({
     logLevel: 'warn',
+    base,
     build: { outDir },
     preview: { host: '127.0.0.1', port: 0, strictPort: false, open: false },
   });
   const address = server.httpServer.address();
   if (address === null || typeof address === 'string') throw new Error('preview server has no port');
   return {
-    url: `http://127.0.0.1:${address.port}/`,
+    url: `http://127.0.0.1:${address.port}${base}`,
     close: () =>
       new Promise<void>((resolve, reject) => server.httpServer.close((e) => (e ? reject(e) : resolve()))),
   };
@@ -36,14 +45,19 @@ export interface Browser {
   close: () => Promise<void>;
 }
 
-/** A fresh persistent profile each time, so IndexedDB starts empty and survives reloads. */
-export async function launch(): Promise<Browser> {
+/**
+ * A fresh persistent profile each time, so IndexedDB starts empty and survives reloads. The app's
+ * service worker is blocked unless asked for (`serviceWorkers: 'allow'`): a test that does not
+ * test it then sees the network as it is, and no precaching competes with its storage quota.
+ */
+export async function launch(options: { serviceWorkers?: 'allow' | 'block' } = {}): Promise<Browser> {
   const profile = await mkdtemp(join(tmpdir(), 'parley-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
     args: CHROMIUM_ARGS,
     viewport: { width: 1280, height: 900 },
+    serviceWorkers: options.serviceWorkers ?? 'block',
   });
   return {
     context,

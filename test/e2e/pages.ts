@@ -6,8 +6,10 @@ import { launch, type Browser } from './harness';
 
 export const SCREENSHOTS = 'test-results/screenshots';
 
-export async function openApp(): Promise<{ browser: Browser; page: Page; url: string; errors: string[] }> {
-  const browser = await launch();
+export async function openApp(
+  options: Parameters<typeof launch>[0] = {},
+): Promise<{ browser: Browser; page: Page; url: string; errors: string[] }> {
+  const browser = await launch(options);
   const page = await browser.context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
@@ -19,8 +21,18 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: `${SCREENSHOTS}/${name}.png`, fullPage: true });
 }
 
+/**
+ * Waits until the app's service worker is active (every file of the build precached) and controls
+ * the page: the first visit installs it, and a reload puts the page under it.
+ */
+export async function untilOffline(page: Page): Promise<void> {
+  await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
+  if (!(await page.evaluate(() => navigator.serviceWorker.controller !== null))) await page.reload();
+  await page.waitForFunction(() => navigator.serviceWorker.controller?.state === 'activated');
+}
+
 /** Every row of one object store of the app's database, read straight from IndexedDB in the page. */
-export function storedRows<T>(page: Page, store: 'runs' | 'batches'): Promise<T[]> {
+export function storedRows<T>(page: Page, store: 'runs' | 'batches' | 'settings'): Promise<T[]> {
   return page.evaluate(async (name) => {
     const db: IDBDatabase = await new Promise((resolve, reject) => {
       const open = indexedDB.open('parley');

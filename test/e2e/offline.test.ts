@@ -1,0 +1,90 @@
+/**
+ * The app after one visit, with the network gone: the real build and its real service worker
+ * (the other browser tests block it). It opens, says it is offline, plays an Arena game and a small
+ * tournament with scripted agents and stores both, and refuses a run with a remote model before
+ * it starts, naming the model.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import type { Browser } from './harness';
+import { configureTournament, openApp, screenshot, storedRows, storedRuns, untilOffline } from './pages';
+
+const REMOTE = 'openai:gpt-4o-mini';
+
+describe('offline, after one visit', () => {
+  let browser: Browser;
+  let page: Page;
+  let url: string;
+  let errors: string[];
+
+  beforeAll(async () => {
+    ({ browser, page, url, errors } = await openApp({ serviceWorkers: 'allow' }));
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it('opens with no network, plays an Arena game and a tournament of scripted agents, and stores them', async () => {
+    await page.goto(`${url}#/arena`);
+    await untilOffline(page);
+    expect(await page.getByTestId('offline-indicator').count()).toBe(0);
+
+    await browser.context.setOffline(true);
+    await page.reload();
+    await page.getByTestId('offline-indicator').waitFor();
+    // The page itself came from the service worker's cache: the network is really gone.
+    expect(await page.evaluate(() => fetch(`favicon.svg?${Math.random()}`).then(() => 'reached', () => 'unreachable'))).toBe('unreachable');
+
+    await page.getByLabel('Speed').selectOption({ label: 'Instant' });
+    await page.getByRole('button', { name: 'Play', exact: true }).click();
+    const outcome = page.getByRole('region', { name: 'Outcome' });
+    await outcome.waitFor({ timeout: 30_000 });
+    await expect.poll(() => outcome.textContent()).toMatch(/Deal at \$\d+\.\d\d|No deal|walked away|turn limit/i);
+    // The first stored run asks for persistent storage, once, and says why in one line.
+    const note = page.getByTestId('persist-note');
+    await note.waitFor();
+    expect(await note.textContent()).toMatch(/Parley asked the browser to keep your runs|Your runs are now kept until you delete them/);
+    expect((await storedRows<{ key: string }>(page, 'settings')).map((r) => r.key)).toContain('storage.persist-asked');
+
+    await page.getByRole('navigation').getByRole('link', { name: 'Tournament' }).click();
+    await configureTournament(page, ['boulware', 'hardliner'], 2);
+    await page.getByRole('button', { name: /^Run \d+ negotiations$/ }).click();
+    await page.getByText('Finished.').waitFor({ timeout: 60_000 });
+    await screenshot(page, 'offline-tournament');
+
+    const runs = await storedRuns(page);
+    expect(runs.map((r) => ({ status: r.status, done: r.done, negotiations: r.negotiations })).toSorted((a, b) => a.done - b.done)).toEqual([
+      { status: 'done', done: 1, negotiations: 1 },
+      { status: 'done', done: 4, negotiations: 4 },
+    ]);
+
+    await page.getByRole('navigation').getByRole('link', { name: 'Runs' }).click();
+    await expect.poll(() => page.locator('tr[data-run-id]').count()).toBe(2);
+    await page.getByTestId('storage-estimate').getByText(/Storage used: .+ of .+ available/).waitFor();
+    expect(errors).toEqual([]);
+  });
+
+  it('marks a remote model unavailable and refuses a run with it before the run starts', async () => {
+    const before = (await storedRuns(page)).length;
+    await page.getByRole('navigation').getByRole('link', { name: 'Tournament' }).click();
+    await configureTournament(page, ['boulware'], 2);
+    await page.getByLabel('Agent', { exact: true }).selectOption('remote model…');
+    await page.getByLabel('Remote model', { exact: true }).fill(REMOTE);
+    await page.getByTestId('unavailable-offline').waitFor();
+    await page.getByRole('button', { name: `Add ${REMOTE}` }).click();
+    await page.getByRole('button', { name: /^Run \d+ negotiations$/ }).click();
+    const alert = page.getByRole('alert').filter({ hasText: 'You are offline' });
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain(`${REMOTE} needs the network`);
+    await screenshot(page, 'offline-refused');
+    // Nothing was started, so nothing failed part way and nothing new was stored.
+    expect(await storedRuns(page)).toHaveLength(before);
+    expect(await page.getByRole('button', { name: 'Cancel' }).count()).toBe(0);
+
+    // Back online, the badge and the mark go.
+    await browser.context.setOffline(false);
+    await expect.poll(() => page.getByTestId('offline-indicator').count()).toBe(0);
+    expect(await page.getByTestId('unavailable-offline').count()).toBe(0);
+    expect(errors).toEqual([]);
+  });
+});
