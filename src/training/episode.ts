@@ -166,7 +166,12 @@ export async function playEpisode(
   return scoreOf(req, setup, record);
 }
 
-type Turn = { kind: 'ask'; request: ChatRequest } | { kind: 'end'; result: EpisodeResult };
+type Turn = { kind: 'ask'; request: ChatRequest } | { kind: 'end'; result: EpisodeResult } | { kind: 'crash'; message: string };
+
+/** The opponent's spec was refused by the agent factory: the client's mistake. */
+export class OpponentError extends Error {}
+/** The session failed by a bug (nothing an agent does makes it throw): the server's fault, the episode over. */
+export class EpisodeCrash extends Error {}
 
 export type EpisodeState = 'waiting' | 'busy' | 'done';
 
@@ -191,13 +196,24 @@ export class Episode {
   static async start(id: string, req: EpisodeRequest, makeAgent: AgentFactory): Promise<{ episode: Episode; view: EpisodeView }> {
     const episode = new Episode(id, req);
     const setup = episodeSetup(req);
-    const opponent = opponentAgent(req, setup, makeAgent);
+    let opponent: BilateralAgent;
+    try {
+      opponent = opponentAgent(req, setup, makeAgent);
+    } catch (e) {
+      throw new OpponentError(e instanceof Error ? e.message : String(e));
+    }
     const backend = policyBackend(req.contextWindow, (request, signal) => episode.ask(request, signal));
     const policy = llmAgent(backend, setup.policyOptions);
     const agents = { [req.seat]: policy, [opponentOf(req.seat)]: opponent } as Record<Role, BilateralAgent>;
-    void runSession(bilateral, setup.scenario, agents, { signal: episode.controller.signal }).then((record) =>
-      episode.push({ kind: 'end', result: scoreOf(req, setup, record) }),
-    );
+    const crashed = (e: unknown) => episode.push({ kind: 'crash', message: e instanceof Error ? e.message : String(e) });
+    try {
+      runSession(bilateral, setup.scenario, agents, { signal: episode.controller.signal }).then(
+        (record) => episode.push({ kind: 'end', result: scoreOf(req, setup, record) }),
+        crashed,
+      );
+    } catch (e) {
+      crashed(e);
+    }
     return { episode, view: await episode.next() };
   }
 
@@ -249,6 +265,10 @@ export class Episode {
 
   private async next(): Promise<EpisodeView> {
     const turn = this.queue.shift() ?? (await new Promise<Turn>((resolve) => (this.waiter = resolve)));
+    if (turn.kind === 'crash') {
+      this.stateNow = 'done';
+      throw new EpisodeCrash(`the episode failed: ${turn.message}`);
+    }
     if (turn.kind === 'ask') {
       this.stateNow = 'waiting';
       this.last = turnView(turn.request);

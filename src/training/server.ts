@@ -16,7 +16,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { z } from 'zod';
 import type { AgentFactory } from '../core/bilateral/tournament';
-import { Episode, EpisodeRequestSchema, StepRequestSchema, stepAnswer, type EpisodeView } from './episode';
+import { Episode, EpisodeRequestSchema, OpponentError, StepRequestSchema, stepAnswer, type EpisodeView } from './episode';
 
 export interface EnvServerOptions {
   /** Builds each episode's opponent from its spec (the registry's factory, with the CLI's remote settings). */
@@ -109,7 +109,8 @@ export async function startEnvServer(opts: EnvServerOptions): Promise<EnvServer>
     try {
       started = await Episode.start(id, req, opts.makeAgent);
     } catch (e) {
-      throw new HttpError(400, 'bad-opponent', `opponent: ${e instanceof Error ? e.message : String(e)}`);
+      if (e instanceof OpponentError) throw new HttpError(400, 'bad-opponent', `opponent: ${e.message}`);
+      throw e;
     }
     episodes.set(id, { episode: started.episode, lastActive: now() });
     return { id, ...started.view };
@@ -164,6 +165,7 @@ export async function startEnvServer(opts: EnvServerOptions): Promise<EnvServer>
       ([status, body]) => send(res, status, body),
       (e: unknown) => {
         if (e instanceof HttpError) send(res, e.status, { error: { code: e.code, message: e.message } });
+        // A bug: this request fails, the server carries on (an episode that failed is over).
         else send(res, 500, { error: { code: 'internal', message: e instanceof Error ? e.message : String(e) } });
       },
     );

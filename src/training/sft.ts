@@ -10,7 +10,7 @@
 import { z } from 'zod';
 import type { BilateralEvent } from '../core/bilateral/events';
 import type { Move } from '../core/bilateral/moves';
-import { bilateral, type BilateralState } from '../core/bilateral/protocol';
+import { bilateral, type BilateralObservation } from '../core/bilateral/protocol';
 import { hashString } from '../core/rng';
 import { hasGainsFromTrade, zoneBinOf, type Role, type Scenario } from '../core/scenario';
 import type { Retry } from '../core/session';
@@ -109,21 +109,21 @@ export function messagesOfPromptText(text: string): ChatMessage[] | null {
 const pick = <T>(items: readonly T[], key: string): T => items[hashString(key) % items.length] as T;
 
 /** A short message for a scripted move that has none; the same move in the same place always gets the same one. */
-export function templatedMessage(move: Move, role: Role, state: BilateralState, key: string): string | undefined {
+export function templatedMessage(move: Move, obs: BilateralObservation, key: string): string | undefined {
   const action = move.action;
   if (action === undefined) return undefined;
-  const mine = role === 'buyer' ? state.buyerOffers : state.sellerOffers;
+  const role = obs.role;
   switch (action.type) {
     case 'offer': {
       const p = money(action.price);
-      if (mine.length === 0)
+      if (obs.ownOffers.length === 0)
         return role === 'buyer'
           ? pick([`I'd pay ${p} for it.`, `Would you take ${p}?`, `I can offer ${p}.`], key)
           : pick([`I'm asking ${p}.`, `It's yours for ${p}.`, `The price is ${p}.`], key);
       return pick([`I can do ${p}.`, `How about ${p}?`, `${p} is where I am now.`, `Let's say ${p}.`], key);
     }
     case 'accept': {
-      const price = state.pending?.price;
+      const price = obs.pending ?? undefined;
       return price === undefined ? 'Deal.' : pick([`Deal at ${money(price)}.`, `Agreed: ${money(price)}.`, `${money(price)} works for me.`], key);
     }
     case 'reject':
@@ -195,7 +195,7 @@ export function sftExample(source: SftSource, seat: Role, opts: SftOptions): Sft
     }
     let move = e.move;
     if (templates && scripted[e.actor] && move.message === undefined) {
-      const message = templatedMessage(move, e.actor, state, `${source.jobId}|${e.turn}`);
+      const message = templatedMessage(move, bilateral.observe(state, e.actor), `${source.jobId}|${e.turn}`);
       if (message !== undefined) move = { message, ...move };
     }
     if (e.actor === seat) {

@@ -191,6 +191,28 @@ describe('the environment server', () => {
     }
   });
 
+  it('a bug in a session fails that request with a 500 and ends the episode; the server carries on', async () => {
+    // A move whose message cannot even be read makes the protocol throw: nothing an agent does should, so this stands for a bug.
+    const poisoned = { kind: 'move', move: Object.defineProperty({}, 'message', { get: () => { throw new Error('boom'); }, enumerable: true }) };
+    const s = await startEnvServer({ makeAgent: (spec, role, ctx) => (spec === 'poison' ? { act: () => poisoned as never } : makeAgent(spec, role, ctx)) });
+    try {
+      // Seed 0: the seller opens. As the buyer, the policy meets the poisoned opener at once.
+      const opened = await post(`${s.url}/episodes`, { game: 'bilateral', seat: 'buyer', opponent: 'poison', seed: 0 });
+      expect([opened.status, opened.json.error.code]).toEqual([500, 'internal']);
+      expect(opened.json.error.message).toContain('boom');
+      // As the seller, the policy moves first; its step meets the poison.
+      const c = await post(`${s.url}/episodes`, { game: 'bilateral', seat: 'seller', opponent: 'poison', seed: 0 });
+      expect(c.status).toBe(201);
+      const step = await post(`${s.url}/episodes/${c.json.id}/step`, { completion: '{"action":{"type":"offer","price":500}}' });
+      expect([step.status, step.json.error.code]).toEqual([500, 'internal']);
+      const again = await post(`${s.url}/episodes/${c.json.id}/step`, { completion: '{"action":{"type":"offer","price":500}}' });
+      expect([again.status, again.json.error.code]).toEqual([409, 'episode-over']);
+      expect((await post(`${s.url}/episodes`, { game: 'bilateral', seat: 'seller', opponent: 'boulware', seed: 0 })).status).toBe(201);
+    } finally {
+      await s.close();
+    }
+  });
+
   it('listens on loopback alone by default', async () => {
     expect(server.host).toBe('127.0.0.1');
     expect(server.url).toBe(`http://127.0.0.1:${server.port}`);
