@@ -90,7 +90,9 @@ async function requestAfter(turns: number, kind: string, moveInterface: MoveInte
   return backend.requests[0] as ChatRequest;
 }
 
-describe('the prompt fits a 4,096-token window, counted by Qwen3’s tokenizer', () => {
+// Tokenizing the longest chats is real work: on a busy 2-core machine a test here can take seconds,
+// so the limit is generous (it guards against a hang, not against a slow machine).
+describe('the prompt fits a 4,096-token window, counted by Qwen3’s tokenizer', { timeout: 120_000 }, () => {
   it('the four tools, as Qwen3’s template writes them, take no more than the agent reserves for them', () => {
     const withTools = qwen3Chat({ messages: [{ role: 'system', content: '' }, { role: 'user', content: '' }], tools: [...MOVE_TOOLS] });
     const without = qwen3Chat({ messages: [{ role: 'system', content: '' }, { role: 'user', content: '' }] });
