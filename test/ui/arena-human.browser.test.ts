@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { userEvent } from 'vitest/browser';
 import ArenaPage from '../../src/ui/pages/ArenaPage.svelte';
+import Debrief from '../../src/ui/components/Debrief.svelte';
+import { SeatComparison } from '../../src/ui/state/seat-comparison.svelte';
 import { ArenaSession } from '../../src/ui/state/arena.svelte';
 import { DEBRIEF_STRATEGIES } from '../../src/ui/debrief';
 import { money, pct } from '../../src/ui/components/format';
@@ -133,6 +135,9 @@ describe('playing a seat in the Arena, from the keyboard alone', () => {
     expect(game.outcome).toMatchObject({ kind: 'deal', acceptedBy: 'buyer' });
     expect(game.metrics.buyer.irViolation).toBe(false);
     await checkDebrief(target, scenario, 'buyer', game, opponent);
+    // The focus moved from the closed form to the debrief, and the transcript names the user's seat "you".
+    expect(document.activeElement).toBe(target.querySelector('#debrief-title'));
+    expect(text(target.querySelector('.transcript .bubble.buyer .agent'))).toBe('you');
     expect(cell(target, 'ir')).toBe('Nobody broke individual rationality: neither side ended below zero.');
     expect(cell(target, 'debrief-headline')).toBe(
       `Deal: you got ${money(game.metrics.buyer.utility)}, ${pct(game.metrics.buyer.share!, 1)} of the ${money(roundCents(scenario.buyerValue - scenario.sellerCost))} to share.`,
@@ -177,5 +182,24 @@ describe('playing a seat in the Arena, from the keyboard alone', () => {
     expect(must(target.querySelector('.outcome .headline')).classList.contains('violated')).toBe(true);
     expect(cell(target, 'ir')).toBe('Individual rationality broken: you ended below zero.');
     expect(cell(target, 'advice')).toBe(`Next: Never agree to a price beyond your own cost of ${money(scenario.sellerCost)}: walking away leaves you at $0, which beats any loss.`);
+  });
+});
+
+describe('the debrief against a language model', () => {
+  test('does not replay the model by itself: it offers a button, and names the opponent as text', async () => {
+    const scenario = generateScenarios({ preset: 'standard', seed: 3, count: 1, deadline: { kind: 'fixed', turns: 10 } })[0]!;
+    const opponent = 'openai:<img src=x onerror="window.__pwned=1">';
+    const events = [{ type: 'end', turn: 10, outcome: { kind: 'turn_limit', turn: 10 } }];
+    let asked = 0;
+    const target = render(Debrief, { scenario, role: 'buyer', events, opponent, comparison: new SeatComparison(), oncompare: () => void (asked += 1) });
+    expect(target.querySelector('[data-testid="strategies"]')).toBeNull();
+    expect(text(target)).toContain(opponent);
+    expect(target.querySelector('img')).toBeNull();
+    const button = must([...target.querySelectorAll('button')].find((b) => text(b) === `Play the ${DEBRIEF_STRATEGIES.length} strategies against it`));
+    button.focus();
+    await userEvent.keyboard('{Enter}');
+    expect(asked).toBe(1);
+    expect(cell(target, 'debrief-headline')).toBe(`No deal, though there was ${money(roundCents(scenario.buyerValue - scenario.sellerCost))} to share.`);
+    expect(must(target.querySelector('[data-testid="debrief-headline"]')).classList.contains('good')).toBe(false);
   });
 });
