@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { benchMarkets } from '../../src/cli/bench-market';
 import { main } from '../../src/cli/main';
 import { MarketEventSchema } from '../../src/core/market/events';
 import { MarketScenarioSchema } from '../../src/core/market/scenario';
@@ -158,5 +159,15 @@ describe('parley market-tournament', () => {
     expect(out).toMatch(/^0 markets: /);
     const [head] = (await readFile(path, 'utf8')).trimEnd().split('\n').map((l) => JSON.parse(l));
     expect(head.run).toMatchObject({ status: 'cancelled', planned: 6, done: 0 });
+  });
+});
+
+describe('benchMarkets', () => {
+  it('returns printable lines: markets per second per seller at 10×10 and 20×20, and the median optimal matching at 20×20', () => {
+    const lines = benchMarkets({ seconds: 0.001, warmUp: 1 });
+    expect(lines).toHaveLength(4);
+    for (const [i, size] of [[1, '10×10'], [2, '20×20']] as const)
+      expect(lines[i]).toMatch(new RegExp(`^  ${size}: catalog [\\d,]+/s \\([\\d.]+ ms CPU, \\d+ events each\\); greedy .*; explore `));
+    expect(lines[3]).toMatch(/^optimal matching \(Hungarian\), 20×20 market: median [\d.]+ (ms|µs) \(target under 5 ms: (met|missed)\)$/);
   });
 });
