@@ -203,6 +203,39 @@ describe('parley serve-env', () => {
     await expect(fetch(`${url}/health`)).rejects.toThrow();
   });
 
+  it('plays a model opponent on the --base-url server, which is sent PARLEY_API_KEY and nothing else', async () => {
+    const llm = await start(serverPolicy);
+    const stop = new AbortController();
+    const io = capture({ PARLEY_API_KEY: KEY, OPENAI_API_KEY: 'sk-openai-not-for-this-host-0000' }, stop.signal);
+    const done = serveEnvCommand(['--port', '0', '--base-url', `${llm.url}/v1`, '--interface', 'json'], io);
+    try {
+      let url: string | undefined;
+      for (let i = 0; i < 200 && url === undefined; i++) {
+        url = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(io.stdout)?.[1];
+        if (url === undefined) await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      const post = async (path: string, body: unknown) => (await fetch(`${url}${path}`, { method: 'POST', body: JSON.stringify(body) })).json();
+      let view = await post('/episodes', { game: 'bilateral', seat: 'seller', opponent: 'openai:test-model', seed: 3 });
+      const id = view.id;
+      // Seed 3: the buyer (the model) opens; the policy asks a high price, then accepts what is on the table.
+      expect(view.messages[1].content).toContain('1. buyer: ');
+      for (let i = 0; !view.done && i < 30; i++)
+        view = await post(`/episodes/${id}/step`, { completion: JSON.stringify(i < 2 ? { action: { type: 'offer', price: 5000 } } : { action: { type: 'accept' } }) });
+      expect(view).toMatchObject({ done: true, outcome: { kind: 'deal', acceptedBy: 'seller' } });
+      expect(llm.requests.length).toBeGreaterThan(1);
+      for (const req of llm.requests) {
+        expect(req.headers.authorization).toBe(`Bearer ${KEY}`);
+        // The opponent model plays the JSON interface the server was started with.
+        expect(req.body).not.toHaveProperty('tools');
+      }
+    } finally {
+      stop.abort();
+      expect(await done).toBe(0);
+      await llm.close();
+    }
+    expect(io.stdout + io.stderr).not.toContain(KEY);
+  });
+
   it('refuses bad flags, and warns when told to serve beyond loopback', async () => {
     await expect(serveEnvCommand(['--port', '70000'], capture())).rejects.toThrow(/--port must be between 0 and 65535/);
     await expect(serveEnvCommand(['--idle-ms', '5'], capture())).rejects.toThrow(/--idle-ms/);
