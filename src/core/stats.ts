@@ -151,6 +151,65 @@ export class RatioMoments {
   }
 }
 
+/**
+ * `count` RatioMoments side by side in typed arrays, for a hot path that adds one unit to all of
+ * them at once (the aggregator adds each scenario's sums to every rate of a cell). The same sums,
+ * in the same order, as `count` RatioMoments would hold; `at(k)` gives the k-th as one.
+ */
+export class RatioMomentsBlock {
+  /** [Σa, Σb, Σa², Σb², Σab] per statistic. */
+  private readonly sums: Float64Array;
+  private readonly units: Int32Array;
+  /** Per statistic, its first units' [a, b] while there are fewer than ANALYTIC_MIN_UNITS. */
+  private readonly few: Float64Array;
+
+  constructor(
+    readonly count: number,
+    from?: RatioMomentsBlock,
+  ) {
+    this.sums = from ? from.sums.slice() : new Float64Array(5 * count);
+    this.units = from ? from.units.slice() : new Int32Array(count);
+    this.few = from ? from.few.slice() : new Float64Array(2 * ANALYTIC_MIN_UNITS * count);
+  }
+
+  /** Adds one unit to every statistic: `pairs` is [a₀, b₀, a₁, b₁, …], one pair per statistic. */
+  add(pairs: Float64Array): void {
+    const { sums, units, few } = this;
+    for (let s = 0; s < this.count; s++) {
+      const a = pairs[2 * s] as number;
+      const b = pairs[2 * s + 1] as number;
+      const o = 5 * s;
+      sums[o] = (sums[o] as number) + a;
+      sums[o + 1] = (sums[o + 1] as number) + b;
+      if (b <= 0) continue;
+      sums[o + 2] = (sums[o + 2] as number) + a * a;
+      sums[o + 3] = (sums[o + 3] as number) + b * b;
+      sums[o + 4] = (sums[o + 4] as number) + a * b;
+      const m = (units[s] as number) + 1;
+      units[s] = m;
+      if (m < ANALYTIC_MIN_UNITS) {
+        const f = 2 * (ANALYTIC_MIN_UNITS * s + m - 1);
+        few[f] = a;
+        few[f + 1] = b;
+      }
+    }
+  }
+
+  at(s: number): RatioMoments {
+    const r = new RatioMoments();
+    const o = 5 * s;
+    r.a = this.sums[o] as number;
+    r.b = this.sums[o + 1] as number;
+    r.aa = this.sums[o + 2] as number;
+    r.bb = this.sums[o + 3] as number;
+    r.ab = this.sums[o + 4] as number;
+    r.m = this.units[s] as number;
+    const start = 2 * ANALYTIC_MIN_UNITS * s;
+    r.few = r.m < ANALYTIC_MIN_UNITS ? Array.from(this.few.subarray(start, start + 2 * r.m)) : null;
+    return r;
+  }
+}
+
 export type IntervalSource = 'analytic' | 'bootstrap';
 
 /**

@@ -1,7 +1,7 @@
 import { TIERS, type Tier } from '../catalog';
 import { createRng, deriveSeed } from '../rng';
 import { ROLES, ZONE_BINS, zoneBinOf, type Role, type Scenario, type ZoneBin } from '../scenario';
-import { ANALYTIC_MIN_UNITS, RatioMoments, ratioInterval, type Interval } from '../stats';
+import { ANALYTIC_MIN_UNITS, RatioMomentsBlock, ratioInterval, type Interval, type RatioMoments } from '../stats';
 import type { NegotiationMetrics } from './metrics';
 import { UsageAccumulator, type RunUsage, type UsagePair } from './usage';
 
@@ -191,7 +191,7 @@ const SLOTS = 1 + TIERS.length + ZONE_BINS.length;
 class Seat {
   readonly negotiations = new Int32Array(SLOTS);
   readonly errors = new Int32Array(SLOTS);
-  private readonly moments: (RatioMoments[] | null)[] = new Array(SLOTS).fill(null);
+  private readonly moments: (RatioMomentsBlock | null)[] = new Array(SLOTS).fill(null);
   private key: string | null = null;
   private tier = 0;
   private zone = 0;
@@ -218,22 +218,23 @@ class Seat {
   }
 
   private foldOpen(): void {
-    for (const slot of [0, this.tier, this.zone]) fold(this.open, (this.moments[slot] ??= RATE_NAMES.map(() => new RatioMoments())));
+    this.cell(0).add(this.open);
+    this.cell(this.tier).add(this.open);
+    this.cell(this.zone).add(this.open);
+  }
+
+  private cell(slot: number): RatioMomentsBlock {
+    return (this.moments[slot] ??= new RatioMomentsBlock(K));
   }
 
   /** A cell's moments with the open scenario included, leaving the seat as it was (more may come). */
   snapshot(slot: number): RatioMoments[] {
     const kept = this.moments[slot];
-    const copy = kept ? kept.map((m) => Object.assign(new RatioMoments(), m, { few: m.few && [...m.few] })) : RATE_NAMES.map(() => new RatioMoments());
-    if (this.key !== null && (slot === 0 || slot === this.tier || slot === this.zone)) fold(this.open, copy);
-    return copy;
+    const copy = new RatioMomentsBlock(K, kept ?? undefined);
+    if (this.key !== null && (slot === 0 || slot === this.tier || slot === this.zone)) copy.add(this.open);
+    return RATE_NAMES.map((_, k) => copy.at(k));
   }
 }
-
-function fold(open: Float64Array, into: RatioMoments[]): void {
-  for (let s = 0; s < K; s++) (into[s] as RatioMoments).add(open[2 * s] as number, open[2 * s + 1] as number);
-}
-
 
 interface PairAcc {
   /** Where this pair's negotiations are added, found once per pair. */
