@@ -1,12 +1,12 @@
 // `npx tsx test/bench/env-server.ts`: episodes per second through the environment server, with
 // CLIENTS concurrent HTTP clients (64 by default) each playing episodes back to back against a
 // scripted opponent, the policy a pure function of the prompt (test/training/helpers.ts: about one
-// answer in nine malformed). Server and clients share this process and the machine's cores.
-import http from 'node:http';
+// answer in nine malformed), over node:http with keep-alive. Server and clients share this process
+// and the machine's cores.
 import os from 'node:os';
 import { makeAgent } from '../../src/agents/registry';
 import { startEnvServer } from '../../src/training/server';
-import { policyAnswer, stepBody } from '../training/helpers';
+import { policyAnswer, post, stepBody } from '../training/helpers';
 
 const CLIENTS = Number(process.env.CLIENTS ?? 64);
 const EPISODES = Number(process.env.EPISODES ?? 3000);
@@ -15,30 +15,10 @@ const OPPONENT = process.env.OPPONENT ?? 'boulware';
 
 const server = await startEnvServer({ makeAgent });
 
-// node:http with keep-alive, one socket per client: lighter on this machine's cores than fetch, as
-// a trainer's clients in another process would be.
-const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
-
-function postJson(path: string, body: unknown): Promise<any> {
-  const text = JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      `${server.url}${path}`,
-      { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const answer = Buffer.concat(chunks).toString('utf8');
-          if ((res.statusCode ?? 500) >= 300) reject(new Error(`${path}: ${res.statusCode} ${answer}`));
-          else resolve(JSON.parse(answer));
-        });
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(text);
-  });
+async function postJson(path: string, body: unknown): Promise<any> {
+  const r = await post(`${server.url}${path}`, body);
+  if (r.status >= 300) throw new Error(`${path}: ${r.status} ${JSON.stringify(r.json)}`);
+  return r.json;
 }
 
 /** Plays episodes numbered from `next` until `total` have been started; returns the steps taken. */
@@ -88,6 +68,5 @@ try {
   // On a shared machine the wall-clock rate follows the load; episodes per CPU-second do not.
   console.log(`${(EPISODES / ((cpu.user + cpu.system) / 1e6)).toFixed(0)} episodes per CPU-second (server, clients and policy together)`);
 } finally {
-  agent.destroy();
   await server.close();
 }

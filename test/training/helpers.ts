@@ -3,6 +3,7 @@
  * now and then answers with something that is no move at all, so the same prompt always gets the
  * same answer, over HTTP or in-process.
  */
+import http from 'node:http';
 import type { ChatMessage, ChatResponse } from '../../src/agents/backends/types';
 import { hashString } from '../../src/core/rng';
 import { policy } from '../support/policy-model';
@@ -29,7 +30,27 @@ export function stepBody(answer: ChatResponse): object {
   return { tool_calls: answer.toolCalls.map((c, i) => ({ id: `call_${i}`, type: 'function', function: c })) };
 }
 
-export async function post(url: string, body: unknown): Promise<{ status: number; json: any }> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
-  return { status: res.status, json: await res.json() };
+// node:http with keep-alive: far lighter on the test machine's two cores than fetch, for the hundreds of
+// requests in flight at once.
+const agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
+
+/** POSTs JSON (a string is sent as it is) and reads the JSON answer, whatever its status. */
+export function post(url: string, body: unknown): Promise<{ status: number; json: any }> {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        try {
+          resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+        } catch (e) {
+          reject(e);
+        }
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(text);
+  });
 }
