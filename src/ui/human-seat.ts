@@ -17,15 +17,16 @@ export interface TurnsLeft {
 }
 
 /**
- * From the user's own observation on their turn. With an uncertain limit the game has not ended, so
+ * From what the user knows after `turn` turns: the limit, or its range. The game has not ended, so
  * the limit is past the turns played: at least one turn (this one) is left, at most max − turn.
+ * `yoursNow`: whether this turn is the user's (they move on every other turn from it), or the other side's.
  */
-export function turnsLeft(prompt: Pick<HumanPrompt, 'turn' | 'turnLimit' | 'turnRange'>): TurnsLeft {
-  const { turn } = prompt;
-  const limit = prompt.turnLimit !== null ? { min: prompt.turnLimit, max: prompt.turnLimit } : prompt.turnRange;
+export function turnsLeft(known: Pick<HumanPrompt, 'turn' | 'turnLimit' | 'turnRange'>, yoursNow = true): TurnsLeft {
+  const { turn } = known;
+  const limit = known.turnLimit !== null ? { min: known.turnLimit, max: known.turnLimit } : known.turnRange;
   const left = { min: Math.max(limit.min - turn, 1), max: Math.max(limit.max - turn, 1) };
-  // It is the user's turn, so they move on every other turn from this one.
-  return { current: turn + 1, limit, left, yours: { min: Math.ceil(left.min / 2), max: Math.ceil(left.max / 2) } };
+  const mine = (n: number) => (yoursNow ? Math.ceil(n / 2) : Math.floor(n / 2));
+  return { current: turn + 1, limit, left, yours: { min: mine(left.min), max: mine(left.max) } };
 }
 
 const span = (r: { min: number; max: number }): string => (r.min === r.max ? `${r.min}` : `${r.min} to ${r.max}`);

@@ -41,7 +41,7 @@ async function strategyResults(scenario: Scenario, role: Role, opponent: string)
 }
 
 /** Renders the Arena on `scenario` with the opponent chosen, picks "You play: <role>" and presses Play, all from the keyboard. */
-async function startAs(role: Role, scenario: Scenario, agents: { buyer: string; seller: string }) {
+async function startAs(role: Role, scenario: Scenario, agents: { buyer: string; seller: string }, button = 'Play') {
   const session = new ArenaSession();
   session.scenario = scenario; // the form starts from the game on screen
   session.agents = agents;
@@ -51,10 +51,10 @@ async function startAs(role: Role, scenario: Scenario, agents: { buyer: string; 
   await tabTo(neither);
   for (let i = 0; i < (role === 'buyer' ? 1 : 2); i++) await userEvent.keyboard('{ArrowDown}');
   expect(control<HTMLInputElement>(target, role === 'buyer' ? 'The buyer' : 'The seller').checked).toBe(true);
-  const play = must([...target.querySelectorAll<HTMLButtonElement>('.controls button')].find((b) => text(b) === 'Play'));
+  const play = must([...target.querySelectorAll<HTMLButtonElement>('.controls button')].find((b) => text(b) === button));
   await tabTo(play);
   await userEvent.keyboard('{Enter}');
-  await vi.waitFor(() => expect(session.status).toBe('playing'));
+  await vi.waitFor(() => expect(session.status).toBe('playing'), { timeout: 10_000 });
   expect(session.scenario).toEqual(scenario);
   return { session, target };
 }
@@ -66,7 +66,7 @@ const signed = (amount: number) => (amount > 0 ? `+${money(amount)}` : money(amo
 
 /** Waits for the user's turn: the price field takes the focus. */
 async function yourTurn(target: HTMLElement): Promise<HTMLInputElement> {
-  await vi.waitFor(() => expect(document.activeElement).toBe(priceInput(target)));
+  await vi.waitFor(() => expect(document.activeElement).toBe(priceInput(target)), { timeout: 10_000 });
   return priceInput(target);
 }
 
@@ -116,7 +116,7 @@ describe('playing a seat in the Arena, from the keyboard alone', () => {
     expect(session.events.filter((e) => e.type === 'move' && e.actor === 'buyer')).toHaveLength(0);
 
     await userEvent.keyboard('{Control>}a{/Control}{Backspace}142.45{Enter}');
-    await vi.waitFor(() => expect(session.events.some((e) => e.type === 'move' && e.actor === 'buyer')).toBe(true));
+    await vi.waitFor(() => expect(session.events.some((e) => e.type === 'move' && e.actor === 'buyer')).toBe(true), { timeout: 10_000 });
 
     // Next turn: the form has the focus again; back to the actions, down to Accept, Enter.
     await yourTurn(target);
@@ -126,7 +126,7 @@ describe('playing a seat in the Arena, from the keyboard alone', () => {
     await userEvent.keyboard('{ArrowDown}');
     expect((document.activeElement as HTMLInputElement).value).toBe('accept');
     await userEvent.keyboard('{Enter}');
-    await vi.waitFor(() => expect(session.status).toBe('finished'));
+    await vi.waitFor(() => expect(session.status).toBe('finished'), { timeout: 10_000 });
 
     const game = await expected(scenario, 'buyer', opponent, (turn) =>
       turn === 1 ? { message: 'Meet me here?', action: { type: 'offer', price: 142.45 } } : { action: { type: 'accept' } },
@@ -148,7 +148,14 @@ describe('playing a seat in the Arena, from the keyboard alone', () => {
   test('as the seller under an uncertain deadline: the range, never the limit; accepting below cost gets no green headline', async () => {
     const scenario = generateScenarios({ preset: 'standard', seed: 3, count: 1, deadline: { kind: 'uncertain', min: 8, max: 12 }, firstMover: 'buyer' })[0]!;
     const opponent = 'boulware';
-    const { session, target } = await startAs('seller', scenario, { buyer: opponent, seller: 'conceder' });
+    // Step by step: the buyer's move waits for "Next turn", so the seat is seen while the other side moves.
+    const { session, target } = await startAs('seller', scenario, { buyer: opponent, seller: 'conceder' }, 'Play step by step');
+    expect(cell(target, 'turns-left')).toBe('Turn 1 of 8–12 (the exact limit is hidden from both sides): 8 to 12 turns left, this one included (4 to 6 of them yours).');
+    expect(seatText(target)).toContain('The buyer is moving.');
+    expect(must(control<HTMLInputElement>(target, 'Price ($)').closest('fieldset')).disabled).toBe(true);
+    const next = must([...target.querySelectorAll<HTMLButtonElement>('.controls button')].find((b) => text(b) === 'Next turn'));
+    await tabTo(next, true);
+    await userEvent.keyboard('{Enter}');
 
     await yourTurn(target);
     expect(text(target)).not.toContain(money(scenario.buyerValue));
@@ -162,12 +169,17 @@ describe('playing a seat in the Arena, from the keyboard alone', () => {
     expect(text(target.querySelector('.move-form [role="alert"]'))).toBe('An offer must be at least one cent ($0.01).');
     const high = roundCents(scenario.buyerValue + scenario.item.listPrice);
     await userEvent.keyboard(`{Control>}a{/Control}{Backspace}${high}{Enter}`);
+    // The buyer's answer waits for the next step: the seat counts the turns left from the other side's turn.
+    await vi.waitFor(() => expect(seatText(target)).toContain('The buyer is moving.'), { timeout: 10_000 });
+    expect(cell(target, 'turns-left')).toBe('Turn 3 of 8–12 (the exact limit is hidden from both sides): 6 to 10 turns left, this one included (3 to 5 of them yours).');
+    await tabTo(next, true);
+    await userEvent.keyboard('{Enter}');
 
     await yourTurn(target);
     await userEvent.keyboard('{Shift>}{Tab}{/Shift}{ArrowDown}');
     expect((document.activeElement as HTMLInputElement).value).toBe('accept');
     await userEvent.keyboard('{Enter}');
-    await vi.waitFor(() => expect(session.status).toBe('finished'));
+    await vi.waitFor(() => expect(session.status).toBe('finished'), { timeout: 10_000 });
 
     const game = await expected(scenario, 'seller', opponent, (turn) => (turn === 1 ? { action: { type: 'offer', price: high } } : { action: { type: 'accept' } }));
     expect(session.events).toEqual(game.events);

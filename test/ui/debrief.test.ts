@@ -109,6 +109,12 @@ describe('the seat’s turns left', () => {
     expect(late).toMatchObject({ current: 19, left: { min: 1, max: 6 }, yours: { min: 1, max: 3 } });
     expect(describeTurnsLeft(late)).toBe('1 to 6 turns left, this one included (1 to 3 of them yours)');
   });
+
+  it('while the other side moves, half of the turns left (rounded down) are the user’s', () => {
+    expect(turnsLeft({ turn: 4, turnLimit: 20, turnRange: { min: 20, max: 20 } }, false)).toMatchObject({ left: { min: 16, max: 16 }, yours: { min: 8, max: 8 } });
+    expect(turnsLeft({ turn: 5, turnLimit: null, turnRange: { min: 16, max: 24 } }, false)).toMatchObject({ left: { min: 11, max: 19 }, yours: { min: 5, max: 9 } });
+    expect(turnsLeft({ turn: 19, turnLimit: 20, turnRange: { min: 20, max: 20 } }, false).yours).toEqual({ min: 0, max: 0 });
+  });
 });
 
 describe('an offer’s price as typed', () => {

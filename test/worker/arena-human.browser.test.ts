@@ -30,7 +30,7 @@ describe('an Arena game with a human seat', () => {
     const done = game.play();
     // The user answers each turn with a low offer, then accepts on their third turn.
     for (let asked = 1; asked <= 3; asked++) {
-      await vi.waitFor(() => expect(turns(posted)).toHaveLength(asked));
+      await vi.waitFor(() => expect(turns(posted)).toHaveLength(asked), { timeout: 10_000 });
       const prompt = turns(posted).at(-1)!;
       expect(prompt).toMatchObject({ role: 'buyer', reservation: scenario.buyerValue, turnLimit: 8 });
       expect(prompt.pending).toBeGreaterThan(0);
@@ -52,7 +52,7 @@ describe('an Arena game with a human seat', () => {
     const { host, posted, db } = hostOf();
     const game = new ArenaGame(host, { gameId: 'h2', scenario, buyer: 'human', seller: 'linear', delayMs: 0, paused: false, save: true });
     const done = game.play();
-    await vi.waitFor(() => expect(turns(posted)).toHaveLength(1));
+    await vi.waitFor(() => expect(turns(posted)).toHaveLength(1), { timeout: 10_000 });
     game.cancel();
     expect(await done).toBeNull();
     const last = posted.filter((m) => m.type === 'arena.event').at(-1);
@@ -75,7 +75,7 @@ describe('the debrief’s replays', () => {
     const { host, posted } = hostOf();
     const game = new ArenaGame(host, { gameId: 'g-random', scenario, buyer: 'human', seller: 'random', delayMs: 0, paused: false, save: false });
     const done = game.play();
-    await vi.waitFor(() => expect(turns(posted)).toHaveLength(1));
+    await vi.waitFor(() => expect(turns(posted)).toHaveLength(1), { timeout: 10_000 });
     game.answer(1, 0, { action: { type: 'walk_away' } });
     await done;
     const opening = posted.find((m) => m.type === 'arena.event')!;
