@@ -1,7 +1,8 @@
 /**
  * The build served from a sub-path, as a project page is (`/parley/`): every page loads, every file
  * (workers, manifest, service worker) is asked for under that path and found, the service worker's
- * scope is that path alone, and a game plays (the workers load from there).
+ * scope is that path alone, Chromium finds the app installable, and a game plays (the workers load
+ * from there).
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -34,7 +35,7 @@ describe('served from a sub-path', () => {
     await served?.close();
   });
 
-  it('loads every page, keeps every request under the path, and plays a game', async () => {
+  it('loads every page, keeps every request under the path, is installable, and plays a game', async () => {
     expect(served.url).toMatch(/\/parley\/$/);
     const pages: [string, RegExp][] = [
       ['#/arena', /^Arena$/],
@@ -66,6 +67,10 @@ describe('served from a sub-path', () => {
     // Relative to the manifest, so they resolve under the sub-path too.
     expect(manifest.body).toMatchObject({ start_url: '.', scope: '.' });
     for (const icon of manifest.body.icons) expect(await page.evaluate((src) => fetch(src).then((r) => r.status), icon.src)).toBe(200);
+    // Chromium itself finds nothing that keeps it from installing the app.
+    const cdp = await browser.context.newCDPSession(page);
+    const { installabilityErrors } = await cdp.send('Page.getInstallabilityErrors');
+    expect(installabilityErrors).toEqual([]);
 
     await page.goto(`${served.url}#/arena`);
     await page.getByLabel('Speed').selectOption({ label: 'Instant' });
