@@ -185,7 +185,6 @@ export class Episode {
   private waiter: ((turn: Turn) => void) | null = null;
   private pendingAnswer: { resolve: (r: ChatResponse) => void } | null = null;
   private stateNow: EpisodeState = 'busy';
-  private last: EpisodeView | null = null;
 
   private constructor(
     readonly id: string,
@@ -219,11 +218,6 @@ export class Episode {
 
   get state(): EpisodeState {
     return this.stateNow;
-  }
-
-  /** The view last answered (what a client that lost the answer may ask for again). */
-  get view(): EpisodeView | null {
-    return this.last;
   }
 
   /** Gives the policy's answer and waits for its next turn or the end. Only while `state` is 'waiting'. */
@@ -271,12 +265,10 @@ export class Episode {
     }
     if (turn.kind === 'ask') {
       this.stateNow = 'waiting';
-      this.last = turnView(turn.request);
-    } else {
-      this.stateNow = 'done';
-      this.last = endView(turn.result);
+      return turnView(turn.request);
     }
-    return this.last;
+    this.stateNow = 'done';
+    return endView(turn.result);
   }
 }
 
