@@ -1,12 +1,11 @@
 import type { BilateralEvent, BilateralResult } from '../../core/bilateral/events';
 import { computeMetrics, type NegotiationMetrics } from '../../core/bilateral/metrics';
-import type { Scenario } from '../../core/scenario';
 import type { RemoteConfig } from '../../worker/messages';
 import { llmSettings, type LlmSettings } from '../../agents/llm/settings';
 import { HUMAN_SPEC, type HumanPrompt } from '../../agents/human';
 import { isModelSpec, parseAgentSpec } from '../../agents/specs';
 import type { Move } from '../../core/bilateral/moves';
-import { opponentOf, ROLES, type Role } from '../../core/scenario';
+import { opponentOf, ROLES, type Role, type Scenario } from '../../core/scenario';
 import { debriefable, DEBRIEF_STRATEGIES } from '../debrief';
 import { SeatComparison } from './seat-comparison.svelte';
 import { newId, sim } from './sim';
