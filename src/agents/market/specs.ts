@@ -6,7 +6,13 @@ import type { SeatInfo } from '../../core/bilateral/tournament';
 import type { MarketRole } from '../../core/market/moves';
 import type { MarketAgent, MarketAgentFactory } from '../../core/market/tournament';
 import { err, ok, type Result } from '../../core/result';
+import type { ChatBackend } from '../backends/types';
+import { llmSettings, type LlmSettings } from '../llm/settings';
+import { RemoteBackends, type RemoteSettings } from '../remote';
+import { canThink, parseRemoteSpec, REMOTE_PROVIDERS, type RemoteModel } from '../remote-spec';
+import { THINK_SUFFIX } from '../specs';
 import { marginBuyer, randomBuyer } from './buyers';
+import { marketLlmAgent } from './llm/agent';
 import { catalogSeller, exploreSeller, greedySeller, randomSeller } from './sellers';
 import type { MarketStrategyDef } from './types';
 
@@ -24,6 +30,10 @@ export interface MarketAgentSpec {
   params: Record<string, number>;
   /** Canonical text: the name and the parameters given, in definition order. */
   label: string;
+  /** Set for a remote model (`provider:model`); its params are empty. */
+  remote?: RemoteModel;
+  /** A model told to think before it answers (`+think`). */
+  thinking?: boolean;
 }
 
 const DECIMAL = /^-?(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?$/;
@@ -37,9 +47,17 @@ export const marketStrategy = (role: MarketRole, name: string): MarketStrategyDe
   MARKET_STRATEGIES[role].find((d) => d.name === name);
 
 export function parseMarketSpec(text: string, role: MarketRole): Result<MarketAgentSpec, string> {
-  const choices = MARKET_STRATEGIES[role].map((d) => d.name).join(', ');
+  const choices = `${MARKET_STRATEGIES[role].map((d) => d.name).join(', ')}, or a model as PROVIDER:MODEL (${REMOTE_PROVIDERS.join(', ')})`;
   const trimmed = text.trim();
   if (trimmed === '') return err(`empty ${role} spec; choose one of: ${choices}`);
+  const thinking = trimmed.endsWith(THINK_SUFFIX);
+  const body = thinking ? trimmed.slice(0, -THINK_SUFFIX.length).trimEnd() : trimmed;
+  const remote = parseRemoteSpec(body);
+  if (remote) {
+    if (thinking && !canThink(remote.provider)) return err(`"${THINK_SUFFIX}": ${remote.provider}:${remote.model} cannot be told to think`);
+    return ok({ name: remote.provider, role, params: {}, label: `${remote.provider}:${remote.model}${thinking ? THINK_SUFFIX : ''}`, remote, ...(thinking && { thinking }) });
+  }
+  if (thinking) return err(`"${THINK_SUFFIX}" asks a language model to think; ${show(body)} is not one`);
   const [name = '', ...parts] = trimmed.split(':');
   const def = marketStrategy(role, name);
   if (!def) return err(`unknown market ${role} ${show(name)}; choose one of: ${choices}`);
@@ -79,20 +97,40 @@ export function parseMarketSpecs(texts: readonly string[], role: MarketRole): Re
 }
 
 /**
- * Scripted market agents from specs. Deterministic strategies hold no state, so one instance per
- * spec and seat serves every market; the others get the seat's random stream.
+ * Market agents from specs: scripted strategies, and remote models through backends made from
+ * `remote` (one per provider and model, shared by every seat), each asked as `llm` says.
+ * Deterministic strategies hold no state, so one instance per spec and seat serves every market;
+ * the others get the seat's random stream. `backendFor` may supply a backend of its own for a
+ * model spec (a test's scripted backend, the page's WebLLM engines).
  */
-export function createMarketAgentFactory(): MarketAgentFactory {
+export function createMarketAgentFactory(
+  remote: RemoteSettings = {},
+  llm: Partial<LlmSettings> = {},
+  backendFor?: (spec: MarketAgentSpec) => ChatBackend | undefined,
+): MarketAgentFactory {
   const shared = new Map<string, MarketAgent>();
+  const settings = llmSettings(llm);
+  const backends = new RemoteBackends(remote);
   return (text: string, role: MarketRole, ctx: SeatInfo): MarketAgent => {
     const key = `${role}|${text}`;
     const cached = shared.get(key);
     if (cached) return cached;
     const parsed = parseMarketSpec(text, role);
     if (!parsed.ok) throw new Error(parsed.error);
-    const def = marketStrategy(role, parsed.value.name) as MarketStrategyDef;
-    if (!def.deterministic) return def.create(parsed.value.params, { rng: ctx.rng });
-    const agent = def.create(parsed.value.params, {
+    const spec = parsed.value;
+    if (spec.remote) {
+      const backend = backendFor?.(spec) ?? backends.get(spec.remote);
+      return marketLlmAgent(backend, role, {
+        interface: settings.interface,
+        temperature: settings.temperature,
+        ...(settings.maxTokens !== null && { maxTokens: settings.maxTokens }),
+        ...((spec.thinking || settings.thinking) && { thinking: true }),
+        seed: ctx.seed,
+      });
+    }
+    const def = marketStrategy(role, spec.name) as MarketStrategyDef;
+    if (!def.deterministic) return def.create(spec.params, { rng: ctx.rng });
+    const agent = def.create(spec.params, {
       get rng(): never {
         throw new Error(`${def.name} is deterministic and has no random stream`);
       },
@@ -102,4 +140,8 @@ export function createMarketAgentFactory(): MarketAgentFactory {
   };
 }
 
+/** Scripted strategies, and remote models at their providers' default addresses without keys. */
 export const makeMarketAgent: MarketAgentFactory = createMarketAgentFactory();
+
+/** Whether a spec names a language model rather than a scripted strategy. */
+export const isMarketModelSpec = (spec: MarketAgentSpec): boolean => spec.remote !== undefined;

@@ -33,6 +33,11 @@ describe('market agent specs', () => {
     expect(spec).toEqual({ ok: true, value: { name: 'greedy', role: 'seller', params: { step: 0.1, floor: 0.2 }, label: 'greedy:floor=0.2' } });
     expect(parseMarketSpec('margin:patience=4:margin=0.2', 'buyer')).toMatchObject({ ok: true, value: { label: 'margin:margin=0.2:patience=4' } });
     expect(parseMarketSpec(DEFAULT_MARKET_SPECS.seller, 'seller').ok).toBe(true);
+    expect(parseMarketSpec('openai:gpt-4o-mini', 'seller')).toEqual({
+      ok: true,
+      value: { name: 'openai', role: 'seller', params: {}, label: 'openai:gpt-4o-mini', remote: { provider: 'openai', model: 'gpt-4o-mini' } },
+    });
+    expect(parseMarketSpec('ollama:qwen3:8b+think', 'buyer')).toMatchObject({ ok: true, value: { label: 'ollama:qwen3:8b+think', thinking: true } });
     expect(parseMarketSpec(DEFAULT_MARKET_SPECS.buyer, 'buyer').ok).toBe(true);
   });
 
@@ -41,8 +46,9 @@ describe('market agent specs', () => {
       const r = parseMarketSpec(text, role);
       return r.ok ? '' : r.error;
     };
-    expect(error('margin')).toBe('unknown market seller "margin"; choose one of: catalog, greedy, explore, random');
-    expect(error('explore', 'buyer')).toBe('unknown market buyer "explore"; choose one of: margin, random');
+    expect(error('margin')).toMatch(/^unknown market seller "margin"; choose one of: catalog, greedy, explore, random, or a model as PROVIDER:MODEL \(openai, /);
+    expect(error('explore', 'buyer')).toMatch(/^unknown market buyer "explore"; choose one of: margin, random, or a model/);
+    expect(error('greedy+think')).toMatch(/asks a language model to think; "greedy" is not one/);
     expect(error('greedy:beta=1')).toMatch(/^unknown parameter "beta" for greedy; greedy takes: step \(0 to 0.9\), floor \(0 to 5\)$/);
     expect(error('greedy:step=2')).toMatch(/out of range 0 to 0.9/);
     expect(error('greedy:step=0x1')).toMatch(/not a decimal number/);
