@@ -1,8 +1,8 @@
 /**
  * The app after one visit, with the network gone: the real build and its real service worker
  * (the other browser tests block it). It opens, says it is offline, plays an Arena game and a small
- * tournament with scripted agents and stores both, and refuses a run with a remote model before
- * it starts, naming the model.
+ * tournament with scripted agents and stores both, and refuses a run with a remote model or a
+ * WebLLM model not yet downloaded before it starts, naming them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -10,6 +10,8 @@ import type { Browser } from './harness';
 import { configureTournament, openApp, screenshot, storedRows, storedRuns, untilOffline } from './pages';
 
 const REMOTE = 'openai:gpt-4o-mini';
+/** Headless Chromium's adapter has no shader-f16, so the q4f32 builds are offered; none is in the cache. */
+const UNCACHED = 'webllm:Qwen3-0.6B-q4f32_1-MLC';
 
 describe('offline, after one visit', () => {
   let browser: Browser;
@@ -61,10 +63,18 @@ describe('offline, after one visit', () => {
     await page.getByRole('navigation').getByRole('link', { name: 'Runs' }).click();
     await expect.poll(() => page.locator('tr[data-run-id]').count()).toBe(2);
     await page.getByTestId('storage-estimate').getByText(/Storage used: .+ of .+ available/).waitFor();
+
+    // The Models page (a chunk of its own, and WebLLM's engine worker behind it) opens too, says
+    // which models play offline, and offers no download while the network is gone.
+    await page.getByRole('navigation').getByRole('link', { name: 'Models' }).click();
+    await expect.poll(() => page.getByTestId('offline-models').textContent(), { timeout: 30_000 }).toMatch(/No model is downloaded yet/);
+    const download = page.getByRole('button', { name: /^Download Qwen3/ });
+    expect(await download.count()).toBeGreaterThan(0);
+    for (const button of await download.all()) expect(await button.isDisabled()).toBe(true);
     expect(errors).toEqual([]);
   });
 
-  it('marks a remote model unavailable and refuses a run with it before the run starts', async () => {
+  it('marks a remote model unavailable, and refuses a run with it or an undownloaded WebLLM model before the run starts', async () => {
     const before = (await storedRuns(page)).length;
     await page.getByRole('navigation').getByRole('link', { name: 'Tournament' }).click();
     await configureTournament(page, ['boulware'], 2);
@@ -76,6 +86,11 @@ describe('offline, after one visit', () => {
     const alert = page.getByRole('alert').filter({ hasText: 'You are offline' });
     await alert.waitFor();
     expect(await alert.textContent()).toContain(`${REMOTE} needs the network`);
+    // A WebLLM model that was never downloaded needs the network too: the worker's WebLLM cache says so.
+    await page.getByLabel('Agent', { exact: true }).selectOption(UNCACHED);
+    await page.getByRole('button', { name: `Add ${UNCACHED}` }).click();
+    await page.getByRole('button', { name: /^Run \d+ negotiations$/ }).click();
+    await expect.poll(() => alert.textContent()).toContain(`${REMOTE}, ${UNCACHED} need the network`);
     await screenshot(page, 'offline-refused');
     // Nothing was started, so nothing failed part way and nothing new was stored.
     expect(await storedRuns(page)).toHaveLength(before);
