@@ -45,6 +45,7 @@ import { RunJsonlWriter } from './jsonl';
 import { readFile, stat } from 'node:fs/promises';
 import { readRunFile, sizeProblem } from '../storage/run-file';
 import { MARKET_USAGE, marketCommand, marketTournamentCommand } from './market';
+import { serveEnvCommand, sftCommand } from './training';
 
 const USAGE = `usage: npm run parley -- <command> [flags]
 
@@ -58,6 +59,11 @@ commands:
   check       FILE: check a run file (a JSON or JSONL export) exactly as the app's import does; prints
               "ok: NAME, N negotiations" or the first problem in one line (exit 2)
 ${MARKET_USAGE}
+  serve-env   [--port N] [--host H] [--idle-ms N] [--max-episodes N]: the environment server for trainers
+              (POST /episodes, POST /episodes/ID/step, GET /health) on 127.0.0.1 until Ctrl-C
+  sft         --from RUN.jsonl [--out FILE] [--seat buyer|seller|both] [--agent SPEC] [--tier N] [--zone N]
+              [--deals-only] [--min-share X] [--ir-only] [--validation F] [--interface tools|json]:
+              fine-tuning examples (chat format) from a run file, split by scenario, with a summary
 Deadline: by default the turn limit is drawn per scenario from 16–24 turns and both sides know only that
 range (uncertain), and seller and buyer open alternate scenarios (alternate). --turns N alone fixes the
 limit at N; --turns MIN-MAX draws it from that range; --deadline uncertain --turns N draws it around N.
@@ -484,6 +490,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
         return await marketCommand(rest, io);
       case 'market-tournament':
         return await marketTournamentCommand(rest, io);
+      case 'serve-env':
+        return await serveEnvCommand(rest, io);
+      case 'sft':
+        return await sftCommand(rest, io);
       case undefined:
       case 'help':
       case '--help':
@@ -491,7 +501,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
         io.out(USAGE);
         return 0;
       default:
-        throw new UsageError(`unknown command "${command}"; choose one of: run, tournament, strategies, check, market, market-tournament, help`);
+        throw new UsageError(`unknown command "${command}"; choose one of: run, tournament, strategies, check, market, market-tournament, serve-env, sft, help`);
     }
   } catch (e) {
     if (e instanceof UsageError) {

@@ -214,6 +214,8 @@ describe('parley tournament', () => {
     [['run', '--buyer', 'boulware', '--seller', 'linear', '--turns', '14-10'], /--turns MIN-MAX must have 1 ≤ MIN ≤ MAX ≤ 1000/],
     [['run', '--buyer', 'boulware', '--seller', 'linear', '--jsonl', 'x.jsonl'], /unknown flag --jsonl for run/],
     [['haggle'], /unknown command "haggle"; choose one of: run, tournament/],
+    [['sft'], /--from/],
+    [['serve-env', '--port', 'eighty'], /--port must be a whole number/],
   ])('rejects %j with one line and status 2', async (argv, message) => {
     const r = await cli(...(argv as string[]));
     expect(r.status).toBe(2);

@@ -85,7 +85,7 @@ describe('parley market', () => {
   it('the commands are in the help and the unknown-command message', async () => {
     expect((await cli('help')).out).toMatch(/^ {2}market {6}--buyers N --products M/m);
     expect((await cli('help')).out).toMatch(/^ {2}market-tournament /m);
-    expect((await cli('bazaar')).err).toMatch(/choose one of: run, tournament, strategies, check, market, market-tournament, help/);
+    expect((await cli('bazaar')).err).toMatch(/choose one of: run, tournament, strategies, check, market, market-tournament, serve-env, sft, help/);
   });
 });
 
