@@ -94,6 +94,12 @@ export async function serveEnvCommand(argv: string[], io: Io): Promise<number> {
   return 0;
 }
 
+/** An agent as runs name it: a spec's canonical label (`boulware:beta=0.2`), or the text as given when it is no spec. */
+function agentLabel(text: string): string {
+  const parsed = parseAgentSpec(text);
+  return parsed.ok ? parsed.value.label : text.trim();
+}
+
 /** `train.jsonl` → `train.validation.jsonl`. */
 export const validationPath = (out: string): string => (out.endsWith('.jsonl') ? `${out.slice(0, -'.jsonl'.length)}.validation.jsonl` : `${out}.validation`);
 
@@ -127,7 +133,7 @@ export async function sftCommand(argv: string[], io: Io): Promise<number> {
   const minShare = args.values.has('min-share') ? numberFlag(args, 'min-share', 0, 0, 1) : undefined;
   const filter: SftFilter = {
     seat: choiceFlag(args, 'seat', [...ROLES, 'both'] as const, 'both'),
-    ...(args.values.has('agent') && { agent: (args.values.get('agent') as string).trim() }),
+    ...(args.values.has('agent') && { agent: agentLabel(args.values.get('agent') as string) }),
     ...(args.values.has('tier') && { tier: intFlag(args, 'tier', 1, 1, 5) }),
     ...(args.values.has('zone') && { zone: intFlag(args, 'zone', 1, 1, 5) }),
     dealsOnly: args.switches.has('deals-only'),

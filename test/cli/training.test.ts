@@ -85,7 +85,8 @@ describe('parley sft', () => {
 
   it('filters by seat, agent, deals and share, and writes JSON moves to stdout with --interface json', async () => {
     const io = capture();
-    expect(await sftCommand(['--from', run, '--seat', 'seller', '--agent', 'conceder', '--deals-only', '--min-share', '0.3', '--interface', 'json'], io)).toBe(0);
+    // The agent is read as a spec and named by its label, as the run names it.
+    expect(await sftCommand(['--from', run, '--seat', 'seller', '--agent', ' conceder ', '--deals-only', '--min-share', '0.3', '--interface', 'json'], io)).toBe(0);
     const examples = lines(io.stdout);
     expect(examples.length).toBeGreaterThan(0);
     expect(examples.length).toBeLessThan(60);
