@@ -6,6 +6,7 @@ import { playReference, REFERENCE_STRATEGIES, type ReferenceOutcome } from './be
 import { makeAgent } from '../agents/registry';
 import { STRATEGIES } from '../agents/scripted';
 import { intFlag, parseFlags } from './args';
+import { benchMarkets } from './bench-market';
 
 const args = parseFlags(process.argv.slice(2), { scenarios: true, repeats: true, samples: true }, 'bench');
 const agents = STRATEGIES.filter((s) => s.deterministic).map((s) => s.name);
@@ -101,3 +102,6 @@ console.log(
     `engine at ${((100 * median(playRates)) / median(referenceRates)).toFixed(1)}% of it by wall time, ` +
     `${((100 * median(referenceCpu)) / median(engineCpu)).toFixed(1)}% by CPU time (${median(engineCpu).toFixed(0)} ms against ${median(referenceCpu).toFixed(1)} ms)`,
 );
+
+// The market game: scripted sellers at 10 × 10 and 20 × 20, and the optimal matching's cost.
+for (const line of benchMarkets()) console.log(line);
