@@ -10,6 +10,7 @@ import { ROLES } from '../core/scenario';
 export { HUMAN_SPEC } from './specs';
 
 const money = z.number().finite();
+const MAX_REASON = 2000;
 const count = z.int().nonnegative();
 
 /** What the user is shown when it is their turn: their own side of the observation, and why a last try was refused. */
@@ -30,7 +31,7 @@ export const HumanPromptSchema = z.object({
   pending: money.nullable(),
   ownStanding: money.nullable(),
   /** Set when the last answer of this turn was refused: which try this is and why. */
-  retry: z.object({ attempt: count, reason: z.string().max(2000) }).optional(),
+  retry: z.object({ attempt: count, reason: z.string().max(MAX_REASON) }).optional(),
 });
 export type HumanPrompt = z.infer<typeof HumanPromptSchema>;
 
@@ -48,7 +49,8 @@ export function humanPrompt(observation: BilateralObservation, retry?: Retry): H
     ownTurns,
     pending,
     ownStanding,
-    ...(retry && { retry: { attempt: retry.attempt, reason: retry.reason } }),
+    // Clipped to what the message schema carries: a longer reason would be refused on the way and the user never asked.
+    ...(retry && { retry: { attempt: retry.attempt, reason: retry.reason.slice(0, MAX_REASON) } }),
   };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HumanSeat, HUMAN_SPEC, type HumanPrompt } from '../../src/agents/human';
+import { HumanPromptSchema, HumanSeat, HUMAN_SPEC, humanPrompt, type HumanPrompt } from '../../src/agents/human';
 import { createAgentFactory, HUMAN_ONLY_IN_ARENA, makeAgent, parseAgentSpec, parseAgentSpecs } from '../../src/agents/registry';
 import { playNegotiation, runTournament } from '../../src/core/bilateral/tournament';
 import { replayLog } from '../../src/core/bilateral/replay';
@@ -107,6 +107,16 @@ describe('the human seat', () => {
     const obs = { role: 'buyer', item: scenario.item, reservation: 1, turn: 0, turnLimit: 10, turnRange: { min: 10, max: 10 }, firstMover: 'buyer', ownTurn: 0, ownTurns: 5, pending: null, ownStanding: null, ownOffers: [], opponentOffers: [], transcript: [] } as const;
     await expect(seat.act(obs, controller.signal)).rejects.toThrow('gone');
     expect(asked).toBe(0);
+  });
+});
+
+describe('the prompt', () => {
+  it('always fits its message schema: a very long refusal reason is clipped, not left to fail on the way', () => {
+    const obs = { role: 'seller', item: scenario.item, reservation: 67.89, turn: 3, turnLimit: null, turnRange: { min: 8, max: 12 }, firstMover: 'buyer', ownTurn: 1, ownTurns: 4, pending: 99.5, ownStanding: null, ownOffers: [120], opponentOffers: [80, 99.5], transcript: [] } as const;
+    const prompt = humanPrompt(obs, { attempt: 1, reason: 'x'.repeat(5000) });
+    expect(HumanPromptSchema.safeParse(prompt).success).toBe(true);
+    expect(prompt.retry?.reason).toHaveLength(2000);
+    expect(Object.keys(humanPrompt(obs)).sort()).toEqual(['listPrice', 'ownStanding', 'ownTurn', 'ownTurns', 'pending', 'reservation', 'role', 'turn', 'turnLimit', 'turnRange']);
   });
 });
 
