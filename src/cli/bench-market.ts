@@ -12,6 +12,8 @@ export interface MarketBenchOptions {
   seconds?: number;
   /** Markets played first and not counted, per seller and size (default 200). */
   warmUp?: number;
+  /** Least markets counted per seller and size, however short the time (default 20). */
+  minMarkets?: number;
 }
 
 const median = (xs: number[]): number => {
@@ -36,6 +38,7 @@ export const MATCHING_TARGET_MS = 5;
 export function benchMarkets(opts: MarketBenchOptions = {}): string[] {
   const seconds = opts.seconds ?? 1;
   const warmUp = opts.warmUp ?? 200;
+  const minMarkets = opts.minMarkets ?? 20;
   const sellers = MARKET_STRATEGIES.seller.filter((d) => d.deterministic).map((d) => d.name);
   const seat = { rng: createRng(1), negotiationId: 'bench', seed: 1 };
   const buyer = makeMarketAgent('margin', 'buyer', seat);
@@ -55,10 +58,10 @@ export function benchMarkets(opts: MarketBenchOptions = {}): string[] {
       const c0 = cpuMs();
       const t0 = performance.now();
       let elapsed = 0;
-      while (elapsed < seconds * 1000 || n < 20) {
+      while (elapsed < seconds * 1000 || n < minMarkets) {
         events += one(1000 + n);
         n++;
-        if ((n & 7) === 0 || n >= 20) elapsed = performance.now() - t0;
+        if ((n & 7) === 0 || n >= minMarkets) elapsed = performance.now() - t0;
       }
       elapsed = performance.now() - t0;
       const cpu = cpuMs() - c0;

@@ -24,8 +24,18 @@ import {
 import { playMarket, plannedMarkets, runMarketTournament, type MarketTournamentConfig, type MarketTournamentResult } from '../core/market/tournament';
 import { assertNever } from '../core/result';
 import { createRng, deriveSeed } from '../core/rng';
-import { DEFAULT_MARKET_SPECS, MARKET_STRATEGIES, makeMarketAgent, parseMarketSpec, parseMarketSpecs } from '../agents/market';
-import { choiceFlag, intFlag, parseFlags, requiredFlag, UsageError, type ParsedArgs } from './args';
+import {
+  createMarketAgentFactory,
+  DEFAULT_MARKET_SPECS,
+  MARKET_STRATEGIES,
+  parseMarketSpec,
+  parseMarketSpecs,
+  type MarketAgentSpec,
+} from '../agents/market';
+import type { MarketAgentFactory } from '../core/market/tournament';
+import { DEFAULT_LLM_SETTINGS, MAX_MAX_TOKENS, MAX_TEMPERATURE, MIN_MAX_TOKENS, MOVE_INTERFACES, type LlmSettings } from '../agents/llm/settings';
+import { KEY_ENV, PROVIDERS } from '../agents/remote';
+import { choiceFlag, intFlag, numberFlag, parseFlags, requiredFlag, UsageError, type ParsedArgs } from './args';
 import { money, pct } from './format';
 // Only the type: main.ts imports this file, and a value import back would make a cycle.
 import type { Io } from './main';
@@ -39,6 +49,8 @@ export const MARKET_USAGE = `  market      --buyers N --products M [--budget T] 
   market-tournament  [--sellers SPEC,SPEC,...] [--buyer SPEC] [--configs NAME,...] [--markets N] [--seed S]
               [--samples N] [--json] [--jsonl PATH]
               every seller on the same markets of each configuration (presets and held-out ones)
+              a seat may be a model, PROVIDER:MODEL (+think), with the run's model flags (--interface, --temperature,
+              --max-tokens, --thinking, --base-url, --timeout-ms) and its provider's key in the environment
 Market sellers: ${MARKET_STRATEGIES.seller.map((d) => d.name).join(', ')} (default ${DEFAULT_MARKET_SPECS.seller}); buyers: ${MARKET_STRATEGIES.buyer.map((d) => d.name).join(', ')} (default ${DEFAULT_MARKET_SPECS.buyer}).
 Market configurations: ${ALL_MARKET_CONFIGS.map((c) => c.name).join(', ')}.
 `;
@@ -50,12 +62,43 @@ const printable = (text: string): string =>
 const quote = (text: string): string => printable(JSON.stringify(text));
 
 /** One spec for a seat, or the default; a bad one is a usage error naming the flag. */
-function seatSpec(args: ParsedArgs, flag: 'seller' | 'buyer'): string {
-  const raw = args.values.get(flag);
-  if (raw === undefined) return DEFAULT_MARKET_SPECS[flag];
-  const spec = parseMarketSpec(raw, flag);
+function seatSpec(args: ParsedArgs, flag: 'seller' | 'buyer'): MarketAgentSpec {
+  const spec = parseMarketSpec(args.values.get(flag) ?? DEFAULT_MARKET_SPECS[flag], flag);
   if (!spec.ok) throw new UsageError(`--${flag}: ${spec.error}`);
-  return spec.value.label;
+  return spec.value;
+}
+
+/** The flags for model seats, as the bilateral commands take them (src/cli/main.ts). */
+const MODEL_FLAGS = { interface: true, temperature: true, 'max-tokens': true, thinking: false, 'base-url': true, 'timeout-ms': true } as const;
+
+/**
+ * The agent factory for the seats named: model seats get their provider's key from the
+ * environment (or PARLEY_API_KEY with --base-url), and are asked as the model flags say.
+ */
+function agentFactory(args: ParsedArgs, io: Io, specs: readonly MarketAgentSpec[]): MarketAgentFactory {
+  const llm: LlmSettings = {
+    interface: choiceFlag(args, 'interface', MOVE_INTERFACES, DEFAULT_LLM_SETTINGS.interface),
+    temperature: numberFlag(args, 'temperature', DEFAULT_LLM_SETTINGS.temperature, 0, MAX_TEMPERATURE),
+    maxTokens: args.values.has('max-tokens') ? intFlag(args, 'max-tokens', 0, MIN_MAX_TOKENS, MAX_MAX_TOKENS) : null,
+    thinking: args.switches.has('thinking'),
+  };
+  const baseUrl = args.values.get('base-url');
+  if (baseUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(baseUrl)) throw new UsageError(`--base-url must be an http(s) URL, got "${baseUrl}"`);
+  const env = io.env ?? {};
+  for (const spec of specs) {
+    const provider = spec.remote?.provider;
+    if (!provider || !PROVIDERS[provider].needsKey || baseUrl) continue;
+    if (!env[KEY_ENV[provider]])
+      throw new UsageError(`${spec.label} needs a key: set ${KEY_ENV[provider]} in the environment (or give --base-url for your own server, with PARLEY_API_KEY)`);
+  }
+  return createMarketAgentFactory(
+    {
+      ...(baseUrl ? { baseUrl, ...(env.PARLEY_API_KEY ? { baseUrlKey: env.PARLEY_API_KEY } : {}) } : {}),
+      timeoutMs: intFlag(args, 'timeout-ms', 60_000, 100, 3_600_000),
+      apiKey: (provider) => env[KEY_ENV[provider]] || undefined,
+    },
+    llm,
+  );
 }
 
 /** The market's configuration: a preset's (`--preset`), with any size, model, stock or budget flag laid over it. */
@@ -165,6 +208,10 @@ function formatMarket(scenario: MarketScenario, seats: { seller: string; buyer: 
     ...optimal.assignments.map((a) => `  ${a.buyer} gets ${a.product} (welfare ${money(a.welfare)})`),
     '',
     ...MARKET_METRIC_NAMES.map((k) => `${METRIC_LABELS[k].padEnd(21)} ${showMetric(k, metrics[k])}`),
+    ...(['seller', 'buyer'] as const).flatMap((seat) => {
+      const t = metrics[seat];
+      return t.calls === 0 ? [] : [`${seat} model: ${t.calls} calls, ${t.tokensIn} tokens in, ${t.tokensOut} out, ${Math.round(t.latencyMs / t.calls)} ms a call`];
+    }),
   ];
   return lines.join('\n') + '\n';
 }
@@ -172,12 +219,15 @@ function formatMarket(scenario: MarketScenario, seats: { seller: string; buyer: 
 export async function marketCommand(argv: string[], io: Io): Promise<number> {
   const args = parseFlags(
     argv,
-    { buyers: true, products: true, budget: true, valuation: true, stock: true, preset: true, seller: true, buyer: true, seed: true, json: false },
+    { buyers: true, products: true, budget: true, valuation: true, stock: true, preset: true, seller: true, buyer: true, seed: true, json: false, ...MODEL_FLAGS },
     'market',
   );
   const { name, config } = marketFlags(args);
-  const seller = seatSpec(args, 'seller');
-  const buyer = seatSpec(args, 'buyer');
+  const sellerSpec = seatSpec(args, 'seller');
+  const buyerSpec = seatSpec(args, 'buyer');
+  const makeMarketAgent = agentFactory(args, io, [sellerSpec, buyerSpec]);
+  const seller = sellerSpec.label;
+  const buyer = buyerSpec.label;
   const seed = intFlag(args, 'seed', 1, 0, 2 ** 32 - 1);
   const scenario = generateMarket(config, seed, 0, name);
   const id = `market-${seed}`;
@@ -293,13 +343,15 @@ function formatStandings(rows: readonly MarketStandingRow[], configs: readonly N
 export async function marketTournamentCommand(argv: string[], io: Io): Promise<number> {
   const args = parseFlags(
     argv,
-    { sellers: true, buyer: true, configs: true, markets: true, seed: true, samples: true, json: false, jsonl: true },
+    { sellers: true, buyer: true, configs: true, markets: true, seed: true, samples: true, json: false, jsonl: true, ...MODEL_FLAGS },
     'market-tournament',
   );
   const deterministic = MARKET_STRATEGIES.seller.filter((d) => d.deterministic).map((d) => d.name);
   const sellers = parseMarketSpecs((args.values.get('sellers') ?? deterministic.join(',')).split(','), 'seller');
   if (!sellers.ok) throw new UsageError(`--sellers: ${sellers.error}`);
-  const buyer = seatSpec(args, 'buyer');
+  const buyerSpec = seatSpec(args, 'buyer');
+  const buyer = buyerSpec.label;
+  const makeMarketAgent = agentFactory(args, io, [...sellers.value, buyerSpec]);
   const configNames = args.values.get('configs')?.split(',').map((s) => s.trim()) ?? ALL_MARKET_CONFIGS.map((c) => c.name);
   const configs: NamedMarketConfig[] = [];
   for (const name of configNames) {

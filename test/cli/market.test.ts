@@ -7,6 +7,7 @@ import { main } from '../../src/cli/main';
 import { MarketEventSchema } from '../../src/core/market/events';
 import { MarketScenarioSchema } from '../../src/core/market/scenario';
 import { runCli } from './helpers';
+import { move, promptOf, start, type ChatServer, type RecordedRequest } from '../support/chat-server';
 
 const cli = (...argv: string[]) => runCli(argv);
 const METRICS = ['constraintAdherence', 'sellerSurplus', 'buyerSurplus', 'extraction', 'allocationQuality', 'optimalWelfare', 'realisedWelfare', 'sellThrough', 'budgetUsed'];
@@ -164,10 +165,50 @@ describe('parley market-tournament', () => {
 
 describe('benchMarkets', () => {
   it('returns printable lines: markets per second per seller at 10×10 and 20×20, and the median optimal matching at 20×20', () => {
-    const lines = benchMarkets({ seconds: 0.001, warmUp: 1 });
+    const lines = benchMarkets({ seconds: 0.001, warmUp: 1, minMarkets: 2 });
     expect(lines).toHaveLength(4);
     for (const [i, size] of [[1, '10×10'], [2, '20×20']] as const)
       expect(lines[i]).toMatch(new RegExp(`^  ${size}: catalog [\\d,]+/s \\([\\d.]+ ms CPU, \\d+ events each\\); greedy .*; explore `));
     expect(lines[3]).toMatch(/^optimal matching \(Hungarian\), 20×20 market: median [\d.]+ (ms|µs) \(target under 5 ms: (met|missed)\)$/);
+  });
+});
+
+describe('parley market with a model seat', () => {
+  let server: ChatServer;
+  /** A seller model that offers the first product in stock to the first buyer left, at list price. */
+  const seller = (req: RecordedRequest) => {
+    const { user } = promptOf(req);
+    const buyer = /Buyers still in the market: (b\d+)/.exec(user)?.[1];
+    const product = /- (p\d+) [^:]*: list \$([\d.]+), cost \$[\d.]+, stock [1-9]/.exec(user);
+    return move({ buyer, product: product?.[1], price: Number(product?.[2]), message: 'Take a look.' });
+  };
+  beforeAll(async () => {
+    server = await start(seller);
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it('plays the seller seat over HTTP, each move with its model call, the key sent only to --base-url', async () => {
+    const r = await runCli(
+      ['market', '--buyers', '3', '--products', '3', '--seller', 'openai:test-model', '--interface', 'json', '--base-url', `${server.url}/v1`, '--json'],
+      { PARLEY_API_KEY: 'sk-market-test-0123456789' },
+    );
+    expect(r.err).toBe('');
+    expect(r.status).toBe(0);
+    const doc = JSON.parse(r.out);
+    expect(doc.agents.seller).toBe('openai:test-model');
+    const moves = doc.events.filter((e: { type: string; actor: string }) => e.type === 'move' && e.actor === 'seller');
+    expect(moves.length).toBeGreaterThan(0);
+    for (const e of moves) expect(e.call).toMatchObject({ backend: 'openai', model: 'test-model' });
+    expect(doc.seats.seller.calls).toBe(server.requests.length);
+    for (const req of server.requests) expect(req.headers.authorization).toBe('Bearer sk-market-test-0123456789');
+    expect(r.out).not.toContain('sk-market-test');
+  });
+
+  it('a model seat without its key is a usage error', async () => {
+    const r = await runCli(['market', '--buyers', '2', '--products', '2', '--buyer', 'anthropic:claude-x'], {});
+    expect(r.status).toBe(2);
+    expect(r.err).toMatch(/^parley: error: anthropic:claude-x needs a key: set ANTHROPIC_API_KEY/);
   });
 });

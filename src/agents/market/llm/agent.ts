@@ -15,7 +15,6 @@ import type { MarketRole } from '../../../core/market/moves';
 import { buildMarketPrompt } from './prompt';
 import { decodeMarketMove, MARKET_SCHEMA_NAMES, marketJsonSchema, marketTools } from './schema';
 
-
 const count = (x: unknown): number => (typeof x === 'number' && Number.isFinite(x) && x > 0 ? Math.round(x) : 0);
 
 /** A model seat for `role`; the options are the bilateral seat's. */
