@@ -3,9 +3,10 @@
  * the chat format trainers read. The system prompt and each observation are exactly what the LLM
  * agent is given (`buildPrompt`); the seat's moves are the assistant turns, as tool calls (OpenAI's
  * fine-tuning shape, with `tools`) or as JSON moves. A model seat's prompts are the ones it was
- * actually sent (kept on each move's call record); a scripted seat's are rebuilt by replaying the
- * log, with short templated messages on message-less scripted moves, so the data reads like a
- * negotiation. Pure: usable from the command line and from the app.
+ * actually sent (kept on each move's call record) when it was asked in the export's interface; a
+ * scripted seat's (and a model's asked the other way) are rebuilt by replaying the log, with short
+ * templated messages on message-less scripted moves, so the data reads like a negotiation. Pure:
+ * usable from the command line and from the app.
  */
 import { z } from 'zod';
 import type { BilateralEvent } from '../core/bilateral/events';
@@ -106,6 +107,8 @@ export function messagesOfPromptText(text: string): ChatMessage[] | null {
   return promptText(messages) === text ? messages : null;
 }
 
+const lastLine = (text: string): string => text.slice(text.lastIndexOf('\n') + 1);
+
 const pick = <T>(items: readonly T[], key: string): T => items[hashString(key) % items.length] as T;
 
 /** A short message for a scripted move that has none; the same move in the same place always gets the same one. */
@@ -182,6 +185,8 @@ export function sftExample(source: SftSource, seat: Role, opts: SftOptions): Sft
   let state = bilateral.initialState(source.scenario);
   let retry: Retry | undefined;
   let calls = 0;
+  // The system prompt's last line says how moves are asked for (tools or JSON).
+  let formatLine: string | undefined;
   for (const e of source.events) {
     if (e.type === 'end') break;
     if (e.type === 'invalid') {
@@ -199,9 +204,11 @@ export function sftExample(source: SftSource, seat: Role, opts: SftOptions): Sft
       if (message !== undefined) move = { message, ...move };
     }
     if (e.actor === seat) {
-      const sent = e.call?.prompt === undefined ? null : messagesOfPromptText(e.call.prompt);
-      const prompt =
-        sent ?? buildPrompt(bilateral.observe(state, seat), { style, maxTokens: budget, ...(retry !== undefined && { retry }) });
+      const obs = bilateral.observe(state, seat);
+      let sent = e.call?.prompt === undefined ? null : messagesOfPromptText(e.call.prompt);
+      // A prompt sent in the other interface asked for its moves another way: this example's is rebuilt.
+      if (sent !== null && lastLine(sent[0]?.content ?? '') !== (formatLine ??= lastLine(buildPrompt(obs, { style })[0]?.content ?? ''))) sent = null;
+      const prompt = sent ?? buildPrompt(obs, { style, maxTokens: budget, ...(retry !== undefined && { retry }) });
       const [system, user] = prompt as [ChatMessage, ChatMessage];
       if (messages.length === 0) messages.push({ role: 'system', content: system.content });
       messages.push({ role: 'user', content: user.content });

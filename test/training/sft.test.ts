@@ -117,6 +117,12 @@ describe('SFT examples', () => {
       // With the prompts kept on the record, they are used as they were sent.
       const kept = sftExample({ ...source, events: record.events }, 'buyer', { interface: style });
       expect(kept!.messages.filter((m) => m.role === 'user').map((m) => (m as { content: string }).content)).toEqual(users);
+      // Exported in the other interface, the sent prompts (which asked for moves this way) give way to rebuilt ones.
+      const other = style === 'tools' ? 'json' : 'tools';
+      const crossed = sftExample({ ...source, events: record.events }, 'buyer', { interface: other, templates: false });
+      expect((crossed!.messages[0] as { content: string }).content).not.toBe(requests[0]?.messages[0]?.content);
+      expect(SftExampleSchema.safeParse(crossed).success).toBe(true);
+      expect(crossed).toEqual(sftExample(source, 'buyer', { interface: other, templates: false }));
     }
   });
 
