@@ -12,7 +12,7 @@ import { ROLES, type Role } from '../core/scenario';
 import { readRunFile, sizeProblem } from '../storage/run-file';
 import { choiceFlag, intFlag, numberFlag, parseFlags, requiredFlag, UsageError, type ParsedArgs } from './args';
 import type { Io } from './main';
-import { DEFAULT_IDLE_MS, DEFAULT_MAX_EPISODES, startEnvServer } from '../training/server';
+import { DEFAULT_IDLE_MS, DEFAULT_MAX_EPISODES, LOOPBACK, startEnvServer } from '../training/server';
 import { selectedSeats, sftExample, SftTally, validationScenarios, type SftFilter, type SftSummary } from '../training/sft';
 
 const MODEL_FLAGS = {
@@ -47,8 +47,6 @@ function opponentLlm(args: ParsedArgs): LlmSettings {
     thinking: args.switches.has('thinking'),
   };
 }
-
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 
 /**
  * `serve-env [--port N] [--host H] [--idle-ms N] [--max-episodes N]` and the model flags for model

@@ -8,7 +8,8 @@
  *   DELETE /episodes/{id}      → {id, closed: true}
  *
  * Every refusal is a 4xx (5xx only for a full server or a bug) with `{error: {code, message}}`;
- * nothing a client sends can crash the server. Episodes idle longer than `idleMs` are closed and
+ * nothing a client sends can crash the server. Requests from web pages (with an `Origin`) are
+ * refused, and on loopback so is a Host that names another server. Episodes idle longer than `idleMs` are closed and
  * forgotten, finished ones included (a step after the end is a 409 until then, a 404 after).
  */
 import { randomUUID } from 'node:crypto';
@@ -69,6 +70,9 @@ interface Held {
   lastActive: number;
 }
 
+/** Addresses that answer this machine alone. */
+export const LOOPBACK: ReadonlySet<string> = new Set(['127.0.0.1', 'localhost', '::1']);
+
 const EPISODE_PATH = /^\/episodes\/([A-Za-z0-9-]{1,100})(\/step)?$/;
 
 export async function startEnvServer(opts: EnvServerOptions): Promise<EnvServer> {
@@ -77,6 +81,7 @@ export async function startEnvServer(opts: EnvServerOptions): Promise<EnvServer>
   const maxEpisodes = opts.maxEpisodes ?? DEFAULT_MAX_EPISODES;
   const now = opts.now ?? (() => Date.now());
   const episodes = new Map<string, Held>();
+  let loopbackHosts: Set<string> | null = null;
 
   const expireIdle = (): number => {
     const cutoff = now() - idleMs;
@@ -135,6 +140,12 @@ export async function startEnvServer(opts: EnvServerOptions): Promise<EnvServer>
   const route = async (req: IncomingMessage): Promise<[number, unknown]> => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     const method = req.method ?? 'GET';
+    // A web page the user happens to open could otherwise drive episodes (and a paid model opponent)
+    // through the browser: pages send an Origin, trainers do not; a page that rebinds its own name to
+    // 127.0.0.1 still sends its own name as the Host.
+    if (req.headers.origin !== undefined) throw new HttpError(403, 'forbidden', 'requests from web pages are refused; the environment server is for trainers');
+    if (loopbackHosts !== null && !loopbackHosts.has((req.headers.host ?? '').toLowerCase()))
+      throw new HttpError(403, 'forbidden', `the Host header must name this server (${[...loopbackHosts][0]})`);
     if (path === '/health') {
       if (method !== 'GET') throw new HttpError(405, 'method', 'GET /health');
       let done = 0;
@@ -183,6 +194,8 @@ export async function startEnvServer(opts: EnvServerOptions): Promise<EnvServer>
     });
   });
   const { port } = server.address() as AddressInfo;
+  // On loopback, the names a local client may use for this server; elsewhere the Host is not checked.
+  loopbackHosts = LOOPBACK.has(host) ? new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]) : null;
   const sweepMs = opts.sweepMs ?? Math.min(60_000, Math.max(1000, Math.floor(idleMs / 10)));
   const sweeper = sweepMs > 0 ? setInterval(expireIdle, sweepMs) : null;
   sweeper?.unref();

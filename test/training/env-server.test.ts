@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeAgent } from '../../src/agents/registry';
@@ -211,6 +212,27 @@ describe('the environment server', () => {
     } finally {
       await s.close();
     }
+  });
+
+  it('refuses requests from web pages, and a Host that names another server', async () => {
+    const fromPage = await fetch(`${server.url}/episodes`, {
+      method: 'POST',
+      headers: { origin: 'https://example.com', 'content-type': 'text/plain' },
+      body: JSON.stringify({ game: 'bilateral', seat: 'buyer', opponent: 'boulware', seed: 1 }),
+    });
+    expect(fromPage.status).toBe(403);
+    expect((await fromPage.json()).error.code).toBe('forbidden');
+    // A page that rebinds its own name to 127.0.0.1 still sends its name as the Host.
+    const rebound = await new Promise<number>((resolve, reject) => {
+      const req = http.request({ host: '127.0.0.1', port: server.port, path: '/health', headers: { host: `evil.example:${server.port}` } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(rebound).toBe(403);
+    expect((await fetch(`http://localhost:${server.port}/health`)).status).toBe(200);
   });
 
   it('listens on loopback alone by default', async () => {
