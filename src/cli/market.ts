@@ -11,6 +11,8 @@ import type { BuyerMove, SellerMove } from '../core/market/moves';
 import {
   ALL_MARKET_CONFIGS,
   generateMarket,
+  HELD_OUT_CONFIGS,
+  MARKET_PRESETS,
   MAX_BUDGET,
   MAX_SIDE,
   MAX_STOCK,
@@ -44,16 +46,13 @@ import type { Io } from './main';
 const EXIT_INTERRUPTED = 130;
 
 export const MARKET_USAGE = `  market      --buyers N --products M [--budget T] [--valuation independent|correlated|shifted] [--stock K]
-              [--preset NAME] [--seller SPEC] [--buyer SPEC] [--seed S] [--json]
-              plays one market: one seller, M products, N buyers with unit demand, T seller turns
+              [--preset NAME] [--seller SPEC] [--buyer SPEC] [--seed S] [--json]: one market, one seller, M products,
+              N buyers with unit demand, T seller turns; sellers ${MARKET_STRATEGIES.seller.map((d) => d.name).join(', ')} (default ${DEFAULT_MARKET_SPECS.seller}),
+              buyers ${MARKET_STRATEGIES.buyer.map((d) => d.name).join(', ')} (default ${DEFAULT_MARKET_SPECS.buyer}), or a model as PROVIDER:MODEL with the model flags below
   market-tournament  [--sellers SPEC,SPEC,...] [--buyer SPEC] [--configs NAME,...] [--markets N] [--seed S]
-              [--samples N] [--json] [--jsonl PATH]
-              every seller on the same markets of each configuration (presets and held-out ones)
-              a seat may be a model, PROVIDER:MODEL (+think), with the run's model flags (--interface, --temperature,
-              --max-tokens, --thinking, --base-url, --timeout-ms) and its provider's key in the environment
-Market sellers: ${MARKET_STRATEGIES.seller.map((d) => d.name).join(', ')} (default ${DEFAULT_MARKET_SPECS.seller}); buyers: ${MARKET_STRATEGIES.buyer.map((d) => d.name).join(', ')} (default ${DEFAULT_MARKET_SPECS.buyer}).
-Market configurations: ${ALL_MARKET_CONFIGS.map((c) => c.name).join(', ')}.
-`;
+              [--samples N] [--json] [--jsonl PATH]: every seller on the same markets of each configuration:
+              ${MARKET_PRESETS.map((c) => c.name).join(', ')},
+              held out: ${HELD_OUT_CONFIGS.map((c) => c.name).join(', ')}`;
 
 /** Control and direction-changing characters escaped, so a message cannot rewrite the terminal (as `check` prints). */
 const printable = (text: string): string =>
