@@ -190,13 +190,14 @@ export async function sftCommand(argv: string[], io: Io): Promise<number> {
   return 0;
 }
 
+const scenarios = (n: number): string => `${n} scenario${n === 1 ? '' : 's'}`;
 const fixed = (x: number | null): string => (x === null ? '–' : x.toFixed(2));
 
 export function formatSummary(s: SftSummary, style: string, negotiations: number): string {
   const lines: string[] = [];
   lines.push(
     `sft: ${s.examples} examples from ${negotiations} negotiations, moves as ${style === 'tools' ? 'tool calls' : 'JSON'}; ` +
-      `train ${s.train} (${s.scenarios.train} scenarios), validation ${s.validation} (${s.scenarios.validation} scenarios)`,
+      `train ${s.train} (${scenarios(s.scenarios.train)}), validation ${s.validation} (${scenarios(s.scenarios.validation)})`,
   );
   lines.push(`by tier: ${Object.entries(s.byTier).map(([tier, n]) => `${tier}: ${n}`).join(', ') || 'none'}`);
   lines.push('by agent:');
