@@ -1,0 +1,42 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import type { Browser } from './harness';
+import { openApp, storedRuns, untilOffline } from './pages';
+
+const REMOTE = 'openai:gpt-4o-mini';
+
+describe('the Arena offline', () => {
+  let browser: Browser;
+  let page: Page;
+  let url: string;
+  let errors: string[];
+
+  beforeAll(async () => {
+    ({ browser, page, url, errors } = await openApp({ serviceWorkers: 'allow' }));
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it('refuses a game with a remote seat before it starts, and plays one with scripted seats', async () => {
+    await page.goto(`${url}#/arena`);
+    await untilOffline(page);
+    await browser.context.setOffline(true);
+    await page.reload();
+    await page.getByTestId('offline-indicator').waitFor();
+    const buyer = page.getByRole('group', { name: 'Buyer' });
+    await buyer.getByLabel('Agent', { exact: true }).selectOption('remote model…');
+    await buyer.getByLabel('Remote model', { exact: true }).fill(REMOTE);
+    await page.getByRole('button', { name: 'Play', exact: true }).click();
+    const alert = page.getByRole('alert').filter({ hasText: 'You are offline' });
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain(`${REMOTE} needs the network`);
+    expect(await storedRuns(page)).toHaveLength(0);
+    await buyer.getByLabel('Agent', { exact: true }).selectOption('boulware');
+    await page.getByRole('button', { name: 'Play', exact: true }).click();
+    await page.getByRole('region', { name: 'Outcome' }).waitFor({ timeout: 30_000 });
+    expect(await alert.count()).toBe(0);
+    await expect.poll(async () => (await storedRuns(page)).length).toBe(1);
+    expect(errors).toEqual([]);
+  });
+});
