@@ -82,6 +82,7 @@ export async function startEnvServer(opts: EnvServerOptions): Promise<EnvServer>
   const now = opts.now ?? (() => Date.now());
   const episodes = new Map<string, Held>();
   let loopbackHosts: Set<string> | null = null;
+  let starting = 0;
 
   const expireIdle = (): number => {
     const cutoff = now() - idleMs;
@@ -106,16 +107,20 @@ export async function startEnvServer(opts: EnvServerOptions): Promise<EnvServer>
     const req = parseBody(EpisodeRequestSchema, body);
     const refused = opts.checkOpponent?.(req.opponent);
     if (refused) throw new HttpError(400, 'bad-opponent', `opponent: ${refused}`);
-    if (episodes.size >= maxEpisodes) expireIdle();
-    if (episodes.size >= maxEpisodes)
+    // Episodes still starting (a model opponent may be answering its opening move) count too.
+    if (episodes.size + starting >= maxEpisodes) expireIdle();
+    if (episodes.size + starting >= maxEpisodes)
       throw new HttpError(503, 'full', `the server holds ${maxEpisodes} episodes; finish or DELETE some, or start it with a larger --max-episodes`);
     const id = randomUUID();
     let started: Awaited<ReturnType<typeof Episode.start>>;
+    starting++;
     try {
       started = await Episode.start(id, req, opts.makeAgent);
     } catch (e) {
       if (e instanceof OpponentError) throw new HttpError(400, 'bad-opponent', `opponent: ${e.message}`);
       throw e;
+    } finally {
+      starting--;
     }
     episodes.set(id, { episode: started.episode, lastActive: now() });
     return { id, ...started.view };
@@ -138,7 +143,12 @@ export async function startEnvServer(opts: EnvServerOptions): Promise<EnvServer>
   };
 
   const route = async (req: IncomingMessage): Promise<[number, unknown]> => {
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    let path: string;
+    try {
+      path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    } catch {
+      throw new HttpError(400, 'bad-url', 'the request URL does not parse');
+    }
     const method = req.method ?? 'GET';
     // A web page the user happens to open could otherwise drive episodes (and a paid model opponent)
     // through the browser: pages send an Origin, trainers do not; a page that rebinds its own name to
