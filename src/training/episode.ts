@@ -42,7 +42,7 @@ export const EpisodeRequestSchema = z.strictObject({
   /** The policy thinks first (`<think>…</think>` is split off its answers). */
   thinking: z.boolean().default(false),
   /** Reward weights; the defaults where left out. */
-  weights: RewardWeightsSchema.partial().optional(),
+  weights: z.strictObject(RewardWeightsSchema.partial().shape).optional(),
 });
 export type EpisodeRequest = z.infer<typeof EpisodeRequestSchema>;
 export type EpisodeInput = z.input<typeof EpisodeRequestSchema>;

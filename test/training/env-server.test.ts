@@ -82,6 +82,7 @@ describe('the environment server', () => {
       await bad('/episodes', { ...request(k), seat: 'broker' }, 400, 'bad-body');
       await bad('/episodes', { ...request(k), opponent: 'boulware:beta=nope' }, 400, 'bad-opponent');
       await bad('/episodes', { ...request(k), game: 'market' }, 400, 'unknown-game');
+      await bad('/episodes', { ...request(k), weights: { irviolation: 2 } }, 400, 'bad-body');
       await bad(`/episodes/${id}/step`, { answer: 'x' }, 400, 'bad-body');
       await bad(`/episodes/${id}/step`, { tool_calls: 'make_offer' }, 400, 'bad-body');
       await bad(`/episodes/${id}/step`, '', 400, 'bad-body');
@@ -167,6 +168,21 @@ describe('the environment server', () => {
     } finally {
       await small.close();
     }
+  });
+
+  it('scores an episode with the weights it was given', async () => {
+    const body = { game: 'bilateral', seat: 'buyer', opponent: 'boulware', seed: 7, interface: 'json' };
+    const play = async (extra: object) => {
+      const c = await post(`${server.url}/episodes`, { ...body, ...extra });
+      // Seed 7: the buyer opens; it offers 1 dollar, then accepts the seller's counter (above its value: a loss).
+      await post(`${server.url}/episodes/${c.json.id}/step`, { completion: '{"action":{"type":"offer","price":1}}' });
+      return (await post(`${server.url}/episodes/${c.json.id}/step`, { completion: '{"action":{"type":"accept"}}' })).json;
+    };
+    const plain = await play({});
+    expect(plain).toMatchObject({ done: true, reward: -1, outcome: { kind: 'deal', acceptedBy: 'buyer' } });
+    const weighted = await play({ weights: { irViolation: 3 } });
+    expect(weighted.reward).toBe(-3);
+    expect(weighted.terms.irPenalty).toBe(-3);
   });
 
   it('a malformed completion is an invalid move: refused twice with the reason, forfeited on the third', async () => {
