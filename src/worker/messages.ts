@@ -9,7 +9,7 @@ import { WEBLLM_MODEL_IDS } from '../agents/specs';
 import { LlmSettingsSchema } from '../agents/llm/settings';
 import { ModelListEntrySchema } from '../agents/backends/webllm/models';
 import { MoveSchema } from '../core/bilateral/moves';
-import { ROLES } from '../core/scenario';
+import { DeadlineSchema, FirstMoverSchema, PresetSchema, ROLES } from '../core/scenario';
 import { HumanPromptSchema } from '../agents/human';
 
 export const ENGINE_STATES = ['loading', 'ready', 'failed', 'lost', 'unloaded'] as const satisfies readonly EngineState[];
@@ -30,6 +30,61 @@ export type RemoteConfig = z.infer<typeof RemoteConfigSchema>;
 
 /** The id of a request, read from a message that is otherwise malformed. */
 export const RequestIdSchema = z.object({ requestId: id });
+
+/** Where one Learn experiment cell's negotiations come from: one scenario, or a seeded set of a preset. */
+export const LearnScenariosSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('one'), scenario: ScenarioSchema }),
+  z.object({
+    kind: z.literal('set'),
+    preset: PresetSchema,
+    seed: z.int().min(0).max(2 ** 32 - 1),
+    count: z.int().min(1).max(2000),
+    deadline: DeadlineSchema,
+    firstMover: FirstMoverSchema,
+  }),
+]);
+/** One strategy pair on its scenarios (scripted strategies only: the Learn page runs nothing costly). */
+export const LearnCellSchema = z.object({ buyer: spec, seller: spec, scenarios: LearnScenariosSchema });
+/** Most negotiations one Learn experiment may ask for. */
+export const LEARN_MAX_NEGOTIATIONS = 20_000;
+const cellCount = (cell: z.infer<typeof LearnCellSchema>): number => (cell.scenarios.kind === 'one' ? 1 : cell.scenarios.count);
+export const LearnExperimentSchema = z
+  .object({
+    cells: z.array(LearnCellSchema).min(1).max(400),
+    /** Seeds the random strategy's stream, per cell, scenario and seat. */
+    seed: z.int().min(0).max(2 ** 32 - 1),
+    /** Also aggregate every negotiation into standings (per tier and zone bin), as a tournament does. */
+    standings: z.boolean(),
+  })
+  .refine((e) => e.cells.reduce((n, cell) => n + cellCount(cell), 0) <= LEARN_MAX_NEGOTIATIONS, {
+    message: `a Learn experiment plays at most ${LEARN_MAX_NEGOTIATIONS} negotiations`,
+  });
+export type LearnExperiment = z.infer<typeof LearnExperimentSchema>;
+export type LearnCell = z.infer<typeof LearnCellSchema>;
+export const learnPlanned = (e: LearnExperiment): number => e.cells.reduce((n, cell) => n + cellCount(cell), 0);
+
+const share = z.number().finite().nullable();
+/** What one cell's negotiations came to. Shares are means over deals with gains from trade. */
+export const LearnCellResultSchema = z.object({
+  n: z.int().nonnegative(),
+  errors: z.int().nonnegative(),
+  /** Negotiations with gains from trade, and the deals among them. */
+  gft: z.int().nonnegative(),
+  gftDeals: z.int().nonnegative(),
+  /** Deals without gains from trade (someone traded at a loss). */
+  lossDeals: z.int().nonnegative(),
+  dealRate: share,
+  buyerShare: share,
+  sellerShare: share,
+  /** Means over gft negotiations with 0 for no deal. */
+  buyerExpectedShare: share,
+  sellerExpectedShare: share,
+  /** Gains from trade in units of list price (core/theory.ts GainsTally). */
+  gains: z.object({ scenarios: z.int().nonnegative(), realised: z.number().finite(), firstBest: z.number().finite(), secondBest: z.number().finite() }),
+  /** The cell's first negotiation: its price (null without a deal), how it ended, turns played. */
+  first: z.object({ price: z.number().finite().nullable(), outcome: z.string().max(40), turns: z.int().nonnegative() }).nullable(),
+});
+export type LearnCellResult = z.infer<typeof LearnCellResultSchema>;
 
 /** Messages from the page to the simulation worker; each `type` carries its own payload. */
 export const ToWorkerSchema = z.discriminatedUnion('type', [
@@ -86,6 +141,10 @@ export const ToWorkerSchema = z.discriminatedUnion('type', [
     remote: RemoteConfigSchema.optional(),
     llm: LlmSettingsSchema.optional(),
   }),
+  /** Plays a Learn page experiment: progress as learn.progress, the figures as learn.done. */
+  z.object({ type: z.literal('learn.run'), requestId: id, experiment: LearnExperimentSchema }),
+  /** Stops the learn.run whose requestId is `running`; it still answers with what it finished. */
+  z.object({ type: z.literal('learn.cancel'), running: id }),
   /** Unloads every WebLLM engine no run or game is using, freeing the GPU. */
   z.object({ type: z.literal('engines.unload') }),
   /** Downloads and loads a WebLLM model ahead of play; progress comes as engine.status. */
@@ -143,6 +202,17 @@ export const FromWorkerSchema = z.discriminatedUnion('type', [
     requestId: id,
     games: z.array(z.object({ strategy: spec, events: z.array(BilateralEventSchema).max(10_000) })).max(20),
   }),
+  z.object({ type: z.literal('learn.progress'), requestId: id, done: count, planned: count }),
+  /** The answer to learn.run: one result per cell, in the order asked; `cancelled` when stopped part way. */
+  z.object({
+    type: z.literal('learn.done'),
+    requestId: id,
+    cancelled: z.boolean(),
+    done: count,
+    planned: count,
+    cells: z.array(LearnCellResultSchema).max(400),
+    standings: StandingsSchema.nullable(),
+  }),
   z.object({ type: z.literal('exported'), requestId: id, fileName: z.string(), blob: z.instanceof(Blob) }),
   z.object({ type: z.literal('imported'), requestId: id, runId: id }),
   z.object({
@@ -172,6 +242,7 @@ const REPLIES = {
   'models.list': 'models.listed',
   'models.delete': 'models.deleted',
   'arena.compare': 'arena.compared',
+  'learn.run': 'learn.done',
 } as const satisfies Record<WorkerRequest['type'], FromWorkerType>;
 export type ReplyTo<R extends WorkerRequest> =
   | Extract<FromWorker, { type: (typeof REPLIES)[R['type']] }>

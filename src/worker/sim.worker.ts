@@ -12,6 +12,7 @@ import { deleteCached, listModels } from '../agents/backends/webllm/engine';
 // WebLLM in an engine worker; the e2e build swaps in its fake engine here (vite.config.ts).
 import { engineLoader } from '../agents/backends/webllm/loader';
 import { WEBLLM_MODEL_IDS } from '../agents/specs';
+import { runLearnExperiment } from './learn';
 
 declare const self: DedicatedWorkerGlobalScope;
 
@@ -35,6 +36,8 @@ const runs = new Map<string, TournamentRun>();
 /** Loads asked for by the Models page, so that each can be cancelled. */
 const loads = new Map<string, AbortController>();
 const games = new Map<string, ArenaGame>();
+/** Learn page experiments in flight, by request id, so that each can be stopped. */
+const learning = new Map<string, AbortController>();
 
 const describe = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
@@ -86,6 +89,25 @@ async function handle(message: ToWorker): Promise<void> {
       host.post({ type: 'arena.compared', requestId: message.requestId, games: played });
       return;
     }
+    case 'learn.run': {
+      const { requestId } = message;
+      const controller = new AbortController();
+      learning.set(requestId, controller);
+      try {
+        const outcome = await runLearnExperiment(message.experiment, {
+          signal: controller.signal,
+          now: () => Date.now(),
+          onProgress: (done, planned) => host.post({ type: 'learn.progress', requestId, done, planned }),
+        });
+        host.post({ type: 'learn.done', requestId, ...outcome });
+      } finally {
+        learning.delete(requestId);
+      }
+      return;
+    }
+    case 'learn.cancel':
+      learning.get(message.running)?.abort(new Error('stopped'));
+      return;
     case 'engines.unload':
       return host.engines?.unloadUnused();
     case 'engines.load': {
