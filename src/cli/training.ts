@@ -3,7 +3,7 @@
  * `sft` (fine-tuning data from a run file). Each has the signature of main.ts's commands: it
  * returns the exit status and throws a UsageError for a bad argument.
  */
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { open, readFile, stat, type FileHandle } from 'node:fs/promises';
 import { setMaxListeners } from 'node:events';
 import { createAgentFactory, parseAgentSpec, WEBLLM_ONLY_IN_BROWSER } from '../agents/registry';
 import { DEFAULT_LLM_SETTINGS, MAX_MAX_TOKENS, MAX_TEMPERATURE, MIN_MAX_TOKENS, MOVE_INTERFACES, type LlmSettings } from '../agents/llm/settings';
@@ -164,30 +164,58 @@ export async function sftCommand(argv: string[], io: Io): Promise<number> {
     picked.map((p) => p.row.scenario.id),
     fraction,
   );
-  const train: string[] = [];
-  const validation: string[] = [];
+  // Examples stream out as they are made: a large run's examples need not fit in memory at once.
+  const files: FileHandle[] = [];
+  const openOut = async (file: string): Promise<LineSink> => {
+    try {
+      const handle = await open(file, 'w');
+      files.push(handle);
+      return new LineSink(async (text) => void (await handle.write(text)));
+    } catch (e) {
+      throw new UsageError(`--out: cannot write ${file} (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+    }
+  };
   const tally = new SftTally();
-  for (const { row, seat } of picked) {
-    const example = sftExample(row, seat, { interface: style });
-    if (example === null) continue;
-    const isHeldOut = heldOut.has(row.scenario.id);
-    (isHeldOut ? validation : train).push(JSON.stringify(example) + '\n');
-    tally.add(row, seat, isHeldOut);
+  try {
+    const train = out === undefined ? new LineSink((text) => io.out(text)) : await openOut(out);
+    const validation = out !== undefined && fraction > 0 ? await openOut(validationPath(out)) : null;
+    for (const { row, seat } of picked) {
+      const example = sftExample(row, seat, { interface: style });
+      if (example === null) continue;
+      const isHeldOut = validation !== null && heldOut.has(row.scenario.id);
+      await (isHeldOut ? (validation as LineSink) : train).add(JSON.stringify(example) + '\n');
+      tally.add(row, seat, isHeldOut);
+    }
+    await train.flush();
+    await validation?.flush();
+  } finally {
+    for (const handle of files) await handle.close();
   }
   const summary = formatSummary(tally.summary(), style, rows.length);
-  if (out === undefined) {
-    io.out(train.join(''));
-    io.err(summary);
-    return 0;
-  }
-  try {
-    await writeFile(out, train.join(''));
-    if (fraction > 0) await writeFile(validationPath(out), validation.join(''));
-  } catch (e) {
-    throw new UsageError(`--out: cannot write ${out} (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
-  }
-  io.out(summary + `train: ${out}\n` + (fraction > 0 ? `validation: ${validationPath(out)}\n` : ''));
+  if (out === undefined) io.err(summary);
+  else io.out(summary + `train: ${out}\n` + (fraction > 0 ? `validation: ${validationPath(out)}\n` : ''));
   return 0;
+}
+
+/** Lines gathered up to about a megabyte, then written. */
+class LineSink {
+  private lines: string[] = [];
+  private size = 0;
+  constructor(private readonly write: (text: string) => void | Promise<void>) {}
+
+  async add(line: string): Promise<void> {
+    this.lines.push(line);
+    this.size += line.length;
+    if (this.size >= 1 << 20) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    if (this.lines.length === 0) return;
+    const text = this.lines.join('');
+    this.lines = [];
+    this.size = 0;
+    await this.write(text);
+  }
 }
 
 const scenarios = (n: number): string => `${n} scenario${n === 1 ? '' : 's'}`;

@@ -106,6 +106,7 @@ describe('parley sft', () => {
     await expect(sftCommand(['--from', run, '--validation', '0.1'], capture())).rejects.toThrow(/--validation needs --out/);
     await expect(sftCommand(['--from', run, '--seat', 'broker'], capture())).rejects.toThrow(/choose one of: buyer, seller, both/);
     await expect(sftCommand(['--from', run, '--min-share', '2'], capture())).rejects.toThrow(/between 0 and 1/);
+    await expect(sftCommand(['--from', run, '--out', join(dir, 'no-such-folder', 'x.jsonl')], capture())).rejects.toThrow(/--out: cannot write .*ENOENT/);
     const io = capture();
     expect(await sftCommand(['--from', join(dir, 'missing.jsonl')], io)).toBe(2);
     expect(io.stderr).toMatch(/^parley: error: .*missing\.jsonl: cannot read it \(ENOENT\)\n$/);
