@@ -20,6 +20,7 @@ export interface RunQuery {
  */
 export type Route =
   | { page: 'arena' }
+  | { page: 'market' }
   | { page: 'tournament'; runId: string | null }
   | { page: 'runs' }
   | { page: 'models' }
@@ -78,6 +79,7 @@ export function parseRoute(hash: string): Route {
   }
   const [first = '', ...rest] = parts;
   if (first === '' || first === 'arena') return { page: 'arena' };
+  if (first === 'market' && rest.length === 0) return { page: 'market' };
   if (first === 'tournament') return { page: 'tournament', runId: rest[0] || null };
   if (first === 'runs' && rest.length === 0) return { page: 'runs' };
   if (first === 'models' && rest.length === 0) return { page: 'models' };
@@ -89,6 +91,7 @@ export function parseRoute(hash: string): Route {
 
 export const href = {
   arena: () => '#/arena',
+  market: () => '#/market',
   tournament: (runId?: string) => (runId ? `#/tournament/${encodeURIComponent(runId)}` : '#/tournament'),
   runs: () => '#/runs',
   models: () => '#/models',
