@@ -79,5 +79,5 @@ export async function configureTournament(page: Page, agents: string[], scenario
     await page.getByRole('button', { name: `Add ${agent}` }).click();
   }
   await page.getByLabel('Scenarios per ordered pair').fill(String(scenarios));
-  await page.getByLabel('Seed').fill(String(seed));
+  await page.getByLabel('Seed', { exact: true }).fill(String(seed));
 }

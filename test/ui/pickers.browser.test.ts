@@ -22,6 +22,12 @@ describe('AgentPicker', () => {
     expect([...select.options].map((o) => o.value)).toEqual(STRATEGIES.map((s) => s.name));
     expect(select.value).toBe('boulware');
 
+    // The parameters are folded under "Advanced" until opened (with defaults, they start closed).
+    const advanced = must(target.querySelector<HTMLDetailsElement>('details.advanced'));
+    expect(advanced.open).toBe(false);
+    expect(text(advanced.querySelector('summary'))).toBe('Advanced: parameters (beta, kappa, anchor)');
+    await userEvent.click(must(advanced.querySelector('summary')));
+    expect(advanced.open).toBe(true);
     const beta = control<HTMLInputElement>(target, 'beta');
     expect([beta.min, beta.max]).toEqual(['0.01', '100']);
     expect(text(document.getElementById(beta.getAttribute('aria-describedby') ?? ''))).toContain('concession exponent');
@@ -37,6 +43,8 @@ describe('AgentPicker', () => {
   test('rejects out-of-range and empty input inline without touching the spec', async () => {
     const { props, writes, get } = bound('spec', 'boulware:kappa=0.1', { label: 'Seller' });
     const target = render(AgentPicker, props);
+    // A spec with parameters of its own opens them.
+    expect(must(target.querySelector<HTMLDetailsElement>('details.advanced')).open).toBe(true);
     const beta = control<HTMLInputElement>(target, 'beta');
     expect(control<HTMLInputElement>(target, 'kappa').value).toBe('0.1');
     await userEvent.fill(beta, '500');

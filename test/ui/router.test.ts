@@ -3,7 +3,10 @@ import { href, parseRoute, parseRunQuery } from '../../src/ui/state/router.svelt
 
 describe('parseRoute', () => {
   test('reads every page', () => {
-    expect(parseRoute('')).toEqual({ page: 'arena' });
+    expect(parseRoute('')).toEqual({ page: 'home' });
+    expect(parseRoute('#/')).toEqual({ page: 'home' });
+    expect(parseRoute('#/home')).toEqual({ page: 'home' });
+    expect(parseRoute('#/learn')).toEqual({ page: 'learn' });
     expect(parseRoute('#/arena')).toEqual({ page: 'arena' });
     expect(parseRoute('#/tournament')).toEqual({ page: 'tournament', runId: null });
     expect(parseRoute('#/tournament/r1')).toEqual({ page: 'tournament', runId: 'r1' });
@@ -15,6 +18,15 @@ describe('parseRoute', () => {
     expect(parseRoute('#/compare/r1')).toEqual({ page: 'not-found', path: 'compare/r1' });
     expect(parseRoute('#/nowhere')).toEqual({ page: 'not-found', path: 'nowhere' });
     expect(parseRoute('#/runs/%E0%A4%A')).toEqual({ page: 'not-found', path: 'runs/%E0%A4%A' });
+  });
+
+  test('the Arena and a new tournament keep a shared setup in their query, raw', () => {
+    expect(parseRoute('#/arena?buyer=boulware&seed=3')).toEqual({ page: 'arena', setup: 'buyer=boulware&seed=3' });
+    expect(parseRoute('#/tournament?agent=linear')).toEqual({ page: 'tournament', runId: null, setup: 'agent=linear' });
+    expect(parseRoute('#/tournament/r1?agent=linear')).toEqual({ page: 'tournament', runId: 'r1' });
+    expect(parseRoute('#/arena/x')).toEqual({ page: 'not-found', path: 'arena/x' });
+    expect(parseRoute(href.arena('you=buyer'))).toEqual({ page: 'arena', setup: 'you=buyer' });
+    expect(parseRoute(href.tournament(undefined, 'seed=2'))).toEqual({ page: 'tournament', runId: null, setup: 'seed=2' });
   });
 
   test("a run's filters and page come from the query", () => {
@@ -36,6 +48,8 @@ describe('parseRoute', () => {
 
 describe('href', () => {
   test('round-trips every page through parseRoute', () => {
+    expect(parseRoute(href.home())).toEqual({ page: 'home' });
+    expect(parseRoute(href.learn())).toEqual({ page: 'learn' });
     expect(parseRoute(href.arena())).toEqual({ page: 'arena' });
     expect(parseRoute(href.tournament('a b'))).toEqual({ page: 'tournament', runId: 'a b' });
     expect(parseRoute(href.negotiation('r/1', '2'))).toEqual({ page: 'negotiation', runId: 'r/1', jobId: '2' });

@@ -15,13 +15,17 @@ export interface RunQuery {
 }
 
 /**
- * Every page, stored run and negotiation has a URL: `#/arena`, `#/models`, `#/runs/<id>`,
- * `#/runs/<id>/<job>`, `#/compare/<a>/<b>`.
+ * Every page, stored run and negotiation has a URL: `#/` (home), `#/arena`, `#/models`,
+ * `#/runs/<id>`, `#/runs/<id>/<job>`, `#/compare/<a>/<b>`. The Arena and the Tournament page may
+ * carry a shared setup in their query (`#/arena?buyer=…&seed=3`), kept raw here as `setup` and
+ * read by share-link.ts; it is present only when the query is not empty.
  */
 export type Route =
-  | { page: 'arena' }
+  | { page: 'home' }
+  | { page: 'learn' }
+  | { page: 'arena'; setup?: string }
   | { page: 'market' }
-  | { page: 'tournament'; runId: string | null }
+  | { page: 'tournament'; runId: string | null; setup?: string }
   | { page: 'runs' }
   | { page: 'models' }
   | { page: 'run'; runId: string; query: RunQuery }
@@ -78,9 +82,13 @@ export function parseRoute(hash: string): Route {
     return { page: 'not-found', path };
   }
   const [first = '', ...rest] = parts;
-  if (first === '' || first === 'arena') return { page: 'arena' };
+  const setup = search ? { setup: search } : {};
+  if ((first === '' || first === 'home') && rest.length === 0) return { page: 'home' };
+  if (first === 'learn' && rest.length === 0) return { page: 'learn' };
+  if (first === 'arena' && rest.length === 0) return { page: 'arena', ...setup };
   if (first === 'market' && rest.length === 0) return { page: 'market' };
-  if (first === 'tournament') return { page: 'tournament', runId: rest[0] || null };
+  if (first === 'tournament' && rest.length === 0) return { page: 'tournament', runId: null, ...setup };
+  if (first === 'tournament' && rest.length === 1 && rest[0]) return { page: 'tournament', runId: rest[0] };
   if (first === 'runs' && rest.length === 0) return { page: 'runs' };
   if (first === 'models' && rest.length === 0) return { page: 'models' };
   if (first === 'runs' && rest.length === 1 && rest[0]) return { page: 'run', runId: rest[0], query: parseRunQuery(search) };
@@ -89,10 +97,15 @@ export function parseRoute(hash: string): Route {
   return { page: 'not-found', path };
 }
 
+const withSetup = (path: string, setup?: string) => (setup ? `${path}?${setup}` : path);
+
 export const href = {
-  arena: () => '#/arena',
+  home: () => '#/',
+  learn: () => '#/learn',
+  /** `setup`: a share link's query (share-link.ts writes it). */
+  arena: (setup?: string) => withSetup('#/arena', setup),
   market: () => '#/market',
-  tournament: (runId?: string) => (runId ? `#/tournament/${encodeURIComponent(runId)}` : '#/tournament'),
+  tournament: (runId?: string, setup?: string) => (runId ? `#/tournament/${encodeURIComponent(runId)}` : withSetup('#/tournament', setup)),
   runs: () => '#/runs',
   models: () => '#/models',
   run: (runId: string, query: RunQuery = {}) => `#/runs/${encodeURIComponent(runId)}${runSearch(query)}`,
