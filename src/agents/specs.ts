@@ -53,12 +53,15 @@ const DECIMAL = /^-?(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?$/;
 const isDecimalNumber = (text: string): boolean => DECIMAL.test(text) && Number.isFinite(Number(text));
 
 /** User text inside a one-line message: quoted, escaped (no line breaks), and clipped. */
-function show(text: string): string {
+export function show(text: string): string {
   return JSON.stringify(text.length > 60 ? `${text.slice(0, 59)}…` : text);
 }
 
+/** What the parameter checks read of a strategy, bilateral or market: its name and parameters. */
+export type ParamOwner = Pick<StrategyDef, 'name' | 'params'>;
+
 /** The parameters a strategy takes with their ranges, for error messages: `beta (0.01 to 100), kappa (0 to 0.99)`. */
-function describeParams(def: StrategyDef): string {
+export function describeParams(def: ParamOwner): string {
   const entries = Object.entries(def.params);
   return entries.length === 0 ? 'no parameters' : entries.map(([key, p]) => `${key} (${p.min} to ${p.max})`).join(', ');
 }
@@ -68,7 +71,7 @@ function describeParams(def: StrategyDef): string {
  * `key` must be one of the strategy's own parameters (never an inherited name such as
  * `__proto__` or `toString`); the error names every parameter the strategy takes.
  */
-export function parseParamValue(def: StrategyDef, key: string, raw: string): Result<number, string> {
+export function parseParamValue(def: ParamOwner, key: string, raw: string): Result<number, string> {
   const takes = `${def.name} takes: ${describeParams(def)}`;
   const info = Object.hasOwn(def.params, key) ? def.params[key] : undefined;
   if (info === undefined) return err(`unknown parameter ${show(key)} for ${def.name}; ${takes}`);
@@ -131,7 +134,7 @@ export function noThinking(remote: RemoteModel): string {
 }
 
 /** Why a run in which every model thinks cannot be played with these agents (one cannot be told to think), or null. */
-export function everyModelThinks(specs: readonly AgentSpec[]): Result<true, string> {
+export function everyModelThinks(specs: readonly Pick<AgentSpec, 'remote'>[]): Result<true, string> {
   const mute = specs.find((s) => s.remote !== undefined && !canThink(s.remote.provider));
   return mute?.remote ? err(noThinking(mute.remote)) : ok(true);
 }

@@ -23,25 +23,19 @@ import {
   type Deadline,
   type Role,
 } from '../core/scenario';
-import { createAgentFactory, everyModelThinks, isModelSpec, parseAgentSpec, parseAgentSpecs, WEBLLM_ONLY_IN_BROWSER, type AgentSpec } from '../agents/registry';
-import {
-  DEFAULT_LLM_SETTINGS,
-  MAX_MAX_TOKENS,
-  MAX_TEMPERATURE,
-  MIN_MAX_TOKENS,
-  MOVE_INTERFACES,
-  type LlmSettings,
-} from '../agents/llm/settings';
-import { KEY_ENV, PROVIDERS, type RemoteSettings } from '../agents/remote';
+import { createAgentFactory, isModelSpec, parseAgentSpec, parseAgentSpecs } from '../agents/registry';
+import { DEFAULT_LLM_SETTINGS, type LlmSettings } from '../agents/llm/settings';
+import { KEY_ENV } from '../agents/remote';
 import { MOVE_TOKENS, THINKING_MAX_TOKENS } from '../agents/backends/types';
 import { STRATEGIES } from '../agents/scripted';
-import { choiceFlag, intFlag, numberFlag, parseFlags, requiredFlag, UsageError } from './args';
+import { choiceFlag, intFlag, parseFlags, requiredFlag, UsageError } from './args';
 import { formatBehaviour, formatLeaderboard, formatPairs, formatTranscript, formatUsage } from './format';
 import { agentCost, priceSpec, runCost, type Prices } from '../agents/pricing';
 import { parseDollars, type Price } from '../core/cost';
 import type { RunUsage } from '../core/bilateral/usage';
 import { fullTournamentConfig, type RunRecord, type StoredTournamentConfig } from '../storage/schema';
 import { RunJsonlWriter } from './jsonl';
+import { llmFlags, printable, remoteSettings } from './model-flags';
 import { readFile, stat } from 'node:fs/promises';
 import { readRunFile, sizeProblem } from '../storage/run-file';
 import { MARKET_USAGE, marketCommand, marketTournamentCommand } from './market';
@@ -148,43 +142,6 @@ function costJson(usage: RunUsage, prices: Prices) {
   };
 }
 
-/** Remote-model settings from the flags and the environment; keys never leave this object. */
-function remoteSettings(args: ReturnType<typeof parseFlags>, io: Io, specs: AgentSpec[]): RemoteSettings {
-  const baseUrl = args.values.get('base-url');
-  if (baseUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(baseUrl))
-    throw new UsageError(`--base-url must be an http(s) URL, got "${baseUrl}"`);
-  const env = io.env ?? {};
-  for (const spec of specs) {
-    if (spec.webllm !== undefined) throw new UsageError(`${spec.label}: ${WEBLLM_ONLY_IN_BROWSER}`);
-    const provider = spec.remote?.provider;
-    if (!provider || !PROVIDERS[provider].needsKey || baseUrl) continue;
-    if (!env[KEY_ENV[provider]])
-      throw new UsageError(
-        `${spec.label} needs a key: set ${KEY_ENV[provider]} in the environment (or give --base-url for your own server, with PARLEY_API_KEY)`,
-      );
-  }
-  // A provider's variable goes to that provider's host alone; --base-url's server gets PARLEY_API_KEY and nothing else.
-  return {
-    ...(baseUrl ? { baseUrl, ...(env.PARLEY_API_KEY ? { baseUrlKey: env.PARLEY_API_KEY } : {}) } : {}),
-    timeoutMs: intFlag(args, 'timeout-ms', 60_000, 100, 3_600_000),
-    apiKey: (provider) => env[KEY_ENV[provider]] || undefined,
-  };
-}
-
-/** How every model of the run is asked for its moves: `--interface`, `--temperature`, `--max-tokens`, `--thinking`. */
-function llmFlags(args: ReturnType<typeof parseFlags>, specs: AgentSpec[]): LlmSettings {
-  const maxTokens = args.values.has('max-tokens') ? intFlag(args, 'max-tokens', 0, MIN_MAX_TOKENS, MAX_MAX_TOKENS) : null;
-  const thinking = args.switches.has('thinking');
-  const reachable = thinking ? everyModelThinks(specs) : null;
-  if (reachable && !reachable.ok) throw new UsageError(`--thinking: ${reachable.error}`);
-  return {
-    interface: choiceFlag(args, 'interface', MOVE_INTERFACES, DEFAULT_LLM_SETTINGS.interface),
-    temperature: numberFlag(args, 'temperature', DEFAULT_LLM_SETTINGS.temperature, 0, MAX_TEMPERATURE),
-    maxTokens,
-    thinking,
-  };
-}
-
 /** "interface tools, temperature 0.7, token limit 512 (2048 thinking), thinking off" */
 function describeLlm(llm: LlmSettings): string {
   const limit = llm.maxTokens === null ? `default token limit (${MOVE_TOKENS}; ${THINKING_MAX_TOKENS} thinking)` : `token limit ${llm.maxTokens}`;
@@ -234,7 +191,7 @@ async function runCommand(argv: string[], io: Io): Promise<number> {
   const negotiationId = `run-${seed}`;
   const prices = priceFlags(args);
   const llm = llmFlags(args, [buyer.value, seller.value]);
-  const makeAgent = createAgentFactory(remoteSettings(args, io, [buyer.value, seller.value]), {}, llm);
+  const makeAgent = createAgentFactory(remoteSettings(args, io.env ?? {}, [buyer.value, seller.value]), {}, llm);
   const seat = (role: Role, label: string) => {
     const seatSeed = deriveSeed(seed, negotiationId, role);
     return makeAgent(label, role, { rng: createRng(seatSeed), negotiationId, seed: seatSeed });
@@ -307,7 +264,7 @@ async function tournamentCommand(argv: string[], io: Io): Promise<number> {
   const concurrency = intFlag(args, 'concurrency', anyRemote ? 8 : 1, 1, 1024);
   const prices = priceFlags(args);
   const llm = llmFlags(args, specs.value);
-  const makeAgent = createAgentFactory(remoteSettings(args, io, specs.value), {}, llm);
+  const makeAgent = createAgentFactory(remoteSettings(args, io.env ?? {}, specs.value), {}, llm);
   const { preset, seed, deadline, firstMover } = sharedScenarioFlags(args);
   const config: TournamentConfig = {
     agents: specs.value.map((s) => s.label),
@@ -430,10 +387,6 @@ function strategiesCommand(io: Io): void {
       io.out(`  ${key}=${p.default}  (${p.min} to ${p.max}) ${p.doc}\n`);
   }
 }
-
-/** Control and direction-changing characters from a file, escaped, so a hostile name cannot rewrite the terminal. */
-const printable = (text: string): string =>
-  text.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 /**
  * `check FILE`: the app's import validation (`readRunFile`) on a file on disk. Its size is read

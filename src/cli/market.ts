@@ -35,10 +35,9 @@ import {
   type MarketAgentSpec,
 } from '../agents/market';
 import type { MarketAgentFactory } from '../core/market/tournament';
-import { DEFAULT_LLM_SETTINGS, MAX_MAX_TOKENS, MAX_TEMPERATURE, MIN_MAX_TOKENS, MOVE_INTERFACES, type LlmSettings } from '../agents/llm/settings';
-import { KEY_ENV, PROVIDERS } from '../agents/remote';
 import { choiceFlag, intFlag, numberFlag, parseFlags, requiredFlag, UsageError, type ParsedArgs } from './args';
 import { money, pct } from './format';
+import { llmFlags, printable, remoteSettings } from './model-flags';
 // Only the type: main.ts imports this file, and a value import back would make a cycle.
 import type { Io } from './main';
 
@@ -53,10 +52,6 @@ export const MARKET_USAGE = `  market      --buyers N --products M [--budget T] 
               [--samples N] [--json] [--jsonl PATH]: every seller on the same markets of each configuration:
               ${MARKET_PRESETS.map((c) => c.name).join(', ')},
               held out: ${HELD_OUT_CONFIGS.map((c) => c.name).join(', ')}`;
-
-/** Control and direction-changing characters escaped, so a message cannot rewrite the terminal (as `check` prints). */
-const printable = (text: string): string =>
-  text.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 const quote = (text: string): string => printable(JSON.stringify(text));
 
@@ -75,29 +70,8 @@ const MODEL_FLAGS = { interface: true, temperature: true, 'max-tokens': true, th
  * environment (or PARLEY_API_KEY with --base-url), and are asked as the model flags say.
  */
 function agentFactory(args: ParsedArgs, io: Io, specs: readonly MarketAgentSpec[]): MarketAgentFactory {
-  const llm: LlmSettings = {
-    interface: choiceFlag(args, 'interface', MOVE_INTERFACES, DEFAULT_LLM_SETTINGS.interface),
-    temperature: numberFlag(args, 'temperature', DEFAULT_LLM_SETTINGS.temperature, 0, MAX_TEMPERATURE),
-    maxTokens: args.values.has('max-tokens') ? intFlag(args, 'max-tokens', 0, MIN_MAX_TOKENS, MAX_MAX_TOKENS) : null,
-    thinking: args.switches.has('thinking'),
-  };
-  const baseUrl = args.values.get('base-url');
-  if (baseUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(baseUrl)) throw new UsageError(`--base-url must be an http(s) URL, got "${baseUrl}"`);
-  const env = io.env ?? {};
-  for (const spec of specs) {
-    const provider = spec.remote?.provider;
-    if (!provider || !PROVIDERS[provider].needsKey || baseUrl) continue;
-    if (!env[KEY_ENV[provider]])
-      throw new UsageError(`${spec.label} needs a key: set ${KEY_ENV[provider]} in the environment (or give --base-url for your own server, with PARLEY_API_KEY)`);
-  }
-  return createMarketAgentFactory(
-    {
-      ...(baseUrl ? { baseUrl, ...(env.PARLEY_API_KEY ? { baseUrlKey: env.PARLEY_API_KEY } : {}) } : {}),
-      timeoutMs: intFlag(args, 'timeout-ms', 60_000, 100, 3_600_000),
-      apiKey: (provider) => env[KEY_ENV[provider]] || undefined,
-    },
-    llm,
-  );
+  const llm = llmFlags(args, specs);
+  return createMarketAgentFactory(remoteSettings(args, io.env ?? {}, specs), llm);
 }
 
 /** The market's configuration: a preset's (`--preset`), with any size, model, stock or budget flag laid over it. */

@@ -10,7 +10,7 @@ import type { ChatBackend } from '../backends/types';
 import { llmSettings, type LlmSettings } from '../llm/settings';
 import { RemoteBackends, type RemoteSettings } from '../remote';
 import { canThink, parseRemoteSpec, REMOTE_PROVIDERS, type RemoteModel } from '../remote-spec';
-import { THINK_SUFFIX } from '../specs';
+import { describeParams, parseParamValue, show, THINK_SUFFIX } from '../specs';
 import { marginBuyer, randomBuyer } from './buyers';
 import { marketLlmAgent } from './llm/agent';
 import { catalogSeller, exploreSeller, greedySeller, randomSeller } from './sellers';
@@ -36,13 +36,6 @@ export interface MarketAgentSpec {
   thinking?: boolean;
 }
 
-const DECIMAL = /^-?(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?$/;
-const show = (text: string): string => JSON.stringify(text.length > 60 ? `${text.slice(0, 59)}…` : text);
-const describeParams = (def: MarketStrategyDef): string => {
-  const entries = Object.entries(def.params);
-  return entries.length === 0 ? 'no parameters' : entries.map(([key, p]) => `${key} (${p.min} to ${p.max})`).join(', ');
-};
-
 export const marketStrategy = (role: MarketRole, name: string): MarketStrategyDef | undefined =>
   MARKET_STRATEGIES[role].find((d) => d.name === name);
 
@@ -67,15 +60,10 @@ export function parseMarketSpec(text: string, role: MarketRole): Result<MarketAg
     const eq = part.indexOf('=');
     if (eq < 0) return err(`${show(part)} in ${show(trimmed)} is not key=value; ${takes}`);
     const key = part.slice(0, eq);
-    const raw = part.slice(eq + 1);
-    const info = Object.hasOwn(def.params, key) ? def.params[key] : undefined;
-    if (info === undefined) return err(`unknown parameter ${show(key)} for ${def.name}; ${takes}`);
-    const value = Number(raw);
-    if (!DECIMAL.test(raw) || !Number.isFinite(value))
-      return err(`${def.name} parameter ${key}=${show(raw)} is not a decimal number (such as ${info.default}); ${takes}`);
-    if (value < info.min || value > info.max) return err(`${def.name} parameter ${key}=${value} is out of range ${info.min} to ${info.max}; ${takes}`);
+    const value = parseParamValue(def, key, part.slice(eq + 1));
+    if (!value.ok) return value;
     if (given.has(key)) return err(`parameter ${show(key)} given twice in ${show(trimmed)}`);
-    given.set(key, value);
+    given.set(key, value.value);
   }
   const known = Object.keys(def.params);
   const params: Record<string, number> = {};

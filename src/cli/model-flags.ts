@@ -1,0 +1,55 @@
+// How the commands that seat models read their model flags and keys: the bilateral commands
+// (main.ts) and the market commands (market.ts) share these.
+import { WEBLLM_ONLY_IN_BROWSER } from '../agents/registry';
+import { everyModelThinks } from '../agents/specs';
+import { DEFAULT_LLM_SETTINGS, MAX_MAX_TOKENS, MAX_TEMPERATURE, MIN_MAX_TOKENS, MOVE_INTERFACES, type LlmSettings } from '../agents/llm/settings';
+import { KEY_ENV, PROVIDERS, type RemoteSettings } from '../agents/remote';
+import type { RemoteModel } from '../agents/remote-spec';
+import { choiceFlag, intFlag, numberFlag, UsageError, type ParsedArgs } from './args';
+
+/** What these checks read of a seat's spec (bilateral and market specs both have it). */
+export interface SeatSpec {
+  label: string;
+  remote?: RemoteModel;
+  webllm?: string;
+}
+
+/** Remote-model settings from the flags and the environment; keys never leave this object. */
+export function remoteSettings(args: ParsedArgs, env: Record<string, string | undefined>, specs: readonly SeatSpec[]): RemoteSettings {
+  const baseUrl = args.values.get('base-url');
+  if (baseUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(baseUrl))
+    throw new UsageError(`--base-url must be an http(s) URL, got "${baseUrl}"`);
+  for (const spec of specs) {
+    if (spec.webllm !== undefined) throw new UsageError(`${spec.label}: ${WEBLLM_ONLY_IN_BROWSER}`);
+    const provider = spec.remote?.provider;
+    if (!provider || !PROVIDERS[provider].needsKey || baseUrl) continue;
+    if (!env[KEY_ENV[provider]])
+      throw new UsageError(
+        `${spec.label} needs a key: set ${KEY_ENV[provider]} in the environment (or give --base-url for your own server, with PARLEY_API_KEY)`,
+      );
+  }
+  // A provider's variable goes to that provider's host alone; --base-url's server gets PARLEY_API_KEY and nothing else.
+  return {
+    ...(baseUrl ? { baseUrl, ...(env.PARLEY_API_KEY ? { baseUrlKey: env.PARLEY_API_KEY } : {}) } : {}),
+    timeoutMs: intFlag(args, 'timeout-ms', 60_000, 100, 3_600_000),
+    apiKey: (provider) => env[KEY_ENV[provider]] || undefined,
+  };
+}
+
+/** How every model of the run is asked for its moves: `--interface`, `--temperature`, `--max-tokens`, `--thinking`. */
+export function llmFlags(args: ParsedArgs, specs: readonly SeatSpec[]): LlmSettings {
+  const maxTokens = args.values.has('max-tokens') ? intFlag(args, 'max-tokens', 0, MIN_MAX_TOKENS, MAX_MAX_TOKENS) : null;
+  const thinking = args.switches.has('thinking');
+  const reachable = thinking ? everyModelThinks(specs) : null;
+  if (reachable && !reachable.ok) throw new UsageError(`--thinking: ${reachable.error}`);
+  return {
+    interface: choiceFlag(args, 'interface', MOVE_INTERFACES, DEFAULT_LLM_SETTINGS.interface),
+    temperature: numberFlag(args, 'temperature', DEFAULT_LLM_SETTINGS.temperature, 0, MAX_TEMPERATURE),
+    maxTokens,
+    thinking,
+  };
+}
+
+/** Control and direction-changing characters escaped, so text from a file or a model cannot rewrite the terminal. */
+export const printable = (text: string): string =>
+  text.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
