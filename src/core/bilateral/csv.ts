@@ -1,6 +1,8 @@
 import { zoneBinOf, type Scenario } from '../scenario';
 import { RATE_NAMES, type LeaderboardRow, type Standings, type TierRow, type ZoneRow } from './aggregate';
 import type { NegotiationMetrics, SideMetrics } from './metrics';
+import type { BilateralEvent } from './events';
+import { bilateralReward, REWARD_TERMS, type Reward, type RewardTerm } from './reward';
 
 /**
  * CSV for the standings and for single negotiations, shared by the command line and the app's
@@ -80,6 +82,16 @@ export interface NegotiationCsvRow {
   seller: string;
   scenario: Scenario;
   metrics: NegotiationMetrics;
+  /** Each seat's reward (default weights); null or absent for a log without an end, whose columns stay empty. */
+  rewards?: SeatRewards | null;
+}
+
+export type SeatRewards = Record<'buyer' | 'seller', Reward>;
+
+/** Both seats' rewards with the default weights, or null when the log has not ended. */
+export function seatRewards(scenario: Scenario, events: readonly BilateralEvent[]): SeatRewards | null {
+  if (events.at(-1)?.type !== 'end') return null;
+  return { buyer: bilateralReward(scenario, events, 'buyer'), seller: bilateralReward(scenario, events, 'seller') };
 }
 
 /** Per-side columns, buyer then seller for each. */
@@ -95,8 +107,14 @@ const SIDE_COLUMNS = [
   ['tokensOut', (s) => s.tokensOut],
 ] as const satisfies readonly (readonly [string, (s: SideMetrics) => CsvValue])[];
 
-const sideName = (role: 'buyer' | 'seller', column: string): string =>
-  `${role}${column.charAt(0).toUpperCase()}${column.slice(1)}`;
+const capital = (word: string): string => `${word.charAt(0).toUpperCase()}${word.slice(1)}`;
+const sideName = (role: 'buyer' | 'seller', column: string): string => `${role}${capital(column)}`;
+
+/** Per-seat reward columns: the total, then each weighted term (`buyerReward`, `buyerRewardCompliance`, …). */
+const REWARD_COLUMNS = [
+  ['reward', (r: Reward) => r.total],
+  ...REWARD_TERMS.map((term: RewardTerm) => [`reward${capital(term)}`, (r: Reward) => r.terms[term]] as const),
+] as const satisfies readonly (readonly [string, (r: Reward) => CsvValue])[];
 
 export const NEGOTIATIONS_CSV_HEADER: readonly string[] = [
   'jobId',
@@ -118,18 +136,21 @@ export const NEGOTIATIONS_CSV_HEADER: readonly string[] = [
   'turnsUsed',
   'gft',
   ...SIDE_COLUMNS.flatMap(([name]) => [sideName('buyer', name), sideName('seller', name)]),
+  ...REWARD_COLUMNS.flatMap(([name]) => [sideName('buyer', name), sideName('seller', name)]),
 ];
 
 /**
  * One line per negotiation: who played, the scenario (its zone bin, and the turn range the agents
  * knew, empty when the deadline was fixed), the outcome and the metrics of each side. `gft` and the
  * IR violations are 1 or 0; a share is empty without a deal with gains from trade, and opening,
- * concession and patience are empty for a side that made no offer.
+ * concession and patience are empty for a side that made no offer. The reward columns are each
+ * seat's `bilateralReward` with the default weights (total, then each weighted term), empty when
+ * the row has none.
  */
 export function negotiationsCsv(rows: readonly NegotiationCsvRow[]): string {
   return toCsv(
     NEGOTIATIONS_CSV_HEADER,
-    rows.map(({ jobId, buyer, seller, scenario: s, metrics: m }) => [
+    rows.map(({ jobId, buyer, seller, scenario: s, metrics: m, rewards }) => [
       jobId,
       buyer,
       seller,
@@ -149,6 +170,7 @@ export function negotiationsCsv(rows: readonly NegotiationCsvRow[]): string {
       m.turnsUsed,
       m.gft,
       ...SIDE_COLUMNS.flatMap(([, get]) => [get(m.buyer), get(m.seller)]),
+      ...REWARD_COLUMNS.flatMap(([, get]) => (rewards ? [get(rewards.buyer), get(rewards.seller)] : [null, null])),
     ]),
   );
 }

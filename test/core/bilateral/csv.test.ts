@@ -6,10 +6,15 @@ import {
   negotiationsCsv,
   STANDINGS_CSV_HEADER,
   standingsCsv,
+  seatRewards,
   type NegotiationCsvRow,
 } from '../../../src/core/bilateral/csv';
+import type { BilateralEvent } from '../../../src/core/bilateral/events';
+import { computeMetrics } from '../../../src/core/bilateral/metrics';
+import { ACCEPT, offer, WALK_AWAY, type Move } from '../../../src/core/bilateral/moves';
+import { bilateralReward, REWARD_TERMS } from '../../../src/core/bilateral/reward';
 import type { SideMetrics } from '../../../src/core/bilateral/metrics';
-import { makeScenario, zoneBinOf } from '../../../src/core/scenario';
+import { makeScenario, zoneBinOf, type Scenario } from '../../../src/core/scenario';
 import type { Interval } from '../../../src/core/stats';
 import { parseCsv } from '../../support/csv';
 
@@ -209,3 +214,65 @@ describe('negotiationsCsv', () => {
   });
 });
 
+
+describe('negotiationsCsv: reward columns', () => {
+  // v = 150, c = 90 on a $200 item (v − c = 60); the seller opens.
+  const scn = makeScenario('reward-1', { id: 'w', name: 'Widget', category: 'test', listPrice: 200 }, 150, 90, { turnLimit: 20, firstMover: 'seller' });
+  const noGft = makeScenario('reward-2', { id: 'w', name: 'Widget', category: 'test', listPrice: 200 }, 80, 100, { turnLimit: 20, firstMover: 'seller' });
+  const move = (turn: number, actor: 'buyer' | 'seller', m: Move): BilateralEvent => ({ type: 'move', turn, actor, move: m });
+  // The buyer answers once out of turn (invalid), then bids 100, retreats to 95 and accepts 120: buyer 30/60, seller 30/60.
+  const dealLog: BilateralEvent[] = [
+    move(0, 'seller', offer(180)),
+    { type: 'invalid', turn: 1, actor: 'buyer', attempt: 0, reason: 'not JSON', raw: '?' },
+    move(1, 'buyer', offer(100)),
+    move(2, 'seller', offer(130)),
+    move(3, 'buyer', offer(95)),
+    move(4, 'seller', offer(120)),
+    move(5, 'buyer', ACCEPT),
+    { type: 'end', turn: 5, outcome: { kind: 'deal', price: 120, turn: 5, acceptedBy: 'buyer' } },
+  ];
+  // No gains from trade; the buyer walks away at once.
+  const walkLog: BilateralEvent[] = [
+    move(0, 'seller', offer(150)),
+    move(1, 'buyer', WALK_AWAY),
+    { type: 'end', turn: 1, outcome: { kind: 'walk_away', by: 'buyer', turn: 1 } },
+  ];
+  const row = (jobId: string, scenario: Scenario, events: BilateralEvent[]): NegotiationCsvRow => ({
+    jobId,
+    buyer: 'a',
+    seller: 'b',
+    scenario,
+    metrics: computeMetrics(scenario, events),
+    rewards: seatRewards(scenario, events),
+  });
+
+  it('has each seat total and weighted terms, by hand and as bilateralReward computes them', () => {
+    const rows = [row('deal', scn, dealLog), row('walk', noGft, walkLog)];
+    const [deal, walk] = records(negotiationsCsv(rows)) as [Record<string, string>, Record<string, string>];
+    const num = (r: Record<string, string>, column: string) => Number(r[column]);
+    // By hand: the buyer pays 0.1 for its invalid answer and 0.1 for its retreat, and takes half the surplus.
+    expect(num(deal, 'buyerRewardCompliance')).toBeCloseTo(-0.1, 12);
+    expect(num(deal, 'buyerRewardConsistency')).toBeCloseTo(-0.1, 12);
+    expect(num(deal, 'buyerRewardSurplus')).toBeCloseTo(0.5, 12);
+    expect(num(deal, 'buyerReward')).toBeCloseTo(0.3, 12);
+    expect(num(deal, 'sellerReward')).toBeCloseTo(0.5, 12);
+    expect(deal).toMatchObject({ buyerRewardIrPenalty: '0', buyerRewardWalkAwayCredit: '0', sellerRewardCompliance: '0', sellerRewardConsistency: '0' });
+    expect(walk).toMatchObject({ buyerReward: '0.5', buyerRewardWalkAwayCredit: '0.5', sellerReward: '0', sellerRewardWalkAwayCredit: '0' });
+    // Every reward column is bilateralReward's own number, for both seats.
+    for (const [r, scenario, events] of [[deal, scn, dealLog], [walk, noGft, walkLog]] as const)
+      for (const seat of ['buyer', 'seller'] as const) {
+        const reward = bilateralReward(scenario, events, seat);
+        expect(num(r, `${seat}Reward`)).toBe(reward.total);
+        for (const term of REWARD_TERMS) expect(num(r, `${seat}Reward${term.charAt(0).toUpperCase()}${term.slice(1)}`)).toBe(reward.terms[term]);
+      }
+  });
+
+  it('leaves the reward columns empty for a row without rewards', () => {
+    const { rewards: _, ...bare } = row('bare', scn, dealLog);
+    const [r] = records(negotiationsCsv([bare])) as [Record<string, string>];
+    const rewardColumns = NEGOTIATIONS_CSV_HEADER.filter((c) => /^(buyer|seller)Reward/.test(c));
+    expect(rewardColumns).toHaveLength(12);
+    for (const c of rewardColumns) expect(r[c]).toBe('');
+    expect(seatRewards(scn, dealLog.slice(0, -1))).toBeNull();
+  });
+});
