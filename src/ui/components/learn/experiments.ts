@@ -9,6 +9,11 @@ import type { LearnCell, LearnExperiment } from '../../../worker/messages';
 export const LEARN_STRATEGIES = ['boulware', 'linear', 'conceder', 'tit-for-tat', 'hardliner', 'accommodator'] as const;
 /** The strategies that concede over time (a hardliner never does, so it never closes against itself). */
 export const CONCEDING = ['boulware', 'linear', 'conceder', 'tit-for-tat'] as const;
+/**
+ * The private-information widget's strategies: three that concede to their reservation by the
+ * deadline, and the hardliner, which trades only when the zone is wider than its anchor.
+ */
+export const PRIVATE_INFO_STRATEGIES = ['boulware', 'linear', 'tit-for-tat', 'hardliner'] as const;
 
 /** The zone widget's item: a list price of $100, so dollars read as percentages of it. */
 export const ZONE_ITEM = { id: 'learn-bicycle', name: 'Used bicycle', category: 'sports', listPrice: 100 } as const;
