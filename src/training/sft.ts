@@ -276,6 +276,15 @@ export function selectedSeats(source: SftSource, filter: SftFilter): Role[] {
   });
 }
 
+/** Whether the seat made a move before the end: exactly when `sftExample` gives an example for it. */
+export function seatMoved(source: SftSource, seat: Role): boolean {
+  for (const e of source.events) {
+    if (e.type === 'end') return false;
+    if (e.type === 'move' && e.actor === seat) return true;
+  }
+  return false;
+}
+
 /**
  * The scenarios held out for validation: `fraction` of the distinct ids (rounded, at least one
  * when the fraction is above 0 and there are two or more, never all), chosen by a hash of the id,

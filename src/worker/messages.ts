@@ -9,8 +9,14 @@ import { WEBLLM_MODEL_IDS } from '../agents/specs';
 import { LlmSettingsSchema } from '../agents/llm/settings';
 import { ModelListEntrySchema } from '../agents/backends/webllm/models';
 import { MoveSchema } from '../core/bilateral/moves';
-import { DeadlineSchema, FirstMoverSchema, PresetSchema, ROLES } from '../core/scenario';
+import { DeadlineSchema, FirstMoverSchema, PresetSchema, ROLES, ZoneBinSchema } from '../core/scenario';
+import { TIERS } from '../core/catalog';
+import { MOVE_INTERFACES } from '../agents/llm/settings';
+import type { SftFilter } from '../training/sft';
 import { HumanPromptSchema } from '../agents/human';
+import { MarketEventSchema } from '../core/market/events';
+import { MarketStandingRowSchema } from '../core/market/aggregate';
+import { MarketRunConfigSchema } from '../storage/market-schema';
 
 export const ENGINE_STATES = ['loading', 'ready', 'failed', 'lost', 'unloaded'] as const satisfies readonly EngineState[];
 
@@ -86,6 +92,43 @@ export const LearnCellResultSchema = z.object({
 });
 export type LearnCellResult = z.infer<typeof LearnCellResultSchema>;
 
+/** Which seats of a run's negotiations become fine-tuning examples (training/sft.ts SftFilter). */
+export const SftFilterSchema = z.object({
+  seat: z.enum([...ROLES, 'both']),
+  agent: spec.optional(),
+  tier: z.int().min(1).max(TIERS.length).optional(),
+  zone: ZoneBinSchema.optional(),
+  dealsOnly: z.boolean().optional(),
+  minShare: z.number().min(0).max(1).optional(),
+  irOnly: z.boolean().optional(),
+});
+const sftFilterFits: z.infer<typeof SftFilterSchema> extends SftFilter ? true : false = true;
+void sftFilterFits;
+
+const ShareSummarySchema = z.object({
+  n: count0(),
+  mean: z.number().nullable(),
+  min: z.number().nullable(),
+  p25: z.number().nullable(),
+  median: z.number().nullable(),
+  p75: z.number().nullable(),
+  max: z.number().nullable(),
+  histogram: z.array(count0()).length(10),
+});
+/** training/sft.ts SftSummary, as it crosses from the worker. */
+export const SftSummarySchema = z.object({
+  examples: count0(),
+  train: count0(),
+  validation: count0(),
+  scenarios: z.object({ train: count0(), validation: count0() }),
+  byTier: z.record(z.string().max(4), count0()),
+  byAgent: z.record(z.string().max(600), count0()),
+  share: ShareSummarySchema,
+});
+function count0() {
+  return z.int().nonnegative();
+}
+
 /** Messages from the page to the simulation worker; each `type` carries its own payload. */
 export const ToWorkerSchema = z.discriminatedUnion('type', [
   z.object({
@@ -145,6 +188,27 @@ export const ToWorkerSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('learn.run'), requestId: id, experiment: LearnExperimentSchema }),
   /** Stops the learn.run whose requestId is `running`; it still answers with what it finished. */
   z.object({ type: z.literal('learn.cancel'), running: id }),
+  /** One market played live (a run of one seller, one configuration, one market), saved as a run when `save`. */
+  z.object({
+    type: z.literal('market.play'),
+    gameId: id,
+    config: MarketRunConfigSchema,
+    delayMs,
+    paused: z.boolean(),
+    save: z.boolean(),
+    remote: RemoteConfigSchema.optional(),
+  }),
+  z.object({
+    type: z.literal('market.control'),
+    gameId: id,
+    delayMs: delayMs.optional(),
+    paused: z.boolean().optional(),
+    step: z.boolean().optional(),
+    cancel: z.boolean().optional(),
+  }),
+  /** A market tournament: stored as it plays, reported as market.progress and market.status. */
+  z.object({ type: z.literal('market.start'), runId: id, name: z.string().max(200), config: MarketRunConfigSchema, remote: RemoteConfigSchema.optional() }),
+  z.object({ type: z.literal('market.cancel'), runId: id }),
   /** Unloads every WebLLM engine no run or game is using, freeing the GPU. */
   z.object({ type: z.literal('engines.unload') }),
   /** Downloads and loads a WebLLM model ahead of play; progress comes as engine.status. */
@@ -157,6 +221,21 @@ export const ToWorkerSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('models.list'), requestId: id }),
   /** Deletes a model's files from WebLLM's cache. */
   z.object({ type: z.literal('models.delete'), requestId: id, modelId: webllmModel }),
+  /**
+   * A stored run's fine-tuning data: the summary of what the filter picks and, with `build`, the
+   * train and validation JSONL files; progress as sft.progress; answered by sft.exported.
+   */
+  z.object({
+    type: z.literal('sft.export'),
+    requestId: id,
+    runId: id,
+    filter: SftFilterSchema,
+    validation: z.number().min(0).max(0.9),
+    interface: z.enum(MOVE_INTERFACES),
+    build: z.boolean(),
+  }),
+  /** Stops the sft.export whose requestId is `running`; it answers with a failure. */
+  z.object({ type: z.literal('sft.cancel'), running: id }),
 ]);
 export type ToWorker = z.infer<typeof ToWorkerSchema>;
 /** A tournament as the page asks for it: every setting explicit. */
@@ -194,6 +273,24 @@ export const FromWorkerSchema = z.discriminatedUnion('type', [
     text: z.string().max(2000).optional(),
   }),
   z.object({ type: z.literal('arena.end'), gameId: id, runId: id.nullable() }),
+  z.object({ type: z.literal('market.event'), gameId: id, event: MarketEventSchema }),
+  /** A live market ended; `runId` names the run it was saved as (null: not saved). */
+  z.object({ type: z.literal('market.end'), gameId: id, runId: id.nullable() }),
+  z.object({
+    type: z.literal('market.progress'),
+    runId: id,
+    done: count,
+    planned: count,
+    standings: z.array(MarketStandingRowSchema).max(10_000),
+  }),
+  z.object({
+    type: z.literal('market.status'),
+    runId: id,
+    status: z.enum(RUN_STATUSES),
+    message: z.string().nullable(),
+    done: count,
+    planned: count,
+  }),
   /** The user's seat is to move: what they may know now. */
   z.object({ type: z.literal('arena.turn'), gameId: id, prompt: HumanPromptSchema }),
   /** The answer to arena.compare: each strategy's negotiation as its event log, in the order asked. */
@@ -222,6 +319,16 @@ export const FromWorkerSchema = z.discriminatedUnion('type', [
     cached: z.record(z.string().max(200), z.boolean()),
   }),
   z.object({ type: z.literal('models.deleted'), requestId: id, modelId: z.string().min(1).max(200) }),
+  /** How far the examples of an sft.export have been built, in negotiations. */
+  z.object({ type: z.literal('sft.progress'), requestId: id, done: count, total: count }),
+  z.object({
+    type: z.literal('sft.exported'),
+    requestId: id,
+    summary: SftSummarySchema,
+    negotiations: count,
+    train: z.instanceof(Blob).nullable(),
+    validation: z.instanceof(Blob).nullable(),
+  }),
   z.object({
     type: z.literal('failed'),
     requestId: id.optional(),
@@ -243,6 +350,7 @@ const REPLIES = {
   'models.delete': 'models.deleted',
   'arena.compare': 'arena.compared',
   'learn.run': 'learn.done',
+  'sft.export': 'sft.exported',
 } as const satisfies Record<WorkerRequest['type'], FromWorkerType>;
 export type ReplyTo<R extends WorkerRequest> =
   | Extract<FromWorker, { type: (typeof REPLIES)[R['type']] }>

@@ -13,6 +13,7 @@ import { deleteCached, listModels } from '../agents/backends/webllm/engine';
 import { engineLoader } from '../agents/backends/webllm/loader';
 import { WEBLLM_MODEL_IDS } from '../agents/specs';
 import { runLearnExperiment } from './learn';
+import { buildSft } from './sft';
 
 declare const self: DedicatedWorkerGlobalScope;
 
@@ -38,6 +39,8 @@ const loads = new Map<string, AbortController>();
 const games = new Map<string, ArenaGame>();
 /** Learn page experiments in flight, by request id, so that each can be stopped. */
 const learning = new Map<string, AbortController>();
+/** Fine-tuning exports being built, by request id, so that each can be stopped. */
+const sftExports = new Map<string, AbortController>();
 
 const describe = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
@@ -150,6 +153,24 @@ async function handle(message: ToWorker): Promise<void> {
     case 'models.delete':
       await deleteCached(message.modelId);
       host.post({ type: 'models.deleted', requestId: message.requestId, modelId: message.modelId });
+      return;
+    case 'sft.export': {
+      const { requestId, type: _, ...request } = message;
+      const controller = new AbortController();
+      sftExports.set(requestId, controller);
+      try {
+        const built = await buildSft(host.db, request, {
+          signal: controller.signal,
+          onProgress: (done, total) => host.post({ type: 'sft.progress', requestId, done, total }),
+        });
+        host.post({ type: 'sft.exported', requestId, ...built });
+      } finally {
+        sftExports.delete(requestId);
+      }
+      return;
+    }
+    case 'sft.cancel':
+      sftExports.get(message.running)?.abort(new Error('stopped'));
       return;
     default:
       assertNever(message);

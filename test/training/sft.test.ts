@@ -8,6 +8,7 @@ import { scenarioAt, zoneBinOf, type Role } from '../../src/core/scenario';
 import { runSession } from '../../src/core/session';
 import {
   messagesOfPromptText,
+  seatMoved,
   selectedSeats,
   sftExample,
   SftExampleSchema,
@@ -37,6 +38,8 @@ describe('SFT examples', () => {
         const moves = row.events.filter((e) => e.type === 'move' && e.actor === seat);
         for (const style of ['tools', 'json'] as const) {
           const ex = sftExample(row, seat, { interface: style });
+          // The cheap check the app's summary counts with says the same.
+          expect(seatMoved(row, seat)).toBe(ex !== null);
           if (moves.length === 0) {
             expect(ex).toBeNull();
             continue;
