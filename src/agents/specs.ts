@@ -2,6 +2,7 @@
 import { err, ok, type Result } from '../core/result';
 import { canThink, parseRemoteSpec, PROVIDERS, REMOTE_PROVIDERS, type RemoteModel } from './remote-spec';
 import { QUANTIZATIONS, QWEN3_SIZES, qwen3ModelId } from './backends/webllm/models';
+import { customModel, customModels } from './backends/webllm/custom';
 import { STRATEGIES } from './scripted';
 import type { StrategyDef } from './scripted/types';
 
@@ -97,8 +98,8 @@ export function parseAgentSpec(text: string, opts: SpecOptions = {}): Result<Age
   const suffix = thinking ? THINK_SUFFIX : '';
   if (body.startsWith(WEBLLM_PREFIX)) {
     const model = body.slice(WEBLLM_PREFIX.length).trim();
-    if (!WEBLLM_MODEL_IDS.includes(model))
-      return err(`unknown WebLLM model ${show(model)}; choose one of: ${WEBLLM_MODEL_IDS.join(', ')}`);
+    if (!WEBLLM_MODEL_IDS.includes(model) && customModel(model) === undefined)
+      return err(`unknown WebLLM model ${show(model)}; choose one of: ${[...WEBLLM_MODEL_IDS, ...customModels().map((m) => m.name)].join(', ')} (your own are added on the Models page)`);
     return ok({ name: 'webllm', params: {}, label: `${WEBLLM_PREFIX}${model}${suffix}`, webllm: model, ...(thinking && { thinking }) });
   }
   const remote = parseRemoteSpec(body);

@@ -8,6 +8,7 @@ import type { EngineState } from '../agents/backends/webllm/pool';
 import { WEBLLM_MODEL_IDS } from '../agents/specs';
 import { LlmSettingsSchema } from '../agents/llm/settings';
 import { ModelListEntrySchema } from '../agents/backends/webllm/models';
+import { CustomModelListSchema } from '../agents/backends/webllm/custom';
 import { MoveSchema } from '../core/bilateral/moves';
 import { DeadlineSchema, FirstMoverSchema, PresetSchema, ROLES, ZoneBinSchema } from '../core/scenario';
 import { TIERS } from '../core/catalog';
@@ -212,6 +213,8 @@ export const ToWorkerSchema = z.discriminatedUnion('type', [
   }),
   /** Stops the sft.export whose requestId is `running`; it answers with a failure. */
   z.object({ type: z.literal('sft.cancel'), running: id }),
+  /** The user's own WebLLM models (kept in settings): specs may name them from now on. */
+  z.object({ type: z.literal('webllm.custom'), models: CustomModelListSchema }),
 ]);
 export type ToWorker = z.infer<typeof ToWorkerSchema>;
 /** A tournament as the page asks for it: every setting explicit. */

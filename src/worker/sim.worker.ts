@@ -14,6 +14,8 @@ import { engineLoader } from '../agents/backends/webllm/loader';
 import { WEBLLM_MODEL_IDS } from '../agents/specs';
 import { runLearnExperiment } from './learn';
 import { buildSft } from './sft';
+import { customAppConfig, useCustomModels } from '../agents/backends/webllm/custom';
+import { getCustomModels } from '../storage/custom-models';
 
 declare const self: DedicatedWorkerGlobalScope;
 
@@ -21,8 +23,14 @@ const host: RunHost = {
   db: openDb(),
   post: (message: FromWorker) => self.postMessage(message),
   now: () => Date.now(),
-  engines: new EnginePool(engineLoader),
+  engines: new EnginePool(engineLoader, (modelId) => customAppConfig(modelId, self.location.origin)),
 };
+
+// The user's own WebLLM models, from settings until the page says otherwise (webllm.custom).
+let customToldByPage = false;
+void getCustomModels(host.db)
+  .then((models) => customToldByPage || useCustomModels(models))
+  .catch(() => undefined);
 
 /** Load progress reaches the page at most this often; every change of state at once. */
 const ENGINE_PROGRESS_MS = 200;
@@ -171,6 +179,10 @@ async function handle(message: ToWorker): Promise<void> {
     }
     case 'sft.cancel':
       sftExports.get(message.running)?.abort(new Error('stopped'));
+      return;
+    case 'webllm.custom':
+      customToldByPage = true;
+      useCustomModels(message.models);
       return;
     default:
       assertNever(message);

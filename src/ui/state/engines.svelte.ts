@@ -3,6 +3,7 @@ import { estimateDownloadMB, quantizationFor, QWEN3_SIZES, qwen3ModelId, type Qu
 import type { EngineStatus } from '../../agents/backends/webllm/pool';
 import { WEBLLM_PREFIX } from '../../agents/specs';
 import { sim } from './sim';
+import { customModels } from './custom-models.svelte';
 
 export interface LocalModelOption {
   /** The agent spec: `webllm:Qwen3-1.7B-q4f16_1-MLC`. */
@@ -40,6 +41,7 @@ export class LocalEngines {
     if (this.started) return;
     this.started = true;
     void this.probeOnce(nav);
+    void customModels.load();
     // For the whole session of the page: the pickers of every page read these statuses.
     sim().subscribe((m) => {
       // The engines lived in the worker and ended with it.
@@ -50,14 +52,20 @@ export class LocalEngines {
     });
   }
 
-  /** The Qwen3 builds to offer for a seat; `keep` (a spec already chosen) is offered even if this GPU would pick another build. */
+  /**
+   * The Qwen3 builds to offer for a seat, then the user's own models (Models page); `keep` (a spec
+   * already chosen) is offered even if this GPU would pick another build.
+   */
   options(keep?: string): LocalModelOption[] {
     const q = this.quantization;
     const options: LocalModelOption[] = q
-      ? QWEN3_SIZES.map((size) => ({
-          value: `${WEBLLM_PREFIX}${qwen3ModelId(size, q)}`,
-          label: `Qwen3 ${size} (${q.replace(/_\d+$/, '')}, ${sizeText(estimateDownloadMB(size, q))})`,
-        }))
+      ? [
+          ...QWEN3_SIZES.map((size) => ({
+            value: `${WEBLLM_PREFIX}${qwen3ModelId(size, q)}`,
+            label: `Qwen3 ${size} (${q.replace(/_\d+$/, '')}, ${sizeText(estimateDownloadMB(size, q))})`,
+          })),
+          ...customModels.list.map((m) => ({ value: `${WEBLLM_PREFIX}${m.name}`, label: `${m.name} (your model)` })),
+        ]
       : [];
     if (keep?.startsWith(WEBLLM_PREFIX) && !options.some((o) => o.value === keep))
       options.push({ value: keep, label: keep.slice(WEBLLM_PREFIX.length) });

@@ -8,7 +8,9 @@
 import { Limiter } from '../http';
 import { BackendError, type ChatBackend } from '../types';
 import { webLlmBackend, WEBLLM_CAPABILITIES } from './backend';
+import type { AppConfig } from '@mlc-ai/web-llm';
 import type { LoadedEngine, LoadOptions } from './engine';
+import { customModel } from './custom';
 import { errorText } from './errors';
 
 /** Loads one model; `loadEngine` in the app, a fake engine in tests. */
@@ -53,7 +55,14 @@ export class EnginePool {
   private readonly listeners = new Set<(status: EngineStatus) => void>();
   private readonly backends = new Map<string, ChatBackend>();
 
-  constructor(private readonly loader: EngineLoader) {}
+  /**
+   * `appConfig` says where a model not in WebLLM's prebuilt list is (the user's own models,
+   * custom.ts); undefined leaves WebLLM's list.
+   */
+  constructor(
+    private readonly loader: EngineLoader,
+    private readonly appConfig: (modelId: string) => AppConfig | undefined = () => undefined,
+  ) {}
 
   subscribe(listener: (status: EngineStatus) => void): () => void {
     this.listeners.add(listener);
@@ -112,6 +121,10 @@ export class EnginePool {
         name: 'webllm',
         model: modelId,
         capabilities: WEBLLM_CAPABILITIES,
+        // A custom model's own window; the built-in Qwen3 builds hold the default.
+        get contextWindow() {
+          return customModel(modelId)?.contextWindow;
+        },
         complete: (request, signal) => this.complete(modelId, request, signal),
       };
       this.backends.set(modelId, backend);
@@ -144,9 +157,11 @@ export class EnginePool {
     const controller = new AbortController();
     slot.controller = controller;
     this.emit({ modelId: slot.modelId, state: 'loading', fraction: 0, text: 'Starting…' });
+    const appConfig = this.appConfig(slot.modelId);
     slot.loading = this.unloadIdle(slot)
       .then(() =>
         this.loader(slot.modelId, {
+          ...(appConfig && { appConfig }),
           signal: controller.signal,
           onProgress: (p) => this.emit({ modelId: slot.modelId, state: 'loading', fraction: p.fraction, text: p.text }),
         }),
