@@ -1,5 +1,6 @@
 import Dexie, { type DexieOptions, type EntityTable } from 'dexie';
 import type { BatchRow, DigestRow, NegotiationRow, RunRow } from './schema';
+import type { MarketBatchRow, MarketRunRow } from './market-schema';
 import { digestsOf } from './digest';
 import { batchStoredRows } from './batches';
 
@@ -36,6 +37,12 @@ export const SCHEMA_V3 = { keys: 'provider' } as const;
  */
 export const SCHEMA_V4 = { negotiations: null, batches: 'id, [runId+first]' } as const;
 
+/**
+ * Version 5 adds market runs: their run records apart from the bilateral ones (a different config
+ * and standings), and their markets in batch records of a few hundred, as negotiations are kept.
+ */
+export const SCHEMA_V5 = { marketRuns: 'id, createdAt', marketBatches: 'id, [runId+first]' } as const;
+
 export interface KeyRow {
   provider: string;
   apiKey: string;
@@ -49,6 +56,8 @@ export class ParleyDb extends Dexie {
   declare settings: EntityTable<SettingRow, 'key'>;
   declare digests: EntityTable<DigestRow, 'id'>;
   declare keys: EntityTable<KeyRow, 'provider'>;
+  declare marketRuns: EntityTable<MarketRunRow, 'id'>;
+  declare marketBatches: EntityTable<MarketBatchRow, 'id'>;
 
   /** `options.indexedDB` can place the database elsewhere, e.g. in a storage bucket. */
   constructor(name: string = DEFAULT_DB_NAME, options?: DexieOptions) {
@@ -78,8 +87,10 @@ export class ParleyDb extends Dexie {
           digests: tx.table('digests') as EntityTable<DigestRow, 'id'>,
         }),
       );
+    // New tables only: nothing stored before is touched.
+    this.version(5).stores(SCHEMA_V5);
     // To change the schema or the shape of stored rows, add the next version here, e.g.
-    //   this.version(5).stores({ runs: 'id, createdAt, status' }).upgrade(async (tx) => {
+    //   this.version(6).stores({ runs: 'id, createdAt, status' }).upgrade(async (tx) => {
     //     await tx.table('runs').toCollection().modify((run) => { run.tags ??= []; });
     //   });
     // Dexie runs every upgrade newer than the database's version, in order, inside the

@@ -53,6 +53,8 @@ export class SimClient {
   private dispatch(message: FromWorker): void {
     if (message.type === 'run.status' && message.status !== 'running') this.openRuns.delete(message.runId);
     if (message.type === 'arena.end') this.openGames.delete(message.gameId);
+    if (message.type === 'market.status' && message.status !== 'running') this.openRuns.delete(message.runId);
+    if (message.type === 'market.end') this.openGames.delete(message.gameId);
     if (message.type === 'failed') {
       if (message.runId) this.openRuns.delete(message.runId);
       if (message.gameId) this.openGames.delete(message.gameId);
@@ -92,6 +94,8 @@ export class SimClient {
     this.ensure().postMessage(message);
     if (message.type === 'run.start' || message.type === 'run.resume') this.openRuns.add(message.runId);
     if (message.type === 'arena.start') this.openGames.add(message.gameId);
+    if (message.type === 'market.start') this.openRuns.add(message.runId);
+    if (message.type === 'market.play') this.openGames.add(message.gameId);
   }
 
   /** Sends a request and waits for its reply, or for the failure that names it (the worker's, or its death). */

@@ -15,6 +15,9 @@ import { TIERS } from '../core/catalog';
 import { MOVE_INTERFACES } from '../agents/llm/settings';
 import type { SftFilter } from '../training/sft';
 import { HumanPromptSchema } from '../agents/human';
+import { MarketEventSchema } from '../core/market/events';
+import { MarketStandingRowSchema } from '../core/market/aggregate';
+import { MarketRunConfigSchema } from '../storage/market-schema';
 
 export const ENGINE_STATES = ['loading', 'ready', 'failed', 'lost', 'unloaded'] as const satisfies readonly EngineState[];
 
@@ -186,6 +189,27 @@ export const ToWorkerSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('learn.run'), requestId: id, experiment: LearnExperimentSchema }),
   /** Stops the learn.run whose requestId is `running`; it still answers with what it finished. */
   z.object({ type: z.literal('learn.cancel'), running: id }),
+  /** One market played live (a run of one seller, one configuration, one market), saved as a run when `save`. */
+  z.object({
+    type: z.literal('market.play'),
+    gameId: id,
+    config: MarketRunConfigSchema,
+    delayMs,
+    paused: z.boolean(),
+    save: z.boolean(),
+    remote: RemoteConfigSchema.optional(),
+  }),
+  z.object({
+    type: z.literal('market.control'),
+    gameId: id,
+    delayMs: delayMs.optional(),
+    paused: z.boolean().optional(),
+    step: z.boolean().optional(),
+    cancel: z.boolean().optional(),
+  }),
+  /** A market tournament: stored as it plays, reported as market.progress and market.status. */
+  z.object({ type: z.literal('market.start'), runId: id, name: z.string().max(200), config: MarketRunConfigSchema, remote: RemoteConfigSchema.optional() }),
+  z.object({ type: z.literal('market.cancel'), runId: id }),
   /** Unloads every WebLLM engine no run or game is using, freeing the GPU. */
   z.object({ type: z.literal('engines.unload') }),
   /** Downloads and loads a WebLLM model ahead of play; progress comes as engine.status. */
@@ -252,6 +276,24 @@ export const FromWorkerSchema = z.discriminatedUnion('type', [
     text: z.string().max(2000).optional(),
   }),
   z.object({ type: z.literal('arena.end'), gameId: id, runId: id.nullable() }),
+  z.object({ type: z.literal('market.event'), gameId: id, event: MarketEventSchema }),
+  /** A live market ended; `runId` names the run it was saved as (null: not saved). */
+  z.object({ type: z.literal('market.end'), gameId: id, runId: id.nullable() }),
+  z.object({
+    type: z.literal('market.progress'),
+    runId: id,
+    done: count,
+    planned: count,
+    standings: z.array(MarketStandingRowSchema).max(10_000),
+  }),
+  z.object({
+    type: z.literal('market.status'),
+    runId: id,
+    status: z.enum(RUN_STATUSES),
+    message: z.string().nullable(),
+    done: count,
+    planned: count,
+  }),
   /** The user's seat is to move: what they may know now. */
   z.object({ type: z.literal('arena.turn'), gameId: id, prompt: HumanPromptSchema }),
   /** The answer to arena.compare: each strategy's negotiation as its event log, in the order asked. */

@@ -12,6 +12,10 @@ import { deleteCached, listModels } from '../agents/backends/webllm/engine';
 // WebLLM in an engine worker; the e2e build swaps in its fake engine here (vite.config.ts).
 import { engineLoader } from '../agents/backends/webllm/loader';
 import { WEBLLM_MODEL_IDS } from '../agents/specs';
+import { MarketGame, MarketTournamentRun } from './market';
+import { getMarketRun } from '../storage/market-runs';
+import { exportMarketJson, exportMarketJsonl, importMarketRun, marketFormatOf } from '../storage/market-file';
+import { sizeProblem } from '../storage/run-file';
 import { runLearnExperiment } from './learn';
 import { buildSft } from './sft';
 import { customAppConfig, useCustomModels } from '../agents/backends/webllm/custom';
@@ -45,6 +49,8 @@ const runs = new Map<string, TournamentRun>();
 /** Loads asked for by the Models page, so that each can be cancelled. */
 const loads = new Map<string, AbortController>();
 const games = new Map<string, ArenaGame>();
+const marketGames = new Map<string, MarketGame>();
+const marketRuns = new Map<string, MarketTournamentRun>();
 /** Learn page experiments in flight, by request id, so that each can be stopped. */
 const learning = new Map<string, AbortController>();
 /** Fine-tuning exports being built, by request id, so that each can be stopped. */
@@ -119,6 +125,38 @@ async function handle(message: ToWorker): Promise<void> {
     case 'learn.cancel':
       learning.get(message.running)?.abort(new Error('stopped'));
       return;
+    case 'market.play': {
+      const game = new MarketGame(host, message);
+      marketGames.set(message.gameId, game);
+      try {
+        const runId = await game.play();
+        host.post({ type: 'market.end', gameId: message.gameId, runId });
+      } finally {
+        marketGames.delete(message.gameId);
+      }
+      return;
+    }
+    case 'market.control': {
+      const game = marketGames.get(message.gameId);
+      if (!game) return;
+      if (message.cancel) game.cancel();
+      game.pacer.set(message.delayMs, message.paused);
+      if (message.step) game.pacer.release();
+      return;
+    }
+    case 'market.start': {
+      const run = await MarketTournamentRun.start(host, message.runId, message.name, message.config, message.remote);
+      marketRuns.set(run.runId, run);
+      try {
+        await run.play();
+      } finally {
+        marketRuns.delete(run.runId);
+      }
+      return;
+    }
+    case 'market.cancel':
+      marketRuns.get(message.runId)?.cancel();
+      return;
     case 'engines.unload':
       return host.engines?.unloadUnused();
     case 'engines.load': {
@@ -134,6 +172,19 @@ async function handle(message: ToWorker): Promise<void> {
       loads.get(message.modelId)?.abort(new Error('cancelled'));
       return;
     case 'export': {
+      const marketRun = await getMarketRun(host.db, message.runId);
+      if (marketRun) {
+        const json = message.format === 'json';
+        const text = json ? await exportMarketJson(host.db, marketRun.id) : await exportMarketJsonl(host.db, marketRun.id);
+        const safeName = marketRun.name.replace(/[^\w.-]+/g, '-').slice(0, 60) || 'market';
+        host.post({
+          type: 'exported',
+          requestId: message.requestId,
+          fileName: `parley-market-${safeName}-${marketRun.id.slice(0, 8)}.${message.format}`,
+          blob: new Blob([text], { type: json ? 'application/json' : 'application/x-ndjson' }),
+        });
+        return;
+      }
       const run = await getRun(host.db, message.runId);
       if (!run) throw new Error('that run is no longer stored');
       const text = message.format === 'json' ? await exportRunJson(host.db, run.id) : await exportRunJsonl(host.db, run.id);
@@ -148,6 +199,13 @@ async function handle(message: ToWorker): Promise<void> {
       return;
     }
     case 'import': {
+      // A market run file names its format at its very start (the app and the CLI write it first).
+      if (!sizeProblem(message.file.size) && marketFormatOf(await message.file.slice(0, 200).text())) {
+        const market = await importMarketRun(host.db, await message.file.text(), { now: host.now(), size: message.file.size });
+        if (!market.ok) throw new Error(market.error.message);
+        host.post({ type: 'imported', requestId: message.requestId, runId: market.value.id });
+        return;
+      }
       const result = await importRunFile(host.db, message.file, { now: host.now() });
       if (!result.ok) throw new Error(result.error.message);
       host.post({ type: 'imported', requestId: message.requestId, runId: result.value.id });

@@ -3,6 +3,7 @@
  * markets with a 95% interval (markets are the units; see docs/market-metrics.md, "Standings").
  * Gathered one market at a time in constant memory per row.
  */
+import { z } from 'zod';
 import { createRng, deriveSeed } from '../rng';
 import { RatioMoments, ratioInterval, type Interval } from '../stats';
 import type { MarketMetrics } from './metrics';
@@ -99,3 +100,24 @@ export class MarketAggregator {
     return rows;
   }
 }
+
+const EstimateSchema = z.object({
+  value: z.number().finite().nullable(),
+  ci: z.tuple([z.number().finite(), z.number().finite()]).nullable(),
+});
+const metricsShape = Object.fromEntries(STANDING_METRICS.map(([metric]) => [metric, EstimateSchema])) as Record<StandingMetric, typeof EstimateSchema>;
+
+/** A standings row as it crosses from the worker to the page. */
+export const MarketStandingRowSchema = z.object({
+  scope: z.enum(['config', 'presets', 'held-out']),
+  config: z.string().min(1).max(200),
+  heldOut: z.boolean(),
+  seller: z.string().min(1).max(500),
+  n: z.int().nonnegative(),
+  errors: z.int().nonnegative(),
+  metrics: z.object(metricsShape),
+});
+
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const rowsSame: Same<z.infer<typeof MarketStandingRowSchema>, MarketStandingRow> = true;
+void rowsSame;

@@ -7,3 +7,4 @@ export * from './matching';
 export * from './metrics';
 export * from './tournament';
 export * from './aggregate';
+export * from './replay';

@@ -86,7 +86,9 @@ export function* planMarketJobs(config: MarketTournamentConfig): Generator<Marke
     }
 }
 
-/** A seat's own random stream, made only when read. */
+/** The seat of `role` in market `jobId` of a run seeded `runSeed`: its seed, and its random stream made only when read. */
+export const marketSeat = (runSeed: number, jobId: string, role: MarketRole): SeatInfo => new Seat(runSeed, jobId, role);
+
 class Seat implements SeatInfo {
   private stream: Rng | null = null;
   readonly seed: number;

@@ -1,0 +1,100 @@
+/**
+ * Market runs as stored, exported and imported: a market tournament (sellers over a grid of
+ * configurations) or one Market-page game, which is the same thing with one seller, one
+ * configuration and one market. The run's header is the CLI's `parley-market-jsonl` v1 header.
+ */
+import { z } from 'zod';
+import type { MarketStandingRow } from '../core/market/aggregate';
+import { MarketEventSchema, MarketResultSchema, type MarketEvent } from '../core/market/events';
+import { MarketConfigSchema, MarketScenarioSchema } from '../core/market/scenario';
+import type { MarketTournamentConfig } from '../core/market/tournament';
+import { LlmSettingsSchema } from '../agents/llm/settings';
+import { RunStatusSchema } from './schema';
+
+const id = z.string().min(1).max(200);
+const spec = z.string().min(1).max(500);
+const timestamp = z.number().finite().nonnegative();
+const count = z.int().nonnegative();
+
+export const MARKET_EXPORT_FORMAT = 'parley-market';
+export const MARKET_EXPORT_FORMAT_JSONL = 'parley-market-jsonl';
+export const MARKET_EXPORT_VERSION = 1;
+
+export const NamedMarketConfigSchema = z.object({
+  name: z.string().min(1).max(100).regex(/^[^:]*$/, { message: 'must not contain ":"' }),
+  heldOut: z.boolean(),
+  summary: z.string().max(500),
+  config: MarketConfigSchema,
+});
+
+/** What a market run plays: the CLI's stored config, with the model settings where the app ran it. */
+export const MarketRunConfigSchema = z.object({
+  sellers: z.array(spec).min(1).max(32),
+  buyer: spec,
+  configs: z.array(NamedMarketConfigSchema).min(1).max(64),
+  marketsPerConfig: z.int().min(1).max(100_000),
+  seed: z.int().min(0).max(2 ** 32 - 1),
+  /** Bootstrap resamples for the standings' intervals (0: none). */
+  samples: z.int().min(0).max(100_000),
+  /** How the model seats were asked for their moves (absent in the CLI's files: the defaults). */
+  llm: LlmSettingsSchema.optional(),
+  /** One game played on the Market page (one seller, one configuration, one market). */
+  game: z.boolean().optional(),
+});
+export type MarketRunConfig = z.infer<typeof MarketRunConfigSchema>;
+
+export const MarketRunRecordSchema = z.object({
+  id,
+  name: z.string().max(200),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+  status: RunStatusSchema,
+  config: MarketRunConfigSchema,
+  planned: count,
+  done: count,
+  message: z.string().max(2000).nullable().optional(),
+});
+export type MarketRunRecord = z.infer<typeof MarketRunRecordSchema>;
+
+/** A stored market run; its standings are derived (an import recomputes them). */
+export interface MarketRunRow extends MarketRunRecord {
+  message: string | null;
+  standings: MarketStandingRow[] | null;
+}
+
+/** Events in one market: a budget of at most 10,000 seller turns, each with its answer and retries. */
+const MAX_EVENTS = 200_000;
+
+/** One market of a run, as a line of the JSONL file holds it (`metrics`, derived, only in files). */
+export const MarketLineSchema = z.object({
+  id: z.string().min(1).max(300).regex(/^[^:]*$/, { message: 'must not contain ":"' }),
+  config: z.string().min(1).max(100),
+  heldOut: z.boolean(),
+  marketIndex: count,
+  seller: spec,
+  buyer: spec,
+  scenario: MarketScenarioSchema,
+  events: z.array(MarketEventSchema).min(1).max(MAX_EVENTS),
+  outcome: MarketResultSchema,
+  metrics: z.record(z.string(), z.unknown()).optional(),
+});
+/** Parsed events are ones the runner could have written (events.ts checks it), so a line holds the runner's type. */
+export type MarketLine = Omit<z.infer<typeof MarketLineSchema>, 'events'> & { events: MarketEvent[] };
+
+/** A batch of a run's markets in plan order, each as its line's JSON (without metrics). */
+export interface MarketBatchRow {
+  /** `${runId}:${first}`. */
+  id: string;
+  runId: string;
+  first: number;
+  markets: string[];
+}
+
+/** The core's tournament config from a stored one (configs keep their names and held-out marks). */
+export const tournamentOf = (c: MarketRunConfig): MarketTournamentConfig => ({
+  sellers: c.sellers,
+  buyer: c.buyer,
+  configs: c.configs.map((n) => ({ name: n.name, summary: n.summary, heldOut: n.heldOut, config: n.config })),
+  marketsPerConfig: c.marketsPerConfig,
+  seed: c.seed,
+});

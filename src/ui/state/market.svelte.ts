@@ -1,0 +1,145 @@
+import type { MarketStandingRow } from '../../core/market/aggregate';
+import type { MarketEvent } from '../../core/market/events';
+import { generateMarket, type MarketScenario } from '../../core/market/scenario';
+import type { MarketRunConfig } from '../../storage/market-schema';
+import type { RunStatus } from '../../storage/schema';
+import type { RemoteConfig } from '../../worker/messages';
+import { newId, sim } from './sim';
+
+export type MarketGameStatus = 'idle' | 'playing' | 'finished' | 'failed';
+
+/** The one market a configuration of one seller, one configuration and one market plays. */
+export const scenarioOf = (config: MarketRunConfig): MarketScenario => {
+  const named = config.configs[0] as MarketRunConfig['configs'][number];
+  return generateMarket(named.config, config.seed, 0, named.name);
+};
+
+/** A market played live in the worker: its events as they come, and the run it was saved as. */
+export class MarketGameSession {
+  gameId = $state<string | null>(null);
+  status = $state<MarketGameStatus>('idle');
+  message = $state<string | null>(null);
+  config = $state.raw<MarketRunConfig | null>(null);
+  scenario = $state.raw<MarketScenario | null>(null);
+  events = $state.raw<MarketEvent[]>([]);
+  runId = $state<string | null>(null);
+  delayMs = $state(200);
+  paused = $state(false);
+  private unsubscribe: (() => void) | null = null;
+
+  constructor(private readonly remote: () => RemoteConfig | undefined = () => undefined) {}
+
+  play(config: MarketRunConfig): void {
+    this.unsubscribe?.();
+    const gameId = newId();
+    this.gameId = gameId;
+    this.config = config;
+    this.scenario = scenarioOf(config);
+    this.events = [];
+    this.runId = null;
+    this.message = null;
+    this.status = 'playing';
+    this.unsubscribe = sim().subscribe((m) => {
+      if (m.type === 'worker.stopped') {
+        if (this.status === 'playing') [this.status, this.message] = ['failed', m.message];
+        return;
+      }
+      if (!('gameId' in m) || m.gameId !== gameId) return;
+      if (m.type === 'market.event') this.events = [...this.events, m.event as MarketEvent];
+      else if (m.type === 'market.end') {
+        this.runId = m.runId;
+        this.status = 'finished';
+      } else if (m.type === 'failed') {
+        this.status = 'failed';
+        this.message = m.message;
+      }
+    });
+    const remote = this.remote();
+    sim().send({ type: 'market.play', gameId, config, delayMs: this.delayMs, paused: this.paused, save: true, ...(remote && { remote }) });
+  }
+
+  private control(change: { delayMs?: number; paused?: boolean; step?: boolean; cancel?: boolean }): void {
+    if (this.gameId && this.status === 'playing') sim().send({ type: 'market.control', gameId: this.gameId, ...change });
+  }
+
+  setDelay(delayMs: number): void {
+    this.delayMs = delayMs;
+    this.control({ delayMs });
+  }
+
+  setPaused(paused: boolean): void {
+    this.paused = paused;
+    this.control({ paused });
+  }
+
+  step(): void {
+    this.control({ step: true });
+  }
+
+  stop(): void {
+    this.control({ cancel: true });
+  }
+
+  dispose(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+  }
+}
+
+/** A market tournament as the page follows it: progress, live standings and status. */
+export class MarketTournamentSession {
+  runId = $state<string | null>(null);
+  status = $state<RunStatus | null>(null);
+  message = $state<string | null>(null);
+  done = $state(0);
+  planned = $state(0);
+  standings = $state.raw<MarketStandingRow[]>([]);
+  private unsubscribe: (() => void) | null = null;
+
+  constructor(private readonly remote: () => RemoteConfig | undefined = () => undefined) {}
+
+  start(name: string, config: MarketRunConfig): string {
+    this.unsubscribe?.();
+    const runId = newId();
+    Object.assign(this, { runId, status: 'running', message: null, done: 0, planned: 0, standings: [] });
+    this.unsubscribe = sim().subscribe((m) => {
+      if (m.type === 'worker.stopped') {
+        if (this.status === 'running') [this.status, this.message] = ['failed', m.message];
+        return;
+      }
+      if (!('runId' in m) || m.runId !== runId) return;
+      if (m.type === 'market.progress') {
+        this.done = m.done;
+        this.planned = m.planned;
+        this.standings = m.standings;
+      } else if (m.type === 'market.status') {
+        this.status = m.status;
+        this.message = m.message;
+      } else if (m.type === 'failed') {
+        this.status = 'failed';
+        this.message = m.message;
+      }
+    });
+    const remote = this.remote();
+    sim().send({ type: 'market.start', runId, name, config, ...(remote && { remote }) });
+    return runId;
+  }
+
+  cancel(): void {
+    if (this.runId) sim().send({ type: 'market.cancel', runId: this.runId });
+  }
+
+  dispose(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+  }
+}
+
+let game: MarketGameSession | null = null;
+let tournament: MarketTournamentSession | null = null;
+
+/** The page's market sessions: they outlive the page, so a run keeps going while you read another. */
+export const marketSessions = (remote?: () => RemoteConfig | undefined) => ({
+  game: (game ??= new MarketGameSession(remote)),
+  tournament: (tournament ??= new MarketTournamentSession(remote)),
+});

@@ -1,0 +1,178 @@
+// Markets in the simulation worker: one market played live for the Market page, and market
+// tournaments stored as they play.
+import { MarketAggregator } from '../core/market/aggregate';
+import type { MarketMove, MarketRole } from '../core/market/moves';
+import { marketSeat, planMarketJobs, playMarket, plannedMarkets, runMarketTournament, type MarketAgent } from '../core/market/tournament';
+import { createMarketAgentFactory, parseMarketSpecs } from '../agents/market';
+import { runLockName } from '../storage';
+import { marketStandings } from '../storage/market-file';
+import { createMarketRun, getMarketRun, marketLine, MarketWriter, updateMarketRun } from '../storage/market-runs';
+import { tournamentOf, type MarketRunConfig } from '../storage/market-schema';
+import type { RunStatus } from '../storage/schema';
+import { StorageFullError } from '../storage/errors';
+import { Pacer } from './arena';
+import type { FromWorker, RemoteConfig } from './messages';
+
+/** The runner's event as the message carries it: the runner only ever logs a seller's move for the seller. */
+type LoggedEvent = Extract<FromWorker, { type: 'market.event' }>['event'];
+import { remoteSettings } from './remote-settings';
+import { PROGRESS_INTERVAL_MS, type RunHost } from './tournament-run';
+
+/** A scripted tournament gives the worker's message loop a turn this often, so a cancel gets through. */
+const YIELD_MS = 30;
+
+const paced = (agent: MarketAgent, pacer: Pacer): MarketAgent => ({
+  act: async (observation, signal, retry) => {
+    if (retry === undefined) await pacer.wait(signal);
+    return agent.act(observation, signal, retry);
+  },
+});
+
+/** Why a run's seats cannot be played, or null. */
+function seatProblem(config: MarketRunConfig): string | null {
+  const sellers = parseMarketSpecs(config.sellers, 'seller');
+  if (!sellers.ok) return sellers.error;
+  const buyer = parseMarketSpecs([config.buyer], 'buyer');
+  return buyer.ok ? null : buyer.error;
+}
+
+const factoryFor = (config: MarketRunConfig, remote?: RemoteConfig) => createMarketAgentFactory(remoteSettings(remote), config.llm ?? {});
+
+export interface MarketGameRequest {
+  gameId: string;
+  /** One seller, one configuration, one market. */
+  config: MarketRunConfig;
+  delayMs: number;
+  paused: boolean;
+  save: boolean;
+  remote?: RemoteConfig;
+}
+
+/** One live market: its events stream to the page; the finished market is saved as a run. */
+export class MarketGame {
+  readonly pacer: Pacer;
+  private readonly controller = new AbortController();
+
+  constructor(
+    private readonly host: RunHost,
+    private readonly request: MarketGameRequest,
+  ) {
+    this.pacer = new Pacer(request.delayMs, request.paused);
+  }
+
+  cancel(): void {
+    this.controller.abort(new Error('cancelled'));
+  }
+
+  async play(): Promise<string | null> {
+    const { gameId, config, save } = this.request;
+    const problem = seatProblem(config);
+    if (problem) throw new Error(problem);
+    if (plannedMarkets(tournamentOf(config)) !== 1) throw new Error('a live market is one seller, one configuration and one market');
+    const job = planMarketJobs(tournamentOf(config)).next().value;
+    if (!job) throw new Error('no market to play');
+    const makeAgent = factoryFor(config, this.request.remote);
+    const seat = (role: MarketRole, spec: string) => paced(makeAgent(spec, role, marketSeat(config.seed, job.id, role)), this.pacer);
+    const played = await playMarket(
+      job.scenario,
+      { seller: seat('seller', job.seller), buyer: seat('buyer', job.buyer) },
+      { signal: this.controller.signal, optimalWelfare: job.optimalWelfare, onEvent: (event) => this.host.post({ type: 'market.event', gameId, event: event as LoggedEvent }) },
+    );
+    if (!save || played.outcome.kind === 'cancelled') return null;
+    const { db, now } = this.host;
+    const named = job.config;
+    await createMarketRun(db, {
+      id: gameId,
+      name: `${job.seller} sells to ${job.scenario.buyers.length} buyers (${named.name})`.slice(0, 200),
+      config: { ...config, game: true },
+      planned: 1,
+      createdAt: now(),
+    });
+    const line = marketLine({ ...job, ...played });
+    const writer = new MarketWriter(db, gameId, 0, now);
+    await writer.add(line);
+    await writer.flush();
+    await updateMarketRun(db, gameId, { status: 'done', standings: marketStandings(config, [line]), updatedAt: now() });
+    return gameId;
+  }
+}
+
+/** One market tournament inside the worker: plays in plan order, stores in batches, reports. */
+export class MarketTournamentRun {
+  private readonly controller = new AbortController();
+
+  constructor(
+    private readonly host: RunHost,
+    readonly runId: string,
+    private readonly remote?: RemoteConfig,
+  ) {}
+
+  cancel(): void {
+    this.controller.abort(new Error('cancelled'));
+  }
+
+  static async start(host: RunHost, runId: string, name: string, config: MarketRunConfig, remote?: RemoteConfig): Promise<MarketTournamentRun> {
+    const problem = seatProblem(config);
+    if (problem) throw new Error(problem);
+    await createMarketRun(host.db, { id: runId, name, config, planned: plannedMarkets(tournamentOf(config)), createdAt: host.now() });
+    return new MarketTournamentRun(host, runId, remote);
+  }
+
+  async play(): Promise<RunStatus> {
+    const { db, post, now } = this.host;
+    const run = await getMarketRun(db, this.runId);
+    if (!run) throw new Error(`no market run ${this.runId}`);
+    const { config, planned } = run;
+    return navigator.locks.request(runLockName(this.runId), { ifAvailable: true }, async (lock) => {
+      if (lock === null) throw new Error('this run is already running in another tab');
+      const aggregator = new MarketAggregator();
+      const writer = new MarketWriter(db, this.runId, 0, now);
+      let done = 0;
+      let lastPost = -Infinity;
+      let lastYield = now();
+      const report = (force: boolean) => {
+        const t = now();
+        if (!force && t - lastPost < PROGRESS_INTERVAL_MS) return;
+        lastPost = t;
+        post({ type: 'market.progress', runId: this.runId, done, planned, standings: aggregator.standings({ samples: 0, seed: config.seed }) });
+      };
+      post({ type: 'market.status', runId: this.runId, status: 'running', message: null, done, planned });
+      report(true);
+      let status: RunStatus = 'done';
+      let message: string | null = null;
+      try {
+        const summary = await runMarketTournament(tournamentOf(config), factoryFor(config, this.remote), {
+          signal: this.controller.signal,
+          onResult: async (r) => {
+            aggregator.add(r.config.name, r.config.heldOut, r.seller, r.metrics);
+            await writer.add(marketLine(r));
+            done++;
+            report(false);
+            if (now() - lastYield >= YIELD_MS) {
+              await new Promise((resolve) => setTimeout(resolve, 0));
+              lastYield = now();
+            }
+          },
+        });
+        await writer.flush();
+        if (summary.cancelled) status = 'cancelled';
+      } catch (e) {
+        status = e instanceof StorageFullError ? 'paused' : 'failed';
+        message =
+          e instanceof StorageFullError
+            ? `Storage is full, so the run stopped after ${writer.done} markets; nothing already saved was lost. Delete old runs to free space.`
+            : e instanceof Error
+              ? e.message
+              : String(e);
+      }
+      const stored = writer.done;
+      // The standings cover what is stored, in plan order: the same as an import of its export.
+      const standings = stored === done ? aggregator.standings({ samples: config.samples, seed: config.seed }) : null;
+      await updateMarketRun(db, this.runId, { status, message, updatedAt: now() }).catch(() => undefined);
+      await updateMarketRun(db, this.runId, { standings }).catch(() => undefined);
+      post({ type: 'market.progress', runId: this.runId, done: stored, planned, standings: standings ?? [] });
+      post({ type: 'market.status', runId: this.runId, status, message, done: stored, planned });
+      return status;
+    });
+  }
+}
