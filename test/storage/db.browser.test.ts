@@ -129,9 +129,9 @@ describe('ParleyDb versions', () => {
       expect(page.rows).toEqual(rows);
       for (const row of page.rows) expect(NegotiationRowSchema.safeParse(row).success).toBe(true);
       expect(await db.settings.get('theme')).toEqual({ key: 'theme', value: 'dark' });
-      // Opening with today's code migrated it to version 4: version 2 digests the stored
-      // negotiations, version 4 moves them into batch records.
-      expect(db.verno).toBe(4);
+      // Opening with today's code migrated it to version 5: version 2 digests the stored
+      // negotiations, version 4 moves them into batch records, version 5 adds the market tables.
+      expect(db.verno).toBe(5);
       expect(await db.batches.count()).toBe(1);
       expect(await db.keys.count()).toBe(0);
       const digested = await loadNegotiations(db, 'old', { filter: { outcome: rows[1]!.outcome } });
@@ -164,9 +164,9 @@ describe('ParleyDb versions', () => {
 
     const db = openDb(name);
     try {
-      expect(db.verno).toBe(4);
+      expect(db.verno).toBe(5);
       await db.open();
-      expect(db.tables.map((t) => t.name).sort()).toEqual(['batches', 'digests', 'keys', 'runs', 'settings']);
+      expect(db.tables.map((t) => t.name).sort()).toEqual(['batches', 'digests', 'keys', 'marketBatches', 'marketRuns', 'runs', 'settings']);
       expect((db.backendDB().objectStoreNames as DOMStringList).contains('negotiations')).toBe(false);
       expect(await db.settings.get('theme')).toEqual({ key: 'theme', value: 'dark' });
       expect(await db.keys.get('openai')).toEqual({ provider: 'openai', apiKey: 'sk-test', baseUrl: '' });
@@ -219,7 +219,7 @@ describe('ParleyDb versions', () => {
     class NextParleyDb extends ParleyDb {
       constructor(dbName: string) {
         super(dbName);
-        this.version(5)
+        this.version(6)
           .stores({ runs: 'id, createdAt, status' })
           .upgrade(async (tx) => {
             await tx
@@ -235,7 +235,7 @@ describe('ParleyDb versions', () => {
     try {
       expect((await db.runs.where('status').equals('done').toArray()).map((r) => r.id)).toEqual(['b']);
       expect((await getRun(db, 'a'))?.message).toBe('migrated from interrupted');
-      expect(db.verno).toBe(5);
+      expect(db.verno).toBe(6);
     } finally {
       db.close();
     }
@@ -248,7 +248,7 @@ describe('ParleyDb versions', () => {
     }
   });
 
-  test('a new database has exactly the version-4 tables and indexes', async () => {
+  test('a new database has exactly the version-5 tables and indexes', async () => {
     const name = `parley-test-${crypto.randomUUID()}`;
     cleanup(name);
     const db = openDb(name);
@@ -263,6 +263,8 @@ describe('ParleyDb versions', () => {
       digests: 'id, [runId+first]',
       keys: 'provider',
       batches: 'id, [runId+first]',
+      marketRuns: 'id, createdAt',
+      marketBatches: 'id, [runId+first]',
     });
   });
 });
