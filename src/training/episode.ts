@@ -19,6 +19,8 @@ import { runSession } from '../core/session';
 import { DEFAULT_CONTEXT_WINDOW, type ChatBackend, type ChatMessage, type ChatRequest, type ChatResponse } from '../agents/backends/types';
 import { llmAgent, type LlmAgentOptions } from '../agents/llm/agent';
 import { MAX_MAX_TOKENS, MIN_MAX_TOKENS, MoveInterfaceSchema } from '../agents/llm/settings';
+import type { MarketResult } from '../core/market/events';
+import type { MarketRewardTerms } from '../core/market/reward';
 
 /** `POST /episodes`: which game, which seat the policy plays, against whom, on which scenario. */
 export const EpisodeRequestSchema = z.strictObject({
@@ -64,8 +66,9 @@ export interface EpisodeTurn {
 export interface EpisodeEnd {
   done: true;
   reward: number;
-  terms: RewardTerms;
-  outcome: BilateralResult;
+  /** The reward's weighted terms: the bilateral reward's, or the market's (market-episode.ts). */
+  terms: RewardTerms | MarketRewardTerms;
+  outcome: BilateralResult | MarketResult;
 }
 
 export type EpisodeView = EpisodeTurn | EpisodeEnd;
@@ -111,7 +114,7 @@ export function opponentAgent(req: EpisodeRequest, setup: EpisodeSetup, makeAgen
 }
 
 /** A backend whose answers come from `answer`: the policy's side of an episode. */
-function policyBackend(contextWindow: number, answer: (request: ChatRequest, signal: AbortSignal) => Promise<ChatResponse>): ChatBackend {
+export function policyBackend(contextWindow: number, answer: (request: ChatRequest, signal: AbortSignal) => Promise<ChatResponse>): ChatBackend {
   return {
     name: 'env',
     model: 'policy',
@@ -166,7 +169,10 @@ export async function playEpisode(
   return scoreOf(req, setup, record);
 }
 
-type Turn = { kind: 'ask'; request: ChatRequest } | { kind: 'end'; result: EpisodeResult } | { kind: 'crash'; message: string };
+type Turn = { kind: 'ask'; request: ChatRequest } | { kind: 'end'; view: EpisodeEnd } | { kind: 'crash'; message: string };
+
+/** How the policy's seat asks for an answer: the request waits until a step brings it. */
+export type AskPolicy = (request: ChatRequest, signal: AbortSignal) => Promise<ChatResponse>;
 
 /** The opponent's spec was refused by the agent factory: the client's mistake. */
 export class OpponentError extends Error {}
@@ -186,14 +192,10 @@ export class Episode {
   private pendingAnswer: { resolve: (r: ChatResponse) => void } | null = null;
   private stateNow: EpisodeState = 'busy';
 
-  private constructor(
-    readonly id: string,
-    readonly request: EpisodeRequest,
-  ) {}
+  private constructor(readonly id: string) {}
 
   /** Starts the episode and returns it with its first view (the policy's first turn, or the end if it never got one). Throws on an opponent the factory refuses. */
-  static async start(id: string, req: EpisodeRequest, makeAgent: AgentFactory): Promise<{ episode: Episode; view: EpisodeView }> {
-    const episode = new Episode(id, req);
+  static start(id: string, req: EpisodeRequest, makeAgent: AgentFactory): Promise<{ episode: Episode; view: EpisodeView }> {
     const setup = episodeSetup(req);
     let opponent: BilateralAgent;
     try {
@@ -201,15 +203,22 @@ export class Episode {
     } catch (e) {
       throw new OpponentError(e instanceof Error ? e.message : String(e));
     }
-    const backend = policyBackend(req.contextWindow, (request, signal) => episode.ask(request, signal));
-    const policy = llmAgent(backend, setup.policyOptions);
-    const agents = { [req.seat]: policy, [opponentOf(req.seat)]: opponent } as Record<Role, BilateralAgent>;
+    return Episode.launch(id, async (ask, signal) => {
+      const policy = llmAgent(policyBackend(req.contextWindow, ask), setup.policyOptions);
+      const agents = { [req.seat]: policy, [opponentOf(req.seat)]: opponent } as Record<Role, BilateralAgent>;
+      return endView(scoreOf(req, setup, await runSession(bilateral, setup.scenario, agents, { signal })));
+    });
+  }
+
+  /**
+   * Starts any game whose session `play` runs with the policy's answers from `ask` (under the
+   * episode's signal) and scores at its end; returns the episode with its first view.
+   */
+  static async launch(id: string, play: (ask: AskPolicy, signal: AbortSignal) => Promise<EpisodeEnd>): Promise<{ episode: Episode; view: EpisodeView }> {
+    const episode = new Episode(id);
     const crashed = (e: unknown) => episode.push({ kind: 'crash', message: e instanceof Error ? e.message : String(e) });
     try {
-      runSession(bilateral, setup.scenario, agents, { signal: episode.controller.signal }).then(
-        (record) => episode.push({ kind: 'end', result: scoreOf(req, setup, record) }),
-        crashed,
-      );
+      play((request, signal) => episode.ask(request, signal), episode.controller.signal).then((view) => episode.push({ kind: 'end', view }), crashed);
     } catch (e) {
       crashed(e);
     }
@@ -268,7 +277,7 @@ export class Episode {
       return turnView(turn.request);
     }
     this.stateNow = 'done';
-    return endView(turn.result);
+    return turn.view;
   }
 }
 

@@ -4,6 +4,7 @@
  *
  *   GET  /health               → {ok, games, episodes: {open, done}, max}
  *   POST /episodes             {game, seat, opponent, preset, seed, interface, …} → {id, messages, tools?, done: false}
+ *                              (game "bilateral": episode.ts; game "market", the policy selling: market-episode.ts)
  *   POST /episodes/{id}/step   {completion} or {tool_calls} → {messages, done: false} … {done: true, reward, terms, outcome}
  *   DELETE /episodes/{id}      → {id, closed: true}
  *
@@ -18,10 +19,15 @@ import type { AddressInfo } from 'node:net';
 import type { z } from 'zod';
 import type { AgentFactory } from '../core/bilateral/tournament';
 import { Episode, EpisodeRequestSchema, OpponentError, StepRequestSchema, stepAnswer, type EpisodeView } from './episode';
+import type { MarketAgentFactory } from '../core/market/tournament';
+import { makeMarketAgent } from '../agents/market/specs';
+import { MarketEpisodeRequestSchema, startMarketEpisode } from './market-episode';
 
 export interface EnvServerOptions {
   /** Builds each episode's opponent from its spec (the registry's factory, with the CLI's remote settings). */
   makeAgent: AgentFactory;
+  /** Builds a market episode's buyers from their spec (default: scripted strategies, and models at their providers without keys). */
+  makeMarketAgent?: MarketAgentFactory;
   /** Default 127.0.0.1: the server answers on loopback alone unless told otherwise. */
   host?: string;
   /** Default 0: any free port. */
@@ -103,10 +109,20 @@ export async function startEnvServer(opts: EnvServerOptions): Promise<EnvServer>
   };
 
   const create = async (body: unknown): Promise<object> => {
-    if (isRecord(body) && body.game === 'market') throw new HttpError(400, 'unknown-game', 'the market game is not built yet; "game" must be "bilateral"');
-    const req = parseBody(EpisodeRequestSchema, body);
-    const refused = opts.checkOpponent?.(req.opponent);
-    if (refused) throw new HttpError(400, 'bad-opponent', `opponent: ${refused}`);
+    const game = isRecord(body) ? body.game : undefined;
+    // A body without a game, or no object at all, is the bilateral schema's to refuse.
+    if (game !== undefined && game !== 'bilateral' && game !== 'market')
+      throw new HttpError(400, 'unknown-game', `"game" must be "bilateral" or "market", not ${String(JSON.stringify(game)).slice(0, 60)}`);
+    let launch: (id: string) => Promise<{ episode: Episode; view: EpisodeView }>;
+    if (game === 'market') {
+      const req = parseBody(MarketEpisodeRequestSchema, body);
+      launch = (id) => startMarketEpisode(id, req, opts.makeMarketAgent ?? makeMarketAgent);
+    } else {
+      const req = parseBody(EpisodeRequestSchema, body);
+      const refused = opts.checkOpponent?.(req.opponent);
+      if (refused) throw new HttpError(400, 'bad-opponent', `opponent: ${refused}`);
+      launch = (id) => Episode.start(id, req, opts.makeAgent);
+    }
     // Episodes still starting (a model opponent may be answering its opening move) count too.
     if (episodes.size + starting >= maxEpisodes) expireIdle();
     if (episodes.size + starting >= maxEpisodes)
@@ -115,7 +131,7 @@ export async function startEnvServer(opts: EnvServerOptions): Promise<EnvServer>
     let started: Awaited<ReturnType<typeof Episode.start>>;
     starting++;
     try {
-      started = await Episode.start(id, req, opts.makeAgent);
+      started = await launch(id);
     } catch (e) {
       if (e instanceof OpponentError) throw new HttpError(400, 'bad-opponent', `opponent: ${e.message}`);
       throw e;
@@ -160,7 +176,7 @@ export async function startEnvServer(opts: EnvServerOptions): Promise<EnvServer>
       if (method !== 'GET') throw new HttpError(405, 'method', 'GET /health');
       let done = 0;
       for (const h of episodes.values()) if (h.episode.state === 'done') done++;
-      return [200, { ok: true, games: ['bilateral'], episodes: { open: episodes.size - done, done }, max: maxEpisodes, idleMs }];
+      return [200, { ok: true, games: ['bilateral', 'market'], episodes: { open: episodes.size - done, done }, max: maxEpisodes, idleMs }];
     }
     if (path === '/episodes') {
       if (method !== 'POST') throw new HttpError(405, 'method', 'POST /episodes');

@@ -182,7 +182,7 @@ describe('parley serve-env', () => {
     }
     expect(url).toBeDefined();
     const health = await (await fetch(`${url}/health`)).json();
-    expect(health).toMatchObject({ ok: true, games: ['bilateral'], idleMs: 5000 });
+    expect(health).toMatchObject({ ok: true, games: ['bilateral', 'market'], idleMs: 5000 });
     const post = async (path: string, body: unknown) => {
       const res = await fetch(`${url}${path}`, { method: 'POST', body: JSON.stringify(body) });
       return { status: res.status, json: await res.json() };

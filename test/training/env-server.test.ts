@@ -81,7 +81,7 @@ describe('the environment server', () => {
       await bad('/episodes', { ...request(k), seed: -1 }, 400, 'bad-body');
       await bad('/episodes', { ...request(k), seat: 'broker' }, 400, 'bad-body');
       await bad('/episodes', { ...request(k), opponent: 'boulware:beta=nope' }, 400, 'bad-opponent');
-      await bad('/episodes', { ...request(k), game: 'market' }, 400, 'unknown-game');
+      await bad('/episodes', { ...request(k), game: 'chess' }, 400, 'unknown-game');
       await bad('/episodes', { ...request(k), weights: { irviolation: 2 } }, 400, 'bad-body');
       await bad(`/episodes/${id}/step`, { answer: 'x' }, 400, 'bad-body');
       await bad(`/episodes/${id}/step`, { tool_calls: 'make_offer' }, 400, 'bad-body');
