@@ -1,0 +1,248 @@
+/**
+ * A class's games in one file: every Arena game stored in this browser (the teacher's own and the
+ * students' games imported as runs), each with its scenario, moves, outcome and surplus split, and
+ * a ranking of everyone who played, students and bots, by surplus share. Pure: the Runs page reads
+ * the games from storage and hands them here.
+ */
+import { computeMetrics } from '../core/bilateral/metrics';
+import type { BilateralEvent } from '../core/bilateral/events';
+import type { Move } from '../core/bilateral/moves';
+import { toCsv } from '../core/bilateral/csv';
+import { ROLES, type Role, type Scenario } from '../core/scenario';
+import { HUMAN_SPEC } from '../agents/specs';
+
+export const CLASS_FORMAT = 'parley-class';
+export const CLASS_VERSION = 1;
+/** A game played under no name is listed under this one. */
+export const UNNAMED = 'unnamed player';
+const PLAYER_SEPARATOR = ': ';
+const MAX_PLAYER = 60;
+
+/** The name an Arena game is stored under when a named player took a seat: `Ada: human buys … from …`. */
+export const playerRunName = (player: string, runName: string): string => `${player.trim().slice(0, MAX_PLAYER)}${PLAYER_SEPARATOR}${runName}`;
+
+/** The player a game's name carries, if any. */
+export function playerOf(runName: string): string | null {
+  const cut = runName.indexOf(PLAYER_SEPARATOR);
+  const player = cut > 0 ? runName.slice(0, cut).trim() : '';
+  return player ? player : null;
+}
+
+/** One stored Arena game, as the Runs page reads it. */
+export interface StoredGame {
+  runId: string;
+  runName: string;
+  createdAt: number;
+  buyer: string;
+  seller: string;
+  scenario: Scenario;
+  events: readonly BilateralEvent[];
+}
+
+export interface ClassMove {
+  /** 1 for the opening move, as the transcript numbers turns. */
+  turn: number;
+  by: Role;
+  action: 'offer' | 'accept' | 'reject' | 'walk_away' | null;
+  price: number | null;
+  message: string | null;
+}
+
+export interface ClassGame {
+  runId: string;
+  runName: string;
+  playedAt: string;
+  /** Who sat in each seat: a player's name for a human seat, the agent's spec for a bot. */
+  buyer: string;
+  seller: string;
+  buyerIsHuman: boolean;
+  sellerIsHuman: boolean;
+  item: string;
+  listPrice: number;
+  buyerValue: number;
+  sellerCost: number;
+  turnLimit: number;
+  firstMover: Role;
+  outcome: string;
+  price: number | null;
+  turnsUsed: number;
+  buyerShare: number | null;
+  sellerShare: number | null;
+  buyerIrViolation: boolean;
+  sellerIrViolation: boolean;
+  moves: ClassMove[];
+}
+
+export interface RankingRow {
+  rank: number;
+  name: string;
+  kind: 'student' | 'bot';
+  games: number;
+  /** Games with gains from trade, where a share could be won. */
+  gftGames: number;
+  deals: number;
+  /** Mean share of the surplus over deals with gains from trade. */
+  meanShare: number | null;
+  /** Mean share over games with gains from trade, a missed deal counting 0: the ranking's key. */
+  expectedShare: number | null;
+  irViolations: number;
+}
+
+export interface ClassExport {
+  format: typeof CLASS_FORMAT;
+  version: typeof CLASS_VERSION;
+  games: ClassGame[];
+  ranking: RankingRow[];
+}
+
+function movesOf(events: readonly BilateralEvent[]): ClassMove[] {
+  return events.flatMap((event): ClassMove[] => {
+    if (event.type !== 'move') return [];
+    const move: Move = event.move;
+    const action = move.action ?? null;
+    return [
+      {
+        turn: event.turn + 1,
+        by: event.actor,
+        action: action?.type ?? null,
+        price: action?.type === 'offer' ? action.price : null,
+        message: move.message ?? null,
+      },
+    ];
+  });
+}
+
+export function classGame(game: StoredGame): ClassGame {
+  const metrics = computeMetrics(game.scenario, game.events);
+  const player = playerOf(game.runName) ?? UNNAMED;
+  const seat = (spec: string) => (spec === HUMAN_SPEC ? player : spec);
+  return {
+    runId: game.runId,
+    runName: game.runName,
+    playedAt: new Date(game.createdAt).toISOString(),
+    buyer: seat(game.buyer),
+    seller: seat(game.seller),
+    buyerIsHuman: game.buyer === HUMAN_SPEC,
+    sellerIsHuman: game.seller === HUMAN_SPEC,
+    item: game.scenario.item.name,
+    listPrice: game.scenario.item.listPrice,
+    buyerValue: game.scenario.buyerValue,
+    sellerCost: game.scenario.sellerCost,
+    turnLimit: game.scenario.turnLimit,
+    firstMover: game.scenario.firstMover,
+    outcome: metrics.outcome,
+    price: metrics.price,
+    turnsUsed: metrics.turnsUsed,
+    buyerShare: metrics.buyer.share,
+    sellerShare: metrics.seller.share,
+    buyerIrViolation: metrics.buyer.irViolation,
+    sellerIrViolation: metrics.seller.irViolation,
+    moves: movesOf(game.events),
+  };
+}
+
+/** Everyone who played, best expected surplus share first; a game that ended in an error counts for no one. */
+export function ranking(games: readonly ClassGame[]): RankingRow[] {
+  type Tally = Omit<RankingRow, 'rank' | 'meanShare' | 'expectedShare'> & { shareSum: number; gftDeals: number };
+  const rows = new Map<string, Tally>();
+  for (const game of games) {
+    if (game.outcome === 'error' || game.outcome === 'cancelled') continue;
+    const gft = game.buyerValue > game.sellerCost;
+    for (const role of ROLES) {
+      const name = game[role];
+      const human = role === 'buyer' ? game.buyerIsHuman : game.sellerIsHuman;
+      const key = `${human ? 'student' : 'bot'}\u0000${name}`;
+      const row: Tally = rows.get(key) ?? { name, kind: human ? 'student' : 'bot', games: 0, gftGames: 0, deals: 0, irViolations: 0, shareSum: 0, gftDeals: 0 };
+      const share = role === 'buyer' ? game.buyerShare : game.sellerShare;
+      row.games += 1;
+      if (game.price !== null) row.deals += 1;
+      if (gft) row.gftGames += 1;
+      if (gft && share !== null) {
+        row.gftDeals += 1;
+        row.shareSum += share;
+      }
+      if (role === 'buyer' ? game.buyerIrViolation : game.sellerIrViolation) row.irViolations += 1;
+      rows.set(key, row);
+    }
+  }
+  return [...rows.values()]
+    .map(({ shareSum, gftDeals, ...row }) => ({
+      ...row,
+      rank: 0,
+      meanShare: gftDeals > 0 ? shareSum / gftDeals : null,
+      expectedShare: row.gftGames > 0 ? shareSum / row.gftGames : null,
+    }))
+    .sort((a, b) => (b.expectedShare ?? -Infinity) - (a.expectedShare ?? -Infinity) || a.name.localeCompare(b.name))
+    .map((row, i) => ({ ...row, rank: i + 1 }));
+}
+
+export function classExport(stored: readonly StoredGame[]): ClassExport {
+  const games = stored.map(classGame).sort((a, b) => a.playedAt.localeCompare(b.playedAt) || a.runId.localeCompare(b.runId));
+  return { format: CLASS_FORMAT, version: CLASS_VERSION, games, ranking: ranking(games) };
+}
+
+const movesText = (moves: readonly ClassMove[]) =>
+  moves
+    .map((m) => `${m.turn} ${m.by} ${m.action === 'offer' ? `offer ${m.price}` : (m.action ?? 'message')}`)
+    .join('; ');
+
+export const CLASS_GAMES_CSV_HEADER = [
+  'played_at',
+  'buyer',
+  'seller',
+  'buyer_is_student',
+  'seller_is_student',
+  'item',
+  'list_price',
+  'buyer_value',
+  'seller_cost',
+  'turn_limit',
+  'first_mover',
+  'outcome',
+  'price',
+  'turns_used',
+  'buyer_share',
+  'seller_share',
+  'buyer_ir_violation',
+  'seller_ir_violation',
+  'moves',
+  'run_id',
+] as const;
+
+/** One row per game; the moves as one field (`1 seller offer 120; 2 buyer offer 90; 3 seller accept`). */
+export function classGamesCsv(data: ClassExport): string {
+  return toCsv(
+    CLASS_GAMES_CSV_HEADER,
+    data.games.map((g) => [
+      g.playedAt,
+      g.buyer,
+      g.seller,
+      g.buyerIsHuman,
+      g.sellerIsHuman,
+      g.item,
+      g.listPrice,
+      g.buyerValue,
+      g.sellerCost,
+      g.turnLimit,
+      g.firstMover,
+      g.outcome,
+      g.price,
+      g.turnsUsed,
+      g.buyerShare,
+      g.sellerShare,
+      g.buyerIrViolation,
+      g.sellerIrViolation,
+      movesText(g.moves),
+      g.runId,
+    ]),
+  );
+}
+
+export const CLASS_RANKING_CSV_HEADER = ['rank', 'name', 'kind', 'games', 'gft_games', 'deals', 'mean_share', 'expected_share', 'ir_violations'] as const;
+
+export function classRankingCsv(data: ClassExport): string {
+  return toCsv(
+    CLASS_RANKING_CSV_HEADER,
+    data.ranking.map((r) => [r.rank, r.name, r.kind, r.games, r.gftGames, r.deals, r.meanShare, r.expectedShare, r.irViolations]),
+  );
+}
