@@ -6,6 +6,7 @@
 import { open, readFile, stat, type FileHandle } from 'node:fs/promises';
 import { setMaxListeners } from 'node:events';
 import { createAgentFactory, parseAgentSpec, WEBLLM_ONLY_IN_BROWSER } from '../agents/registry';
+import { createMarketAgentFactory } from '../agents/market/specs';
 import { DEFAULT_LLM_SETTINGS, MAX_MAX_TOKENS, MAX_TEMPERATURE, MIN_MAX_TOKENS, MOVE_INTERFACES, type LlmSettings } from '../agents/llm/settings';
 import { KEY_ENV, PROVIDERS, type RemoteSettings } from '../agents/remote';
 import { ROLES, type Role } from '../core/scenario';
@@ -62,6 +63,8 @@ export async function serveEnvCommand(argv: string[], io: Io): Promise<number> {
   const remote = remoteSettings(args, io);
   const env = io.env ?? {};
   const makeAgent = createAgentFactory(remote, {}, opponentLlm(args));
+  // A market episode's buyers, scripted or a model, with the same remote settings and model flags.
+  const makeMarketAgent = createMarketAgentFactory(remote, opponentLlm(args));
   const checkOpponent = (spec: string): string | null => {
     const parsed = parseAgentSpec(spec);
     if (!parsed.ok) return parsed.error;
@@ -73,7 +76,7 @@ export async function serveEnvCommand(argv: string[], io: Io): Promise<number> {
   };
   let server: Awaited<ReturnType<typeof startEnvServer>>;
   try {
-    server = await startEnvServer({ makeAgent, host, port, idleMs, maxEpisodes, checkOpponent });
+    server = await startEnvServer({ makeAgent, makeMarketAgent, host, port, idleMs, maxEpisodes, checkOpponent });
   } catch (e) {
     throw new UsageError(`cannot listen on ${host}:${port} (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
   }
