@@ -1,7 +1,7 @@
 // Markets in the simulation worker: one market played live for the Market page, and market
 // tournaments stored as they play.
 import { MarketAggregator } from '../core/market/aggregate';
-import type { MarketMove, MarketRole } from '../core/market/moves';
+import type { MarketRole } from '../core/market/moves';
 import { marketSeat, planMarketJobs, playMarket, plannedMarkets, runMarketTournament, type MarketAgent } from '../core/market/tournament';
 import { createMarketAgentFactory, parseMarketSpecs } from '../agents/market';
 import { runLockName } from '../storage';
@@ -16,7 +16,7 @@ import type { FromWorker, RemoteConfig } from './messages';
 /** The runner's event as the message carries it: the runner only ever logs a seller's move for the seller. */
 type LoggedEvent = Extract<FromWorker, { type: 'market.event' }>['event'];
 import { remoteSettings } from './remote-settings';
-import { PROGRESS_INTERVAL_MS, type RunHost } from './tournament-run';
+import { PROGRESS_INTERVAL_MS, useEngines, type EngineUse, type RunHost } from './tournament-run';
 
 /** A scripted tournament gives the worker's message loop a turn this often, so a cancel gets through. */
 const YIELD_MS = 30;
@@ -36,7 +36,13 @@ function seatProblem(config: MarketRunConfig): string | null {
   return buyer.ok ? null : buyer.error;
 }
 
-const factoryFor = (config: MarketRunConfig, remote?: RemoteConfig) => createMarketAgentFactory(remoteSettings(remote), config.llm ?? {});
+/** The run's agents: remote models with the page's keys, WebLLM models on the worker's engines. */
+const factoryFor = (config: MarketRunConfig, remote: RemoteConfig | undefined, engines: EngineUse) =>
+  createMarketAgentFactory(remoteSettings(remote), config.llm ?? {}, (spec) =>
+    spec.webllm !== undefined ? engines.local.webllm?.(spec.webllm) : undefined,
+  );
+
+const seatsOf = (config: MarketRunConfig): string[] => [...config.sellers, config.buyer];
 
 export interface MarketGameRequest {
   gameId: string;
@@ -71,13 +77,19 @@ export class MarketGame {
     if (plannedMarkets(tournamentOf(config)) !== 1) throw new Error('a live market is one seller, one configuration and one market');
     const job = planMarketJobs(tournamentOf(config)).next().value;
     if (!job) throw new Error('no market to play');
-    const makeAgent = factoryFor(config, this.request.remote);
-    const seat = (role: MarketRole, spec: string) => paced(makeAgent(spec, role, marketSeat(config.seed, job.id, role)), this.pacer);
-    const played = await playMarket(
-      job.scenario,
-      { seller: seat('seller', job.seller), buyer: seat('buyer', job.buyer) },
-      { signal: this.controller.signal, optimalWelfare: job.optimalWelfare, onEvent: (event) => this.host.post({ type: 'market.event', gameId, event: event as LoggedEvent }) },
-    );
+    const engines = useEngines(this.host.engines, seatsOf(config));
+    let played;
+    try {
+      const makeAgent = factoryFor(config, this.request.remote, engines);
+      const seat = (role: MarketRole, spec: string) => paced(makeAgent(spec, role, marketSeat(config.seed, job.id, role)), this.pacer);
+      played = await playMarket(
+        job.scenario,
+        { seller: seat('seller', job.seller), buyer: seat('buyer', job.buyer) },
+        { signal: this.controller.signal, optimalWelfare: job.optimalWelfare, onEvent: (event) => this.host.post({ type: 'market.event', gameId, event: event as LoggedEvent }) },
+      );
+    } finally {
+      engines.release();
+    }
     if (!save || played.outcome.kind === 'cancelled') return null;
     const { db, now } = this.host;
     const named = job.config;
@@ -140,8 +152,9 @@ export class MarketTournamentRun {
       report(true);
       let status: RunStatus = 'done';
       let message: string | null = null;
+      const engines = useEngines(this.host.engines, seatsOf(config));
       try {
-        const summary = await runMarketTournament(tournamentOf(config), factoryFor(config, this.remote), {
+        const summary = await runMarketTournament(tournamentOf(config), factoryFor(config, this.remote, engines), {
           signal: this.controller.signal,
           onResult: async (r) => {
             aggregator.add(r.config.name, r.config.heldOut, r.seller, r.metrics);
@@ -164,6 +177,8 @@ export class MarketTournamentRun {
             : e instanceof Error
               ? e.message
               : String(e);
+      } finally {
+        engines.release();
       }
       const stored = writer.done;
       // The standings cover what is stored, in plan order: the same as an import of its export.

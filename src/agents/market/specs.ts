@@ -10,7 +10,7 @@ import type { ChatBackend } from '../backends/types';
 import { llmSettings, type LlmSettings } from '../llm/settings';
 import { RemoteBackends, type RemoteSettings } from '../remote';
 import { canThink, parseRemoteSpec, REMOTE_PROVIDERS, type RemoteModel } from '../remote-spec';
-import { describeParams, parseParamValue, show, THINK_SUFFIX } from '../specs';
+import { describeParams, parseAgentSpec, parseParamValue, show, THINK_SUFFIX, WEBLLM_PREFIX } from '../specs';
 import { marginBuyer, randomBuyer } from './buyers';
 import { marketLlmAgent } from './llm/agent';
 import { catalogSeller, exploreSeller, greedySeller, randomSeller } from './sellers';
@@ -32,6 +32,8 @@ export interface MarketAgentSpec {
   label: string;
   /** Set for a remote model (`provider:model`); its params are empty. */
   remote?: RemoteModel;
+  /** Set for a model run by WebLLM in the browser (`webllm:Qwen3-1.7B-q4f16_1-MLC`): its model id. */
+  webllm?: string;
   /** A model told to think before it answers (`+think`). */
   thinking?: boolean;
 }
@@ -45,6 +47,13 @@ export function parseMarketSpec(text: string, role: MarketRole): Result<MarketAg
   if (trimmed === '') return err(`empty ${role} spec; choose one of: ${choices}`);
   const thinking = trimmed.endsWith(THINK_SUFFIX);
   const body = thinking ? trimmed.slice(0, -THINK_SUFFIX.length).trimEnd() : trimmed;
+  if (body.startsWith(WEBLLM_PREFIX)) {
+    // The bilateral grammar for WebLLM models (built-in Qwen3 builds and the user's own).
+    const local = parseAgentSpec(trimmed);
+    if (!local.ok) return local;
+    const { webllm, label } = local.value;
+    return ok({ name: 'webllm', role, params: {}, label, ...(webllm !== undefined && { webllm }), ...(thinking && { thinking }) });
+  }
   const remote = parseRemoteSpec(body);
   if (remote) {
     if (thinking && !canThink(remote.provider)) return err(`"${THINK_SUFFIX}": ${remote.provider}:${remote.model} cannot be told to think`);
@@ -106,8 +115,9 @@ export function createMarketAgentFactory(
     const parsed = parseMarketSpec(text, role);
     if (!parsed.ok) throw new Error(parsed.error);
     const spec = parsed.value;
-    if (spec.remote) {
-      const backend = backendFor?.(spec) ?? backends.get(spec.remote);
+    if (spec.remote || spec.webllm !== undefined) {
+      const backend = backendFor?.(spec) ?? (spec.remote ? backends.get(spec.remote) : undefined);
+      if (!backend) throw new Error(`${spec.label}: WebLLM models run in the browser app, on this device's GPU`);
       return marketLlmAgent(backend, role, {
         interface: settings.interface,
         temperature: settings.temperature,
@@ -132,4 +142,4 @@ export function createMarketAgentFactory(
 export const makeMarketAgent: MarketAgentFactory = createMarketAgentFactory();
 
 /** Whether a spec names a language model rather than a scripted strategy. */
-export const isMarketModelSpec = (spec: MarketAgentSpec): boolean => spec.remote !== undefined;
+export const isMarketModelSpec = (spec: MarketAgentSpec): boolean => spec.remote !== undefined || spec.webllm !== undefined;
