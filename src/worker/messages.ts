@@ -8,7 +8,7 @@ import type { EngineState } from '../agents/backends/webllm/pool';
 import { WEBLLM_MODEL_IDS } from '../agents/specs';
 import { LlmSettingsSchema } from '../agents/llm/settings';
 import { ModelListEntrySchema } from '../agents/backends/webllm/models';
-import { CustomModelListSchema } from '../agents/backends/webllm/custom';
+import { customModel, CustomModelListSchema } from '../agents/backends/webllm/custom';
 import { MoveSchema } from '../core/bilateral/moves';
 import { DeadlineSchema, FirstMoverSchema, PresetSchema, ROLES, ZoneBinSchema } from '../core/scenario';
 import { TIERS } from '../core/catalog';
@@ -24,7 +24,12 @@ export const ENGINE_STATES = ['loading', 'ready', 'failed', 'lost', 'unloaded'] 
 const id = z.string().min(1).max(200);
 const spec = z.string().min(1).max(500);
 const delayMs = z.number().finite().min(0).max(60_000);
-const webllmModel = z.enum(WEBLLM_MODEL_IDS as [string, ...string[]]);
+/** A built-in Qwen3 build, or one of the user's own models the worker has been told of (webllm.custom). */
+const webllmModel = z
+  .string()
+  .min(1)
+  .max(200)
+  .refine((id) => WEBLLM_MODEL_IDS.includes(id) || customModel(id) !== undefined, { message: 'not a WebLLM model Parley knows' });
 
 /** Per provider, the user's key and base URL for remote agents; held in memory only, never stored. */
 export const RemoteConfigSchema = z.object({

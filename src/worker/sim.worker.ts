@@ -18,7 +18,7 @@ import { exportMarketJson, exportMarketJsonl, importMarketRun, marketFormatOf } 
 import { sizeProblem } from '../storage/run-file';
 import { runLearnExperiment } from './learn';
 import { buildSft } from './sft';
-import { customAppConfig, useCustomModels } from '../agents/backends/webllm/custom';
+import { customAppConfig, customModels, customModelsAppConfig, useCustomModels } from '../agents/backends/webllm/custom';
 import { getCustomModels } from '../storage/custom-models';
 
 declare const self: DedicatedWorkerGlobalScope;
@@ -212,12 +212,13 @@ async function handle(message: ToWorker): Promise<void> {
       return;
     }
     case 'models.list': {
-      const { models, cached } = await listModels(WEBLLM_MODEL_IDS);
+      const ids = [...WEBLLM_MODEL_IDS, ...customModels().map((m) => m.name)];
+      const { models, cached } = await listModels(ids, {}, customModelsAppConfig(self.location.origin));
       host.post({ type: 'models.listed', requestId: message.requestId, models, cached });
       return;
     }
     case 'models.delete':
-      await deleteCached(message.modelId);
+      await deleteCached(message.modelId, {}, customAppConfig(message.modelId, self.location.origin));
       host.post({ type: 'models.deleted', requestId: message.requestId, modelId: message.modelId });
       return;
     case 'sft.export': {

@@ -1,7 +1,7 @@
 /**
  * The user's own WebLLM model through the whole app: added on the Models page (each bad field
- * named, nothing typed lost), kept in settings across a reload, offered as a seat beside the Qwen3
- * builds, played in the Arena (the e2e build's fake engine stands in for WebLLM), and removed.
+ * named, nothing typed lost), kept in settings across a reload, downloaded (loaded in the worker),
+ * offered as a seat beside the Qwen3 builds, played in the Arena (the e2e build's fake engine stands in for WebLLM), and removed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -51,7 +51,11 @@ describe('a custom WebLLM model (fake engine)', () => {
     await page.reload();
     const row = page.locator(`tr[data-custom-model="${NAME}"]`);
     await row.waitFor();
-    expect(await row.locator('td').allTextContents()).toEqual(['https://example.org/weights/', '/libs/parley-ft-webgpu.wasm', '8,192', `Remove ${NAME}`]);
+    // Not in WebLLM's cache yet (asked with its record); Download loads it in the worker (the fake engine here).
+    await expect.poll(async () => (await row.locator('td').allTextContents()).slice(0, 4)).toEqual(['https://example.org/weights/', '/libs/parley-ft-webgpu.wasm', '8,192', 'no']);
+    await row.getByRole('button', { name: `Download ${NAME}` }).click();
+    await row.getByRole('button', { name: `Delete ${NAME} from the cache` }).waitFor({ timeout: 20_000 });
+    expect(await row.locator('td').nth(3).textContent()).toBe('yes');
     const settings = await storedRows<{ key: string; value: unknown }>(page, 'settings');
     expect(settings.find((s) => s.key === 'webllm:custom-models')?.value).toEqual([
       { name: NAME, weightsUrl: 'https://example.org/weights/', libraryUrl: '/libs/parley-ft-webgpu.wasm', contextWindow: 8192 },

@@ -26,6 +26,8 @@ export function readDraft(draft: CustomModelDraft, taken: readonly string[]): { 
  * and handed to this page's spec parser and to the simulation worker, so both accept
  * `webllm:<name>` for them.
  */
+export const MAX_CUSTOM_MODELS = 32;
+
 export class CustomModels {
   list = $state.raw<CustomModel[]>([]);
   error = $state<string | null>(null);
@@ -43,6 +45,10 @@ export class CustomModels {
   }
 
   async add(model: CustomModel): Promise<boolean> {
+    if (this.list.length >= MAX_CUSTOM_MODELS && !this.list.some((m) => m.name === model.name)) {
+      this.error = `At most ${MAX_CUSTOM_MODELS} models of your own; remove one first.`;
+      return false;
+    }
     return this.save([...this.list.filter((m) => m.name !== model.name), model]);
   }
 

@@ -3,6 +3,7 @@ import type { LoadProgress } from '../../agents/backends/webllm/engine';
 import type { SimClient, SimMessage } from '../../worker/client';
 import { newId, sim } from './sim';
 import { localEngines } from './engines.svelte';
+import { customModels } from './custom-models.svelte';
 
 export interface LocalModelState {
   /** null until the cache has been asked. */
@@ -34,6 +35,8 @@ export class LocalModels {
   async check(): Promise<void> {
     this.follow();
     try {
+      // The worker is told of the user's own models first, so the list and the cache cover them too.
+      await customModels.load();
       // The adapter the agent pickers already asked for, assessed against WebLLM's model list.
       const [probe, reply] = await Promise.all([localEngines.probeOnce(), this.client().request({ type: 'models.list', requestId: newId() })]);
       if (reply.type === 'failed') {
@@ -43,6 +46,7 @@ export class LocalModels {
       const report = assessGpu(probe, reply.models);
       for (const { model } of report.models)
         this.states[model.id] ??= { cached: reply.cached[model.id] ?? false, busy: null, progress: null, error: null };
+      for (const { name } of customModels.list) this.states[name] ??= { cached: reply.cached[name] ?? false, busy: null, progress: null, error: null };
       this.report = report;
     } catch (e) {
       this.checkError = `The WebGPU check could not run: ${describe(e)}`;
@@ -77,6 +81,16 @@ export class LocalModels {
     if (reply.type === 'failed') state.error = `The model could not be deleted: ${reply.message}`;
     else state.cached = false;
     state.busy = null;
+  }
+
+  /** Follows one more model (one of the user's own, just added): its state, and whether the cache holds it. */
+  track(modelId: string): void {
+    this.states[modelId] ??= { cached: null, busy: null, progress: null, error: null };
+    void this.cachedNow(modelId).then((cached) => {
+      // Read back through the reactive record: the object assigned above is not it.
+      const state = this.states[modelId];
+      if (cached !== null && state) state.cached = cached;
+    });
   }
 
   /** Stops listening to the worker: the page is leaving. */

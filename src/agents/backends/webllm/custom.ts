@@ -53,7 +53,8 @@ export const CustomModelSchema = z.object({
 });
 export type CustomModel = z.infer<typeof CustomModelSchema>;
 export type CustomModelField = keyof CustomModel;
-export const CustomModelListSchema = z.array(CustomModelSchema).max(64);
+/** At most 32, so that they and the built-in builds fit one model-list answer (64). */
+export const CustomModelListSchema = z.array(CustomModelSchema).max(32);
 
 /** A path on this site is resolved against `origin`; an https URL is kept as it is. */
 const resolve = (url: string, origin: string): string => (url.startsWith('/') ? new URL(url, origin).href : url);
@@ -79,6 +80,11 @@ export function useCustomModels(models: readonly CustomModel[]): void {
 
 export const customModel = (modelId: string): CustomModel | undefined => current.get(modelId);
 export const customModels = (): CustomModel[] => [...current.values()];
+
+/** The records of every custom model this thread knows, or undefined when there are none. */
+export function customModelsAppConfig(origin: string): AppConfig | undefined {
+  return current.size === 0 ? undefined : { model_list: [...current.values()].map((m) => customModelRecord(m, origin)) };
+}
 
 /** The app config that loads a custom model: its record alone. Undefined for any other model. */
 export function customAppConfig(modelId: string, origin: string): AppConfig | undefined {

@@ -3,7 +3,7 @@
  * cache, answering the simulation worker. WebLLM is handed in, so that engine.worker.ts is the
  * only module that imports it and tests can serve a fake through the same code.
  */
-import type { MLCEngine } from '@mlc-ai/web-llm';
+import type { AppConfig, MLCEngine } from '@mlc-ai/web-llm';
 import { assertNever } from '../../../core/result';
 import { errorText } from './errors';
 import { modelListEntry } from './models';
@@ -24,6 +24,9 @@ export interface EnginePort {
 export function serveEngine(port: EnginePort, webllm: WebLlmApi): void {
   let engine: MLCEngine | null = null;
   const post = (message: FromEngine) => port.postMessage(message);
+  /** WebLLM's prebuilt list with the records a message adds (the user's own models), or undefined for the prebuilt list alone. */
+  const withRecords = (extra: AppConfig | undefined): AppConfig | undefined =>
+    extra && { ...webllm.prebuiltAppConfig, model_list: [...webllm.prebuiltAppConfig.model_list, ...extra.model_list] };
 
   async function handle(message: Exclude<ToEngine, { type: 'interrupt' }>): Promise<FromEngine> {
     const { callId } = message;
@@ -46,17 +49,18 @@ export function serveEngine(port: EnginePort, webllm: WebLlmApi): void {
         return { type: 'done', callId };
       }
       case 'models': {
-        const records = new Map(webllm.prebuiltAppConfig.model_list.map((r) => [r.model_id, r]));
+        const config = withRecords(message.appConfig);
+        const records = new Map((config ?? webllm.prebuiltAppConfig).model_list.map((r) => [r.model_id, r]));
         const models = message.modelIds.flatMap((id) => {
           const record = records.get(id);
           return record ? [modelListEntry(record)] : [];
         });
         // A cache WebLLM cannot read holds nothing usable.
-        const cached = await Promise.all(models.map((m) => webllm.hasModelInCache(m.model_id).catch(() => false)));
+        const cached = await Promise.all(models.map((m) => webllm.hasModelInCache(m.model_id, config).catch(() => false)));
         return { type: 'models', callId, models, cached: Object.fromEntries(models.map((m, i) => [m.model_id, cached[i] ?? false])) };
       }
       case 'delete':
-        await webllm.deleteModelAllInfoInCache(message.modelId);
+        await webllm.deleteModelAllInfoInCache(message.modelId, withRecords(message.appConfig));
         return { type: 'done', callId };
       default:
         return assertNever(message);

@@ -189,10 +189,10 @@ export interface ModelList {
   cached: Record<string, boolean>;
 }
 
-/** WebLLM's records of these models, and which of them are in its cache. */
-export async function listModels(modelIds: readonly string[], deps: EngineDeps = {}): Promise<ModelList> {
+/** WebLLM's records of these models, and which of them are in its cache; `appConfig` holds records its prebuilt list lacks. */
+export async function listModels(modelIds: readonly string[], deps: EngineDeps = {}, appConfig?: AppConfig): Promise<ModelList> {
   try {
-    const { models, cached } = await ask(deps, (c) => c.call({ type: 'models', modelIds: [...modelIds] }, 'models'));
+    const { models, cached } = await ask(deps, (c) => c.call({ type: 'models', modelIds: [...modelIds], ...(appConfig && { appConfig }) }, 'models'));
     return { models, cached };
   } catch (e) {
     throw new BackendError('bad-response', `WebLLM's model list could not be read (${plain(errorText(e))}).`, { cause: e });
@@ -204,9 +204,9 @@ export async function listModels(modelIds: readonly string[], deps: EngineDeps =
  * list of weight files from the cache, or from the network where the cache lacks it, so deleting
  * a model that was never downloaded needs the connection; that failure is a BackendError.
  */
-export async function deleteCached(modelId: string, deps: EngineDeps = {}): Promise<void> {
+export async function deleteCached(modelId: string, deps: EngineDeps = {}, appConfig?: AppConfig): Promise<void> {
   try {
-    await ask(deps, (c) => c.call({ type: 'delete', modelId }, 'done'));
+    await ask(deps, (c) => c.call({ type: 'delete', modelId, ...(appConfig && { appConfig }) }, 'done'));
   } catch (e) {
     throw new BackendError('http', `Could not delete ${modelId} from the cache (${plain(errorText(e))}).`, { cause: e });
   }

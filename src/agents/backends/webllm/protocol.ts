@@ -19,9 +19,9 @@ export const ToEngineSchema = z.discriminatedUnion('type', [
   /** Stops the generation under way; its `chat` then answers with what it had. */
   z.object({ type: z.literal('interrupt') }),
   z.object({ type: z.literal('unload'), callId }),
-  /** WebLLM's records of these models and whether each is in its cache. */
-  z.object({ type: z.literal('models'), callId, modelIds: z.array(modelId).max(64) }),
-  z.object({ type: z.literal('delete'), callId, modelId }),
+  /** WebLLM's records of these models and whether each is in its cache; `appConfig` adds records to WebLLM's prebuilt list (the user's own models). */
+  z.object({ type: z.literal('models'), callId, modelIds: z.array(modelId).max(64), appConfig: object<AppConfig>().optional() }),
+  z.object({ type: z.literal('delete'), callId, modelId, appConfig: object<AppConfig>().optional() }),
 ]);
 export type ToEngine = z.infer<typeof ToEngineSchema>;
 

@@ -3,7 +3,7 @@
  * through an in-memory channel, with a fake WebLLM: no weights can be downloaded here. The
  * messages are cloned as a worker's are, and arrive a task later.
  */
-import { prebuiltAppConfig, type InitProgressCallback, type MLCEngine, type MLCEngineConfig } from '@mlc-ai/web-llm';
+import { prebuiltAppConfig, type AppConfig, type InitProgressCallback, type MLCEngine, type MLCEngineConfig } from '@mlc-ai/web-llm';
 import { describe, expect, it } from 'vitest';
 import { BackendError } from '../../../../src/agents/backends/types';
 import { webLlmBackend } from '../../../../src/agents/backends/webllm/backend';
@@ -242,6 +242,27 @@ describe("WebLLM's model list and cache, asked of an engine worker", () => {
     web.api.hasModelInCache = () => Promise.reject(new Error('SecurityError: caches is not defined'));
     const list = await listModels(['Qwen3-0.6B-q4f16_1-MLC'], { createWorker: () => engineWorker(web.api) });
     expect(list.cached).toEqual({ 'Qwen3-0.6B-q4f16_1-MLC': false });
+  });
+
+  it("a model of the user's own is listed, checked and deleted with its record added to WebLLM's list", async () => {
+    const web = fakeWebLlm();
+    const seen: (AppConfig | undefined)[] = [];
+    web.api.hasModelInCache = async (id, config) => {
+      seen.push(config);
+      return id === 'Mine-q4f16_1-MLC';
+    };
+    web.api.deleteModelAllInfoInCache = async (_id, config) => void seen.push(config);
+    const mine = { model: 'https://example.org/mine/', model_id: 'Mine-q4f16_1-MLC', model_lib: 'https://example.org/mine.wasm', overrides: { context_window_size: 8192 } };
+    const list = await listModels(['Qwen3-0.6B-q4f16_1-MLC', 'Mine-q4f16_1-MLC'], { createWorker: () => engineWorker(web.api) }, { model_list: [mine] });
+    expect(list.models).toEqual([expect.objectContaining({ model_id: 'Qwen3-0.6B-q4f16_1-MLC' }), { model_id: 'Mine-q4f16_1-MLC' }]);
+    expect(list.cached).toEqual({ 'Qwen3-0.6B-q4f16_1-MLC': false, 'Mine-q4f16_1-MLC': true });
+    await deleteCached('Mine-q4f16_1-MLC', { createWorker: () => engineWorker(web.api) }, { model_list: [mine] });
+    // Every call sees WebLLM's own records and the user's one.
+    expect(seen).toHaveLength(3);
+    for (const config of seen) {
+      expect(config?.model_list.at(-1)).toEqual(mine);
+      expect(config?.model_list.length).toBe(prebuiltAppConfig.model_list.length + 1);
+    }
   });
 
   it("deleteCached goes to WebLLM's delete", async () => {
