@@ -24,6 +24,7 @@ import {
   type Scenario,
 } from '../core/scenario';
 import { HUMAN_SPEC, parseAgentSpec } from '../agents/specs';
+import { LlmSettingsSchema, MoveInterfaceSchema, type MoveInterface } from '../agents/llm/settings';
 import { LESSON_IDS, type LessonId } from './lessons';
 
 /** Where an Arena scenario comes from: a preset and seed, or an item with a value and cost by hand. */
@@ -34,7 +35,13 @@ export type ScenarioSource = ({ preset: Preset; seed: number } | { itemId: strin
   firstMover: Role;
 };
 
-export interface ArenaSetup {
+/** How the language-model seats move; left out of a link where they are the defaults. */
+export interface ModelSetup {
+  moveInterface?: MoveInterface;
+  temperature?: number;
+}
+
+export interface ArenaSetup extends ModelSetup {
   lesson?: LessonId;
   you?: Role | 'none';
   buyer?: string;
@@ -42,7 +49,7 @@ export interface ArenaSetup {
   scenario?: ScenarioSource;
 }
 
-export interface TournamentSetup {
+export interface TournamentSetup extends ModelSetup {
   lesson?: LessonId;
   agents?: string[];
   scenariosPerPair?: number;
@@ -103,12 +110,14 @@ const FIELDS = {
   per: whole(1, 1_000_000),
   self: z.enum(['0', '1'], 'not 0 or 1').transform((t) => t === '1'),
   name: z.string().max(120, 'longer than 120 characters'),
+  moves: MoveInterfaceSchema,
+  temp: z.string().regex(/^\d{1,2}(\.\d{1,3})?$/, 'not a temperature').transform(Number).pipe(LlmSettingsSchema.shape.temperature),
 } as const;
 type Field = keyof typeof FIELDS;
 type Value<F extends Field> = z.output<(typeof FIELDS)[F]>;
 
-const ARENA_FIELDS = ['lesson', 'you', 'buyer', 'seller', 'preset', 'seed', 'item', 'value', 'cost', 'turns', 'limit', 'first'] as const;
-const TOURNAMENT_FIELDS = ['lesson', 'agent', 'per', 'preset', 'seed', 'self', 'turns', 'mover', 'name'] as const;
+const ARENA_FIELDS = ['lesson', 'you', 'buyer', 'seller', 'preset', 'seed', 'item', 'value', 'cost', 'turns', 'limit', 'first', 'moves', 'temp'] as const;
+const TOURNAMENT_FIELDS = ['lesson', 'agent', 'per', 'preset', 'seed', 'self', 'turns', 'mover', 'name', 'moves', 'temp'] as const;
 
 const shown = (text: string) => (text.length > 40 ? `${text.slice(0, 40)}…` : text);
 
@@ -182,6 +191,18 @@ export function sourceOf(scenario: Scenario): ScenarioSource {
   return { itemId: scenario.item.id, value: scenario.buyerValue, cost: scenario.sellerCost, ...timing };
 }
 
+function writeModels(params: URLSearchParams, setup: ModelSetup): void {
+  if (setup.moveInterface) params.set('moves', setup.moveInterface);
+  if (setup.temperature !== undefined) params.set('temp', String(setup.temperature));
+}
+
+function readModels(q: QueryReader, setup: ModelSetup): void {
+  const moves = q.one('moves');
+  if (moves) setup.moveInterface = moves;
+  const temp = q.one('temp');
+  if (temp !== undefined) setup.temperature = temp;
+}
+
 const turnsOf = (d: Deadline) => (d.kind === 'fixed' ? String(d.turns) : `${d.min}-${d.max}`);
 
 export function writeArenaSetup(setup: ArenaSetup): string {
@@ -204,6 +225,7 @@ export function writeArenaSetup(setup: ArenaSetup): string {
     if (s.deadline.kind === 'uncertain' && s.limit !== undefined) params.set('limit', String(s.limit));
     params.set('first', s.firstMover);
   }
+  writeModels(params, setup);
   return params.toString();
 }
 
@@ -242,6 +264,7 @@ export function readArenaSetup(search: string): ReadSetup<ArenaSetup> {
       q.note(`limit=“${limit}” (not within an uncertain deadline's range)`);
     setup.scenario = source;
   }
+  readModels(q, setup);
   return { setup, ignored: q.ignored };
 }
 
@@ -256,6 +279,7 @@ export function writeTournamentSetup(setup: TournamentSetup): string {
   if (setup.deadline) params.set('turns', turnsOf(setup.deadline));
   if (setup.firstMover) params.set('mover', setup.firstMover);
   if (setup.name) params.set('name', setup.name);
+  writeModels(params, setup);
   return params.toString();
 }
 
@@ -283,6 +307,7 @@ export function readTournamentSetup(search: string): ReadSetup<TournamentSetup> 
   if (mover) setup.firstMover = mover;
   const name = q.one('name');
   if (name) setup.name = name;
+  readModels(q, setup);
   return { setup, ignored: q.ignored };
 }
 

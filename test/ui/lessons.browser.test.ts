@@ -91,7 +91,7 @@ describe('share links and lessons', () => {
   });
 
   test('Copy link hands out the form as it stands, and the link read back gives the same game', async () => {
-    const target = render(ArenaPage, { session: new RecordingArena(), setup: 'you=seller&buyer=hardliner&preset=wide&seed=8&turns=10&first=buyer' });
+    const target = render(ArenaPage, { session: new RecordingArena(), setup: 'you=seller&buyer=hardliner&preset=wide&seed=8&turns=10&first=buyer&moves=json&temp=0.2' });
     expect(control<HTMLInputElement>(target, 'The seller').checked).toBe(true);
     await userEvent.click(must(target.querySelector('.scenario-box summary')));
     await userEvent.fill(control<HTMLInputElement>(target, 'Seed'), '9');
@@ -102,7 +102,7 @@ describe('share links and lessons', () => {
     expect(url.href.split('#')[0]).toBe(location.href.split('#')[0]);
     const read = readArenaSetup(setupOf(url.hash));
     expect(read.ignored).toEqual([]);
-    expect(read.setup).toMatchObject({ you: 'seller', buyer: 'hardliner', scenario: { preset: 'wide', seed: 9, deadline: { kind: 'fixed', turns: 10 }, firstMover: 'buyer' } });
+    expect(read.setup).toMatchObject({ moveInterface: 'json', temperature: 0.2, you: 'seller', buyer: 'hardliner', scenario: { preset: 'wide', seed: 9, deadline: { kind: 'fixed', turns: 10 }, firstMover: 'buyer' } });
   });
 
   test('a tournament lesson fills the form, starts nothing, and Run starts exactly its setup', async () => {

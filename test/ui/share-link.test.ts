@@ -82,8 +82,17 @@ describe('Tournament links', () => {
       deadline: { kind: 'fixed', turns: 12 },
       firstMover: 'buyer',
       name: 'Week 3 & friends?',
+      moveInterface: 'json',
+      temperature: 0.25,
     };
     expect(readTournamentSetup(writeTournamentSetup(setup))).toEqual({ setup, ignored: [] });
+  });
+
+  test('the language models’ move interface and temperature ride along; a bad one is named', () => {
+    expect(readArenaSetup('moves=json&temp=1.5').setup).toEqual({ moveInterface: 'json', temperature: 1.5 });
+    const { setup, ignored } = readArenaSetup('moves=xml&temp=2.5');
+    expect(setup).toEqual({});
+    expect(ignored).toHaveLength(2);
   });
 
   test('bad values are left out with a note each', () => {
