@@ -6,7 +6,8 @@ import { marketSeat, planMarketJobs, playMarket, plannedMarkets, runMarketTourna
 import { createMarketAgentFactory, parseMarketSpecs } from '../agents/market';
 import { runLockName } from '../storage';
 import { marketStandings } from '../storage/market-file';
-import { createMarketRun, getMarketRun, marketLine, MarketWriter, updateMarketRun } from '../storage/market-runs';
+import { createMarketRun, getMarketRun, loadMarkets, marketLine, MarketWriter, updateMarketRun } from '../storage/market-runs';
+import { computeMarketMetrics } from '../core/market/metrics';
 import { tournamentOf, type MarketRunConfig } from '../storage/market-schema';
 import type { RunStatus } from '../storage/schema';
 import { StorageFullError } from '../storage/errors';
@@ -130,16 +131,22 @@ export class MarketTournamentRun {
     return new MarketTournamentRun(host, runId, remote);
   }
 
+  /** Plays what the run still lacks: a resumed run skips the markets it has stored. */
   async play(): Promise<RunStatus> {
     const { db, post, now } = this.host;
     const run = await getMarketRun(db, this.runId);
     if (!run) throw new Error(`no market run ${this.runId}`);
+    if (run.config.game) throw new Error('a market game is not resumed; play it again on the Market page');
     const { config, planned } = run;
     return navigator.locks.request(runLockName(this.runId), { ifAvailable: true }, async (lock) => {
       if (lock === null) throw new Error('this run is already running in another tab');
+      // Stored markets are the plan's first ones, in order: fed first, they keep a resumed run's results identical.
       const aggregator = new MarketAggregator();
-      const writer = new MarketWriter(db, this.runId, 0, now);
-      let done = 0;
+      const stored = await loadMarkets(db, this.runId);
+      for (const m of stored) aggregator.add(m.config, m.heldOut, m.seller, computeMarketMetrics(m.scenario, m.events));
+      await updateMarketRun(db, this.runId, { status: 'running', message: null, done: stored.length, updatedAt: now() });
+      const writer = new MarketWriter(db, this.runId, stored.length, now);
+      let done = stored.length;
       let lastPost = -Infinity;
       let lastYield = now();
       const report = (force: boolean) => {
@@ -156,6 +163,7 @@ export class MarketTournamentRun {
       try {
         const summary = await runMarketTournament(tournamentOf(config), factoryFor(config, this.remote, engines), {
           signal: this.controller.signal,
+          skip: stored.length,
           onResult: async (r) => {
             aggregator.add(r.config.name, r.config.heldOut, r.seller, r.metrics);
             await writer.add(marketLine(r));
@@ -180,13 +188,13 @@ export class MarketTournamentRun {
       } finally {
         engines.release();
       }
-      const stored = writer.done;
+      const kept = writer.done;
       // The standings cover what is stored, in plan order: the same as an import of its export.
-      const standings = stored === done ? aggregator.standings({ samples: config.samples, seed: config.seed }) : null;
+      const standings = kept === done ? aggregator.standings({ samples: config.samples, seed: config.seed }) : null;
       await updateMarketRun(db, this.runId, { status, message, updatedAt: now() }).catch(() => undefined);
       await updateMarketRun(db, this.runId, { standings }).catch(() => undefined);
-      post({ type: 'market.progress', runId: this.runId, done: stored, planned, standings: standings ?? [] });
-      post({ type: 'market.status', runId: this.runId, status, message, done: stored, planned });
+      post({ type: 'market.progress', runId: this.runId, done: kept, planned, standings: standings ?? [] });
+      post({ type: 'market.status', runId: this.runId, status, message, done: kept, planned });
       return status;
     });
   }

@@ -12,7 +12,12 @@ import { optimalAllocation } from '../../src/core/market/matching';
 import { generateMarket, marketConfigByName } from '../../src/core/market/scenario';
 import { marketSeat, playMarket } from '../../src/core/market/tournament';
 import { openDb } from '../../src/storage/db';
-import { getMarketRun, loadMarkets } from '../../src/storage/market-runs';
+import { createMarketRun, getMarketRun, loadMarkets, marketLine, MarketWriter } from '../../src/storage/market-runs';
+import { marketStandings } from '../../src/storage/market-file';
+import { tournamentOf, type MarketLine, type MarketRunConfig } from '../../src/storage/market-schema';
+import { makeMarketAgent } from '../../src/agents/market';
+import { ALL_MARKET_CONFIGS } from '../../src/core/market/scenario';
+import { runMarketTournament } from '../../src/core/market/tournament';
 import { showMetric } from '../../src/ui/components/market/describe';
 import { money } from '../../src/ui/components/format';
 import MarketPage from '../../src/ui/pages/MarketPage.svelte';
@@ -131,5 +136,35 @@ describe('market tournaments', () => {
     }
     const bad = await sim().request({ type: 'import', requestId: newId(), file: new File(['{"format":"parley-market-jsonl","version":1,"run":{}}\n'], 'bad.jsonl') });
     expect(bad.type === 'failed' ? bad.message : null).toMatch(/^line 1: run\.id: expected string/);
+  });
+
+  test('a stopped tournament resumes from the Runs page, plays only what it lacks, and ends as if never stopped', async () => {
+    const config: MarketRunConfig = {
+      sellers: ['catalog', 'greedy'],
+      buyer: 'margin',
+      configs: ALL_MARKET_CONFIGS.filter((c) => c.name === 'small' || c.name === 'held-out-4x9-shifted').map((c) => ({ ...c })),
+      marketsPerConfig: 2,
+      seed: 6,
+      samples: 200,
+    };
+    const whole: MarketLine[] = [];
+    await runMarketTournament(tournamentOf(config), makeMarketAgent, { onResult: (r) => void whole.push(marketLine(r)) });
+    // The worker's database, as a tab closed after five markets left it.
+    const db = database();
+    const runId = newId();
+    await createMarketRun(db, { id: runId, name: 'stopped after five', config, planned: 8, createdAt: Date.now() });
+    const writer = new MarketWriter(db, runId, 0, () => 0);
+    for (const line of whole.slice(0, 5)) await writer.add(line);
+    await writer.flush();
+
+    const list = render(RunsPage, { store: new RunsStore(() => openDb()), tournament: new TournamentSession() });
+    const row = () => list.querySelector(`tr[data-run-id="${runId}"]`);
+    await vi.waitFor(() => expect(text(row())).toContain('interrupted'), WAIT);
+    await userEvent.click(must([...must(row()).querySelectorAll('button')].find((b) => text(b) === 'Resume'), 'Resume'));
+    const { tournament } = marketSessions();
+    await vi.waitFor(() => expect(tournament.status).toBe('done'), WAIT);
+    expect(tournament.done).toBe(8);
+    expect(await loadMarkets(db, runId)).toEqual(whole);
+    expect((await getMarketRun(db, runId))?.standings).toEqual(marketStandings(config, whole));
   });
 });

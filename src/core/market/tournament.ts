@@ -102,6 +102,8 @@ class Seat implements SeatInfo {
 
 export interface MarketTournamentOptions {
   signal?: AbortSignal;
+  /** Jobs at the start of the plan already played (a resumed run's stored markets): not played again. */
+  skip?: number;
   maxRetries?: number;
   /** Awaited before the next market is played. */
   onResult?: (result: MarketTournamentResult) => void | Promise<void>;
@@ -120,8 +122,10 @@ export async function runMarketTournament(
 ): Promise<MarketTournamentSummary> {
   const { signal } = opts;
   let played = 0;
+  const skip = opts.skip ?? 0;
   for (const job of planMarketJobs(config)) {
     if (signal?.aborted) break;
+    if (job.index < skip) continue;
     const agents = {
       seller: makeAgent(job.seller, 'seller', new Seat(config.seed, job.id, 'seller')),
       buyer: makeAgent(job.buyer, 'buyer', new Seat(config.seed, job.id, 'buyer')),

@@ -98,10 +98,9 @@ export class MarketTournamentSession {
 
   constructor(private readonly remote: () => RemoteConfig | undefined = () => undefined) {}
 
-  start(name: string, config: MarketRunConfig): string {
+  private follow(runId: string): void {
     this.unsubscribe?.();
-    const runId = newId();
-    Object.assign(this, { runId, status: 'running', message: null, done: 0, planned: 0, standings: [] });
+    Object.assign(this, { runId, status: 'running', message: null });
     this.unsubscribe = sim().subscribe((m) => {
       if (m.type === 'worker.stopped') {
         if (this.status === 'running') [this.status, this.message] = ['failed', m.message];
@@ -120,9 +119,22 @@ export class MarketTournamentSession {
         this.message = m.message;
       }
     });
+  }
+
+  start(name: string, config: MarketRunConfig): string {
+    const runId = newId();
+    Object.assign(this, { done: 0, planned: 0, standings: [] });
+    this.follow(runId);
     const remote = this.remote();
     sim().send({ type: 'market.start', runId, name, config, ...(remote && { remote }) });
     return runId;
+  }
+
+  /** Plays what a stopped run still lacks; its stored markets are kept and not played again. */
+  resume(runId: string): void {
+    this.follow(runId);
+    const remote = this.remote();
+    sim().send({ type: 'market.resume', runId, ...(remote && { remote }) });
   }
 
   cancel(): void {
@@ -137,9 +149,15 @@ export class MarketTournamentSession {
 
 let game: MarketGameSession | null = null;
 let tournament: MarketTournamentSession | null = null;
+let keys: () => RemoteConfig | undefined = () => undefined;
 
-/** The page's market sessions: they outlive the page, so a run keeps going while you read another. */
-export const marketSessions = (remote?: () => RemoteConfig | undefined) => ({
-  game: (game ??= new MarketGameSession(remote)),
-  tournament: (tournament ??= new MarketTournamentSession(remote)),
-});
+/**
+ * The page's market sessions: they outlive the page, so a run keeps going while you read another.
+ * `remote` (the Market page's keys) is read whenever a game or run starts.
+ */
+export function marketSessions(remote?: () => RemoteConfig | undefined) {
+  if (remote) keys = remote;
+  game ??= new MarketGameSession(() => keys());
+  tournament ??= new MarketTournamentSession(() => keys());
+  return { game, tournament };
+}
