@@ -94,7 +94,7 @@ export class SimClient {
     this.ensure().postMessage(message);
     if (message.type === 'run.start' || message.type === 'run.resume') this.openRuns.add(message.runId);
     if (message.type === 'arena.start') this.openGames.add(message.gameId);
-    if (message.type === 'market.start') this.openRuns.add(message.runId);
+    if (message.type === 'market.start' || message.type === 'market.resume') this.openRuns.add(message.runId);
     if (message.type === 'market.play') this.openGames.add(message.gameId);
   }
 

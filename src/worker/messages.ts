@@ -215,6 +215,8 @@ export const ToWorkerSchema = z.discriminatedUnion('type', [
   /** A market tournament: stored as it plays, reported as market.progress and market.status. */
   z.object({ type: z.literal('market.start'), runId: id, name: z.string().max(200), config: MarketRunConfigSchema, remote: RemoteConfigSchema.optional() }),
   z.object({ type: z.literal('market.cancel'), runId: id }),
+  /** Plays what a stopped market tournament still lacks; the markets it stored are not played again. */
+  z.object({ type: z.literal('market.resume'), runId: id, remote: RemoteConfigSchema.optional() }),
   /** Unloads every WebLLM engine no run or game is using, freeing the GPU. */
   z.object({ type: z.literal('engines.unload') }),
   /** Downloads and loads a WebLLM model ahead of play; progress comes as engine.status. */

@@ -154,6 +154,17 @@ async function handle(message: ToWorker): Promise<void> {
       }
       return;
     }
+    case 'market.resume': {
+      if (marketRuns.has(message.runId)) return;
+      const run = new MarketTournamentRun(host, message.runId, message.remote);
+      marketRuns.set(run.runId, run);
+      try {
+        await run.play();
+      } finally {
+        marketRuns.delete(run.runId);
+      }
+      return;
+    }
     case 'market.cancel':
       marketRuns.get(message.runId)?.cancel();
       return;
