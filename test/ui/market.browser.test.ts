@@ -21,6 +21,8 @@ import { runMarketTournament } from '../../src/core/market/tournament';
 import { showMetric } from '../../src/ui/components/market/describe';
 import { money } from '../../src/ui/components/format';
 import MarketPage from '../../src/ui/pages/MarketPage.svelte';
+import MarketLog from '../../src/ui/components/market/MarketLog.svelte';
+import type { MarketEvent } from '../../src/core/market/events';
 import RunPage from '../../src/ui/pages/RunPage.svelte';
 import RunsPage from '../../src/ui/pages/RunsPage.svelte';
 import { marketSessions } from '../../src/ui/state/market.svelte';
@@ -100,6 +102,27 @@ describe('Market page', () => {
     expect(text(document.getElementById(seed.getAttribute('aria-describedby') as string))).toBe('Seed must be a whole number from 0 to 4294967295 (it is “abc”).');
     const seller = control<HTMLInputElement>(target, 'Seller');
     expect(text(document.getElementById(seller.getAttribute('aria-describedby') as string))).toMatch(/^unknown market seller "haggler"; choose one of: catalog, greedy, explore, random/);
+  });
+});
+
+describe('Market log', () => {
+  test('shows a model seat\'s message and its call as text, never as markup', () => {
+    const markup = '<img src=x onerror="window.__pwned=1"><b>bold</b>';
+    const call = { backend: 'webllm', model: 'Qwen3-0.6B-q4f16_1-MLC', latencyMs: 1500, tokensIn: 300, tokensOut: 20, prompt: `prompt ${markup}`, raw: `raw ${markup}` };
+    const events: MarketEvent[] = [
+      { type: 'move', turn: 0, actor: 'seller', move: { buyer: 'b1', product: 'p2', price: 40, message: markup }, call },
+      { type: 'move', turn: 1, actor: 'buyer', move: { response: { type: 'counter', price: 35 } } },
+      { type: 'end', turn: 2, outcome: { kind: 'budget_spent', turn: 2 } },
+    ];
+    const target = render(MarketLog, { events });
+    const lines = [...target.querySelectorAll('.market-log > li')];
+    expect(text(lines[0]!.firstElementChild)).toBe('Turn 1');
+    expect(text(lines[0])).toContain(`Seller offers p2 to b1 at $40.00: “${markup}”`);
+    expect(text(lines[0]!.querySelector('summary'))).toBe('Model call: webllm · Qwen3-0.6B-q4f16_1-MLC · 300 in / 20 out · 1.5 s');
+    expect(text(lines[1])).toBe('Turn 2 b1 counters at $35.00');
+    expect(text(lines[2])).toBe('End The seller’s turn budget was spent.');
+    expect(target.querySelector('img, b')).toBeNull();
+    expect((window as { __pwned?: number }).__pwned).toBeUndefined();
   });
 });
 
