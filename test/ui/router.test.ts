@@ -8,6 +8,8 @@ describe('parseRoute', () => {
     expect(parseRoute('#/home')).toEqual({ page: 'home' });
     expect(parseRoute('#/learn')).toEqual({ page: 'learn' });
     expect(parseRoute('#/arena')).toEqual({ page: 'arena' });
+    expect(parseRoute('#/market')).toEqual({ page: 'market' });
+    expect(parseRoute('#/market/x')).toEqual({ page: 'not-found', path: 'market/x' });
     expect(parseRoute('#/tournament')).toEqual({ page: 'tournament', runId: null });
     expect(parseRoute('#/tournament/r1')).toEqual({ page: 'tournament', runId: 'r1' });
     expect(parseRoute('#/runs')).toEqual({ page: 'runs' });
@@ -51,6 +53,7 @@ describe('href', () => {
     expect(parseRoute(href.home())).toEqual({ page: 'home' });
     expect(parseRoute(href.learn())).toEqual({ page: 'learn' });
     expect(parseRoute(href.arena())).toEqual({ page: 'arena' });
+    expect(parseRoute(href.market())).toEqual({ page: 'market' });
     expect(parseRoute(href.tournament('a b'))).toEqual({ page: 'tournament', runId: 'a b' });
     expect(parseRoute(href.negotiation('r/1', '2'))).toEqual({ page: 'negotiation', runId: 'r/1', jobId: '2' });
     expect(parseRoute(href.compare('r?1', 'r#2'))).toEqual({ page: 'compare', a: 'r?1', b: 'r#2' });
