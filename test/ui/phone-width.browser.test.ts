@@ -15,8 +15,12 @@ const WIDTH = 390;
 const RUNS = ['phone-a', 'phone-b'];
 let jobId = '';
 
+/** Runs stored before this file: the games it plays are deleted afterwards, these kept. */
+let before = new Set<string>();
+
 beforeAll(async () => {
   await page.viewport(WIDTH, 844);
+  before = new Set((await database().runs.toArray()).map((r) => r.id));
   const { rows } = await storedTournament(database(), { id: RUNS[0], name: 'Phone run A', rows: 12 });
   await storedTournament(database(), { id: RUNS[1], name: 'Phone run B', createdAt: 5_000 });
   jobId = String(rows[0]?.jobId);
@@ -24,6 +28,10 @@ beforeAll(async () => {
 afterAll(async () => {
   cleanup();
   location.hash = '';
+  // Only this file's own game: other files may be storing runs in the same database meanwhile.
+  for (const run of await database().runs.toArray())
+    if (!before.has(run.id) && run.config.kind === 'arena' && run.config.scenario.id === 'standard-4-0' && run.config.buyer === 'boulware')
+      await deleteRun(database(), run.id);
   for (const id of RUNS) await deleteRun(database(), id);
 });
 
@@ -78,6 +86,15 @@ describe('at 390 px wide', () => {
     await userEvent.click(must([...target.querySelectorAll('button')].find((b) => text(b) === 'Play'), 'Play'));
     await expect.poll(() => target.querySelector('main .outcome') !== null).toBe(true);
     expect(pageWidth(), `played game: ${overflowing(target)}`).toBeLessThanOrEqual(WIDTH);
+
+    // A student on a phone, in the buyer's seat: the move form fits too.
+    location.hash = '#/arena?you=buyer&seller=conceder&preset=standard&seed=4&turns=12&first=buyer';
+    await expect.poll(() => (target.querySelector<HTMLInputElement>('input[name="arena-you"][value="buyer"]')?.checked ?? false)).toBe(true);
+    await userEvent.click(must([...target.querySelectorAll('button')].find((b) => text(b) === 'Play'), 'Play'));
+    await expect.poll(() => target.querySelector('main form.move-form') !== null).toBe(true);
+    expect(pageWidth(), `your seat: ${overflowing(target)}`).toBeLessThanOrEqual(WIDTH);
+    await userEvent.click(must([...target.querySelectorAll('button')].find((b) => text(b) === 'Stop'), 'Stop'));
+    await expect.poll(() => text(target.querySelector('.controls [role="status"]'))).toBe('Stopped');
   });
 
   test('"Skip to content" moves the focus to the main content, with no "Page not found"', async () => {

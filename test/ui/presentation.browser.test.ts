@@ -7,11 +7,22 @@ import { page, userEvent } from 'vitest/browser';
 import '../../src/ui/theme.css';
 import App from '../../src/ui/App.svelte';
 import { PRESENTATION_KEY, Presentation, presentation } from '../../src/ui/state/presentation.svelte';
+import { deleteRun } from '../../src/storage/runs';
+import { database } from '../../src/ui/state/sim';
 import { cleanup, must, render, text } from './helpers.svelte';
 
-beforeAll(() => page.viewport(1366, 768));
-afterAll(() => {
+/** Runs stored before this file: the game it plays is deleted afterwards, these kept. */
+let before = new Set<string>();
+beforeAll(async () => {
+  await page.viewport(1366, 768);
+  before = new Set((await database().runs.toArray()).map((r) => r.id));
+});
+afterAll(async () => {
   cleanup();
+  // Only this file's own game: other files may be storing runs in the same database meanwhile.
+  for (const run of await database().runs.toArray())
+    if (!before.has(run.id) && run.config.kind === 'arena' && run.config.scenario.id === 'standard-2-0' && run.config.buyer === 'boulware')
+      await deleteRun(database(), run.id);
   presentation.set(false);
   localStorage.removeItem(PRESENTATION_KEY);
   location.hash = '';
