@@ -3,7 +3,7 @@
 import { MarketAggregator } from '../core/market/aggregate';
 import type { MarketRole } from '../core/market/moves';
 import { marketSeat, planMarketJobs, playMarket, plannedMarkets, runMarketTournament, type MarketAgent } from '../core/market/tournament';
-import { createMarketAgentFactory, parseMarketSpecs } from '../agents/market';
+import { createMarketAgentFactory, parseMarketSpec, parseMarketSpecs } from '../agents/market';
 import { runLockName } from '../storage';
 import { marketStandings } from '../storage/market-file';
 import { createMarketRun, getMarketRun, loadMarkets, marketLine, MarketWriter, updateMarketRun } from '../storage/market-runs';
@@ -17,7 +17,7 @@ import type { FromWorker, RemoteConfig } from './messages';
 /** The runner's event as the message carries it: the runner only ever logs a seller's move for the seller. */
 type LoggedEvent = Extract<FromWorker, { type: 'market.event' }>['event'];
 import { remoteSettings } from './remote-settings';
-import { PROGRESS_INTERVAL_MS, useEngines, type EngineUse, type RunHost } from './tournament-run';
+import { PROGRESS_INTERVAL_MS, REMOTE_CONCURRENCY, useEngines, type EngineUse, type RunHost } from './tournament-run';
 
 /** A scripted tournament gives the worker's message loop a turn this often, so a cancel gets through. */
 const YIELD_MS = 30;
@@ -44,6 +44,13 @@ const factoryFor = (config: MarketRunConfig, remote: RemoteConfig | undefined, e
   );
 
 const seatsOf = (config: MarketRunConfig): string[] => [...config.sellers, config.buyer];
+
+/** Whether some seat is a remote model and none a WebLLM one. */
+function remoteOnly(config: MarketRunConfig): boolean {
+  const specs = [...config.sellers.map((s) => parseMarketSpec(s, 'seller')), parseMarketSpec(config.buyer, 'buyer')];
+  const parsed = specs.flatMap((p) => (p.ok ? [p.value] : []));
+  return parsed.some((s) => s.remote !== undefined) && !parsed.some((s) => s.webllm !== undefined);
+}
 
 export interface MarketGameRequest {
   gameId: string;
@@ -164,6 +171,8 @@ export class MarketTournamentRun {
         const summary = await runMarketTournament(tournamentOf(config), factoryFor(config, this.remote, engines), {
           signal: this.controller.signal,
           skip: stored.length,
+          // Remote models wait on the network; one GPU answers one request at a time.
+          concurrency: remoteOnly(config) ? REMOTE_CONCURRENCY : 1,
           onResult: async (r) => {
             aggregator.add(r.config.name, r.config.heldOut, r.seller, r.metrics);
             await writer.add(marketLine(r));

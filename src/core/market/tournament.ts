@@ -104,6 +104,8 @@ export interface MarketTournamentOptions {
   signal?: AbortSignal;
   /** Jobs at the start of the plan already played (a resumed run's stored markets): not played again. */
   skip?: number;
+  /** Markets in play at once (default 1): worth it for remote model seats, which wait on the network. */
+  concurrency?: number;
   maxRetries?: number;
   /** Awaited before the next market is played. */
   onResult?: (result: MarketTournamentResult) => void | Promise<void>;
@@ -115,17 +117,21 @@ export interface MarketTournamentSummary {
   cancelled: boolean;
 }
 
+/**
+ * Plays the plan in order, `concurrency` markets at a time (default 1); results are handed on in
+ * plan order whatever order they finish in, so what a caller stores is always a prefix of the plan.
+ */
 export async function runMarketTournament(
   config: MarketTournamentConfig,
   makeAgent: MarketAgentFactory,
   opts: MarketTournamentOptions = {},
 ): Promise<MarketTournamentSummary> {
   const { signal } = opts;
+  const concurrency = Math.max(1, Math.floor(opts.concurrency ?? 1));
   let played = 0;
+  let stopped = false;
   const skip = opts.skip ?? 0;
-  for (const job of planMarketJobs(config)) {
-    if (signal?.aborted) break;
-    if (job.index < skip) continue;
+  const play = (job: MarketJob): PlayedMarket | Promise<PlayedMarket> => {
     const agents = {
       seller: makeAgent(job.seller, 'seller', new Seat(config.seed, job.id, 'seller')),
       buyer: makeAgent(job.buyer, 'buyer', new Seat(config.seed, job.id, 'buyer')),
@@ -135,12 +141,32 @@ export async function runMarketTournament(
       ...(signal && { signal }),
       ...(opts.maxRetries !== undefined && { maxRetries: opts.maxRetries }),
     };
-    const now = playMarket(job.scenario, agents, run);
-    const result = isThenable(now) ? await now : now;
-    if (result.outcome.kind === 'cancelled') break;
+    return playMarket(job.scenario, agents, run);
+  };
+  /** Hands one finished market on; false once the run stops (a cancelled market is not handed on). */
+  const deliver = async (job: MarketJob, result: PlayedMarket): Promise<boolean> => {
+    if (stopped || result.outcome.kind === 'cancelled') return !(stopped = true);
     const handed = opts.onResult?.({ ...job, ...result });
     if (handed !== undefined && isThenable(handed)) await handed;
     played++;
+    return true;
+  };
+  const inFlight: { job: MarketJob; result: Promise<PlayedMarket> }[] = [];
+  for (const job of planMarketJobs(config)) {
+    if (signal?.aborted || stopped) break;
+    if (job.index < skip) continue;
+    const now = play(job);
+    if (concurrency === 1) {
+      if (!(await deliver(job, isThenable(now) ? await now : now))) break;
+      continue;
+    }
+    inFlight.push({ job, result: Promise.resolve(now) });
+    if (inFlight.length >= concurrency) {
+      const first = inFlight.shift() as (typeof inFlight)[number];
+      if (!(await deliver(first.job, await first.result))) break;
+    }
   }
+  // The markets still in flight finish (a cancel ends them at once) and are handed on in order.
+  for (const { job, result } of inFlight) await deliver(job, await result);
   return { planned: plannedMarkets(config), played, cancelled: signal?.aborted ?? false };
 }
