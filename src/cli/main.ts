@@ -38,6 +38,7 @@ import { RunJsonlWriter } from './jsonl';
 import { llmFlags, printable, remoteSettings } from './model-flags';
 import { readFile, stat } from 'node:fs/promises';
 import { readRunFile, sizeProblem } from '../storage/run-file';
+import { marketFormatOf, readMarketFile } from '../storage/market-file';
 import { MARKET_USAGE, marketCommand, marketTournamentCommand } from './market';
 import { serveEnvCommand, sftCommand } from './training';
 
@@ -51,7 +52,7 @@ commands:
               [--json|--csv] [--jsonl PATH] [--yes]
   strategies  list the scripted strategies and their parameters
   check       FILE: check a run file (a JSON or JSONL export) exactly as the app's import does; prints
-              "ok: NAME, N negotiations" or the first problem in one line (exit 2)
+              "ok: NAME, N negotiations" ("N markets" for a market run) or the first problem in one line (exit 2)
 ${MARKET_USAGE}
   serve-env   [--port N] [--host H] [--idle-ms N] [--max-episodes N]: the environment server for trainers
               (POST /episodes, POST /episodes/ID/step, GET /health) on 127.0.0.1 until Ctrl-C
@@ -389,7 +390,7 @@ function strategiesCommand(io: Io): void {
 }
 
 /**
- * `check FILE`: the app's import validation (`readRunFile`) on a file on disk. Its size is read
+ * `check FILE`: the app's import validation (`readRunFile`, or `readMarketFile` for a market run) on a file on disk. Its size is read
  * first, so a file too large to import is refused without being read.
  */
 async function checkCommand(argv: string[], io: Io): Promise<number> {
@@ -417,6 +418,13 @@ async function checkCommand(argv: string[], io: Io): Promise<number> {
     text = new TextDecoder().decode(await readFile(path));
   } catch (e) {
     return problem(`cannot read it (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+  }
+  if (marketFormatOf(text)) {
+    const market = readMarketFile(text, size);
+    if (!market.ok) return problem(market.error.message.replace(/\s*\n\s*/g, ' '));
+    const n = market.value.lines.length;
+    io.out(printable(`ok: ${market.value.run.name}, ${n} market${n === 1 ? '' : 's'}`) + '\n');
+    return 0;
   }
   const checked = readRunFile(text, size);
   if (!checked.ok) return problem(checked.error.message.replace(/\s*\n\s*/g, ' '));

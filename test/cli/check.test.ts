@@ -59,7 +59,8 @@ describe('parley check FILE', () => {
     ['an edited scenario', 'scenario.jsonl', () => withRow(3, (n) => (n.scenario.sellerCost += 1)), /line 5 .*: scenario\.sellerCost is .*: not scenario 0 of the run's config/],
     ['a truncated file', 'cut.jsonl', () => lines.slice(0, 5).join('\n') + '\n', /run\.done says 12 negotiations but the file holds 4; it looks cut off\n$/],
     ['malformed JSON', 'bad.json', () => '{"format": "parley-run", oops}', /: not valid JSON: /],
-    ['another format', 'other.json', () => JSON.stringify({ format: 'parley-market', version: 1 }), /the file's format is "parley-market"/],
+    // (parley-market is a format Parley reads now: a market run; see test/storage/market-file.test.ts.)
+    ['another format', 'other.json', () => JSON.stringify({ format: 'parley-auction', version: 1 }), /the file's format is "parley-auction"/],
     ['an empty file', 'empty.json', () => '', /: the file is empty\n$/],
   ])('%s: the first problem in one line, exit 2', async (_, name, make, message) => {
     const r = await check(name, make());

@@ -3,7 +3,7 @@
  * check, and its standings recomputed there are the CLI's own; a changed file is refused with a
  * message that names the problem and where it is.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -61,5 +61,16 @@ describe('the CLI’s parley-market-jsonl v1 file', () => {
     expect(cut.ok ? null : cut.error.kind).toBe('truncated');
     const short = readMarketFile(text.split('\n').slice(0, 5).join('\n') + '\n');
     expect(short.ok ? null : short.error.message).toBe('run.done says 12 markets but the file holds 4; it looks cut off');
+  });
+
+  it('parley check reads it as the import does: ok with its count, or the first problem and exit 2', async () => {
+    const path = join(dir, 'run.jsonl');
+    const ok = await runCli(['check', path]);
+    expect([ok.status, ok.out]).toEqual([0, 'ok: CLI market tournament: catalog, greedy (3 markets per configuration, seed 4), 12 markets\n']);
+    const bad = join(dir, 'bad.jsonl');
+    await writeFile(bad, edited(2, (v) => void (v.seller = 'greedy')));
+    const refused = await runCli(['check', bad]);
+    expect(refused.status).toBe(2);
+    expect(refused.err).toMatch(/^parley: error: .*bad\.jsonl: line 2 \(market "small-0-0"\): seller is "greedy" but the run's plan has "catalog"\n$/);
   });
 });
