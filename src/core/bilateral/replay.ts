@@ -1,8 +1,9 @@
-import { assertNever, err, ok, type Result } from '../result';
+import { replayEvents, type EventReplayError, type ReplayWording } from '../replay';
+import { assertNever, err, type Result } from '../result';
 import { DEFAULT_MAX_RETRIES } from '../session';
-import type { Scenario } from '../scenario';
+import type { Role, Scenario } from '../scenario';
 import type { BilateralEvent, BilateralResult } from './events';
-import { bilateral, type BilateralOutcome, type BilateralState } from './protocol';
+import { bilateral, type BilateralOutcome } from './protocol';
 
 /**
  * Replays a recorded event log through the bilateral protocol from its scenario, checking that the
@@ -13,8 +14,7 @@ import { bilateral, type BilateralOutcome, type BilateralState } from './protoco
 export type ReplayError =
   /** The scenario itself breaks the protocol; no event was read. */
   | { at: 'scenario'; reason: string }
-  /** `event` is the position in the log; `turn` the turn the event claims. */
-  | { at: 'event'; event: number; turn: number; reason: string };
+  | EventReplayError;
 
 export interface Replayed {
   /** What the log ends in, checked against where the protocol got to. */
@@ -78,10 +78,8 @@ function sameOutcome(claimed: BilateralResult, reached: BilateralOutcome): boole
 }
 
 /**
- * Checks a log event by event: each move must be legal for the side whose turn it is, invalid
- * answers must be that side's numbered attempts at that turn, a forfeit must come after exactly the
- * attempts the runner allows, and the `end` must be what the protocol reached, or an error or a
- * cancel where the protocol had not ended. The first problem found is returned.
+ * Checks a log event by event (see replayEvents in core/replay.ts), after the scenario itself. The
+ * first problem found is returned.
  */
 export function replayLog(
   scenario: Scenario,
@@ -90,63 +88,11 @@ export function replayLog(
 ): Result<Replayed, ReplayError> {
   const broken = scenarioProblem(scenario);
   if (broken !== null) return err({ at: 'scenario', reason: broken });
-  const maxRetries = opts.maxRetries ?? DEFAULT_MAX_RETRIES;
-  let state: BilateralState = bilateral.initialState(scenario);
-  // Invalid answers so far at the turn in progress.
-  let attempts = 0;
-  for (let i = 0; i < events.length; i++) {
-    const e = events[i] as BilateralEvent;
-    const fail = (reason: string) => err<ReplayError>({ at: 'event', event: i, turn: e.turn, reason });
-    const turn = bilateral.turn(state);
-    if (e.type === 'end') {
-      if (i !== events.length - 1) return fail('an "end" event before the last event');
-      const claimed = e.outcome;
-      if (bilateral.isTerminal(state)) {
-        const reached = bilateral.outcome(state);
-        if (!sameOutcome(claimed, reached))
-          return fail(`the log ends in ${describeResult(claimed)}, but its moves end the negotiation in ${describeResult(reached)}`);
-      } else if (claimed.kind === 'error' || claimed.kind === 'cancelled') {
-        if (claimed.turn !== turn) return fail(`the log ends in ${describeResult(claimed)}, but it stops at turn ${turn}`);
-        const actor = bilateral.currentActor(state);
-        if (claimed.kind === 'error' && claimed.actor !== actor)
-          return fail(`the log ends in ${describeResult(claimed)}, but turn ${turn} is the ${actor}'s`);
-      } else {
-        const where = `turn ${turn} of ${scenario.turnLimit}`;
-        return fail(`the log ends in ${describeResult(claimed)}, but its moves never end the negotiation (it stops at ${where})`);
-      }
-      if (e.turn !== claimed.turn) return fail(`the "end" event is at turn ${e.turn} but its outcome at turn ${claimed.turn}`);
-      return ok({ result: claimed, turns: turn });
-    }
-    if (bilateral.isTerminal(state))
-      return fail(`a "${e.type}" event after the negotiation ended in ${describeResult(bilateral.outcome(state))}`);
-    const actor = bilateral.currentActor(state);
-    if (e.turn !== turn) return fail(`a "${e.type}" event at turn ${e.turn}, but the negotiation is at turn ${turn}`);
-    if (e.actor !== actor) return fail(`a "${e.type}" event of the ${e.actor}, but turn ${turn} is the ${actor}'s`);
-    switch (e.type) {
-      case 'move': {
-        if (attempts > maxRetries)
-          return fail(`a move after ${attempts} invalid answers; the runner forfeits the turn after ${maxRetries + 1}`);
-        const applied = bilateral.apply(state, actor, e.move);
-        if (!applied.ok) return fail(`an illegal move: ${applied.error.reason}`);
-        state = applied.value;
-        attempts = 0;
-        break;
-      }
-      case 'invalid':
-        if (attempts > maxRetries)
-          return fail(`invalid answer ${attempts + 1} at one turn; the runner forfeits the turn after ${maxRetries + 1}`);
-        if (e.attempt !== attempts) return fail(`invalid answer numbered attempt ${e.attempt}, but it is attempt ${attempts} of this turn`);
-        attempts++;
-        break;
-      case 'forfeit':
-        if (attempts !== maxRetries + 1)
-          return fail(`a forfeit after ${attempts} invalid answer${attempts === 1 ? '' : 's'}; a turn is forfeited only after ${maxRetries + 1}`);
-        state = bilateral.forfeit(state, actor);
-        attempts = 0;
-        break;
-      default:
-        return assertNever(e);
-    }
-  }
-  return err({ at: 'event', event: events.length, turn: bilateral.turn(state), reason: 'the log has no "end" event' });
+  const wording: ReplayWording<Role, BilateralOutcome> = {
+    game: 'negotiation',
+    describe: describeResult,
+    sameOutcome,
+    stopsAt: (turn) => `turn ${turn} of ${scenario.turnLimit}`,
+  };
+  return replayEvents(bilateral, scenario, events, wording, opts.maxRetries ?? DEFAULT_MAX_RETRIES);
 }
