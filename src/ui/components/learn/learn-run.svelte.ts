@@ -4,6 +4,9 @@ import { newId, sim } from '../../state/sim';
 
 export type LearnDone = Extract<FromWorker, { type: 'learn.done' }>;
 
+/** What `start` takes: the experiment, and the widget's `meta` where it has one. */
+type StartArgs<Meta> = [experiment: LearnExperiment, ...meta: Meta extends null ? [] : [Meta]];
+
 /**
  * One widget's experiment in the simulation worker: progress while it plays, its figures when it
  * ends (partial when stopped). Starting another replaces the one in flight, whose answer is dropped.
@@ -21,7 +24,7 @@ export class LearnRun<Meta = null> {
   constructor(private readonly client: () => SimClient = sim) {}
 
   /** Plays `experiment`; `meta` (what the widget needs to label the answer) comes back with it. */
-  async start(experiment: LearnExperiment, ...[meta]: Meta extends null ? [] : [Meta]): Promise<void> {
+  async start(...[experiment, ...[meta]]: StartArgs<Meta>): Promise<void> {
     const client = this.client();
     if (this.current) client.send({ type: 'learn.cancel', running: this.current });
     this.unsubscribe ??= client.subscribe((message) => {
@@ -47,6 +50,21 @@ export class LearnRun<Meta = null> {
       this.error = reply.message;
       this.status = 'failed';
     }
+  }
+
+  /**
+   * Plays what `settings` gives (null: nothing, the settings are not valid) once the settings have
+   * stood still for `delayMs`, again each time they change, and stops when the widget goes away.
+   * Call it while the widget is set up.
+   */
+  follow(settings: () => StartArgs<Meta> | null, delayMs = 200): void {
+    $effect(() => {
+      const args = settings();
+      if (!args) return;
+      const timer = setTimeout(() => void this.start(...args), delayMs);
+      return () => clearTimeout(timer);
+    });
+    $effect(() => () => this.dispose());
   }
 
   /** Stops the experiment in flight; its answer (what it finished) is still shown. */
