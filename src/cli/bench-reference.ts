@@ -33,16 +33,22 @@ const TFT_STEP = 0.05;
 /** A deal's price, or NaN for no deal. */
 export type ReferenceOutcome = number;
 
-export function playReference(scenarios: readonly Scenario[], agents: readonly Name[], out: ReferenceOutcome[]): number {
+/**
+ * Plays `count` scenarios, each made by `scenarioOf` inside the timed loop, as the engine's plan makes
+ * its own: both sides pay for the scenarios, so the ratio compares playing them.
+ */
+export function playReference(count: number, scenarioOf: (k: number) => Scenario, agents: readonly Name[], out: ReferenceOutcome[]): number {
   const offers = [new Float64Array(1024), new Float64Array(1024)]; // buyer's, seller's
   let played = 0;
-  for (const s of scenarios)
+  for (let k = 0; k < count; k++) {
+    const s = scenarioOf(k);
     for (let b = 0; b < agents.length; b++)
       for (let t = 0; t < agents.length; t++) {
         if (b === t) continue;
         out.push(negotiate(s, RULES[agents[b] as Name], RULES[agents[t] as Name], offers));
         played++;
       }
+  }
   return played;
 }
 

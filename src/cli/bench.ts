@@ -1,7 +1,8 @@
 // `npm run bench`: a paper-scale round-robin of every deterministic strategy in one thread.
 import os from 'node:os';
 import { Aggregator } from '../core/bilateral/aggregate';
-import { planTournament, runTournament, type TournamentConfig } from '../core/bilateral/tournament';
+import { runTournament, type TournamentConfig } from '../core/bilateral/tournament';
+import { scenarioAt } from '../core/scenario';
 import { playReference, REFERENCE_STRATEGIES, type ReferenceOutcome } from './bench-reference';
 import { makeAgent } from '../agents/registry';
 import { STRATEGIES } from '../agents/scripted';
@@ -28,9 +29,6 @@ const median = (xs: number[]): number => {
 
 // The one-loop reference plays the same scenarios; it must reach the same deals at the same prices.
 if (agents.join() !== REFERENCE_STRATEGIES.join()) throw new Error(`the reference plays ${REFERENCE_STRATEGIES.join(', ')}`);
-const jobs = planTournament(config);
-const scenarios: (typeof jobs)[number]['scenario'][] = [];
-for (const job of jobs) if (scenarios[job.scenarioIndex] === undefined) scenarios[job.scenarioIndex] = job.scenario;
 const engineOutcomes: ReferenceOutcome[] = [];
 const referenceRates: number[] = [];
 
@@ -71,7 +69,7 @@ for (let r = 1 - WARM_UP; r <= repeats; r++) {
   const reference: ReferenceOutcome[] = [];
   const c3 = cpuMs();
   const t3 = performance.now();
-  const referencePlayed = playReference(scenarios, REFERENCE_STRATEGIES, reference);
+  const referencePlayed = playReference(config.scenariosPerPair, (k) => scenarioAt(config, k), REFERENCE_STRATEGIES, reference);
   const t4 = performance.now();
   const c4 = cpuMs();
   if (r === 1 - WARM_UP) {
@@ -98,7 +96,7 @@ console.log(
     `intervals (paired by scenario; bootstrap of ${samples} for small cells) ${median(statsTimes).toFixed(0)} ms for ${negotiations} negotiations`,
 );
 console.log(
-  `one-loop reference (same deals at the same prices, no events): ${Math.round(median(referenceRates)).toLocaleString('en-US')} negotiations/s; ` +
+  `one-loop reference (same scenarios made the same way, same deals at the same prices, no events): ${Math.round(median(referenceRates)).toLocaleString('en-US')} negotiations/s; ` +
     `engine at ${((100 * median(playRates)) / median(referenceRates)).toFixed(1)}% of it by wall time, ` +
     `${((100 * median(referenceCpu)) / median(engineCpu)).toFixed(1)}% by CPU time (${median(engineCpu).toFixed(0)} ms against ${median(referenceCpu).toFixed(1)} ms)`,
 );
