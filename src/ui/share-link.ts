@@ -24,7 +24,7 @@ import {
   type Scenario,
 } from '../core/scenario';
 import { HUMAN_SPEC, parseAgentSpec } from '../agents/specs';
-import { LlmSettingsSchema, MoveInterfaceSchema, type MoveInterface } from '../agents/llm/settings';
+import { DEFAULT_LLM_SETTINGS, LlmSettingsSchema, MoveInterfaceSchema, temperatureProblem, type MoveInterface } from '../agents/llm/settings';
 import { LESSON_IDS, type LessonId } from './lessons';
 
 /** Where an Arena scenario comes from: a preset and seed, or an item with a value and cost by hand. */
@@ -190,6 +190,12 @@ export function sourceOf(scenario: Scenario): ScenarioSource {
   if (drawn && scenario.preset) return { preset: scenario.preset, seed: Number(drawn[1]), ...timing };
   return { itemId: scenario.item.id, value: scenario.buyerValue, cost: scenario.sellerCost, ...timing };
 }
+
+/** The model settings of a form, for its link: only where they differ from the defaults (and are valid). */
+export const modelSetupOf = (moveInterface: MoveInterface, temperature: number): ModelSetup => ({
+  ...(moveInterface !== DEFAULT_LLM_SETTINGS.interface ? { moveInterface } : {}),
+  ...(temperature !== DEFAULT_LLM_SETTINGS.temperature && temperatureProblem(temperature) === null ? { temperature } : {}),
+});
 
 function writeModels(params: URLSearchParams, setup: ModelSetup): void {
   if (setup.moveInterface) params.set('moves', setup.moveInterface);
