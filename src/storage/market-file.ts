@@ -10,7 +10,7 @@ import { MarketAggregator, type MarketStandingRow } from '../core/market/aggrega
 import { computeMarketMetrics, MARKET_METRIC_NAMES } from '../core/market/metrics';
 import { replayMarketLog } from '../core/market/replay';
 import { planMarketJobs, plannedMarkets } from '../core/market/tournament';
-import { err, ok, type Result } from '../core/result';
+import { err, ok } from '../core/result';
 import { parseMarketSpec } from '../agents/market/specs';
 import type { ParleyDb } from './db';
 import { asStorageError } from './errors';
@@ -27,37 +27,12 @@ import {
   type MarketRunRecord,
   type MarketRunRow,
 } from './market-schema';
-import { sizeProblem, type ImportError, type ImportErrorKind } from './run-file';
-import { quote } from './run-plan';
-
-type Step<T> = Result<T, ImportError>;
-const fail = (kind: ImportErrorKind, message: string): { ok: false; error: ImportError } => err({ kind, message });
+import { fail, firstDifference, isRecord, jsonFile, jsonlFile, parseJson, parseJsonList, parseJsonlBody, parseWith, quote, type Located, type Step } from './file-format';
+import { sizeProblem } from './run-file';
 
 export interface CheckedMarketRun {
   run: MarketRunRecord;
   lines: MarketLine[];
-}
-
-function parseJson(text: string): Result<unknown, string> {
-  try {
-    return ok(JSON.parse(text) as unknown);
-  } catch (e) {
-    return err(String((e as Error).message ?? e).slice(0, 200));
-  }
-}
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** `prefix` names the line (JSONL), `root` the value's place in the file. */
-function parseWith<S extends z.ZodType>(schema: S, value: unknown, prefix: string, root: string): Step<z.infer<S>> {
-  const result = schema.safeParse(value);
-  if (result.success) return ok(result.data);
-  const [issue, ...more] = result.error.issues;
-  const keys = (issue?.path ?? []).map((k) => (typeof k === 'number' ? `[${k}]` : `.${String(k)}`));
-  const path = (root + keys.join('')).replace(/^\./, '');
-  const message = (issue?.message ?? 'invalid').replace(/^Invalid input: /, '');
-  const others = more.length ? ` (and ${more.length} more problem${more.length > 1 ? 's' : ''} there)` : '';
-  return fail('invalid-file', `${prefix}${path ? `${path}: ` : ''}${message}${others}`);
 }
 
 /** The file's format field when it names a market format, read from its first line or whole. */
@@ -81,6 +56,8 @@ interface Parsed {
   jsonl: boolean;
 }
 
+const located = ({ value, where }: Located<z.infer<typeof MarketLineSchema>>): Parsed['lines'][number] => ({ line: value as MarketLine, where });
+
 function parseFile(text: string): Step<Parsed> {
   if (text.trim() === '') return fail('invalid-file', 'the file is empty');
   if (marketFormatOf(text) === MARKET_EXPORT_FORMAT_JSONL) {
@@ -91,21 +68,9 @@ function parseFile(text: string): Step<Parsed> {
     if (!header.ok) return header;
     const run = parseWith(MarketRunRecordSchema, header.value.run, 'line 1: ', 'run');
     if (!run.ok) return run;
-    const lines: Parsed['lines'] = [];
-    for (let i = 1; i < all.length; i++) {
-      const raw = (all[i] as string).replace(/\r$/, '');
-      if (raw.trim() === '') continue;
-      const where = `line ${i + 1}`;
-      const value = parseJson(raw);
-      if (!value.ok)
-        return i === all.length - 1
-          ? fail('truncated', `${where}: the file ends in the middle of this line (${value.error}); it is cut off`)
-          : fail('invalid-file', `${where}: not valid JSON: ${value.error}`);
-      const line = parseWith(MarketLineSchema, value.value, `${where}: `, '');
-      if (!line.ok) return line;
-      lines.push({ line: line.value as MarketLine, where });
-    }
-    return ok({ run: run.value, lines, jsonl: true });
+    const lines = parseJsonlBody(all, MarketLineSchema);
+    if (!lines.ok) return lines;
+    return ok({ run: run.value, lines: lines.value.map(located), jsonl: true });
   }
   const whole = parseJson(text);
   if (!whole.ok) return fail('invalid-file', `not valid JSON: ${whole.error}`);
@@ -114,37 +79,9 @@ function parseFile(text: string): Step<Parsed> {
   if (envelope.value.format !== MARKET_EXPORT_FORMAT) return fail('wrong-format', `this is not a Parley market run export`);
   const run = parseWith(MarketRunRecordSchema, envelope.value.run, '', 'run');
   if (!run.ok) return run;
-  const list = envelope.value.markets;
-  if (!Array.isArray(list)) return fail('invalid-file', 'markets: expected an array');
-  const lines: Parsed['lines'] = [];
-  for (let i = 0; i < list.length; i++) {
-    const where = `markets[${i}]`;
-    const line = parseWith(MarketLineSchema, list[i], '', where);
-    if (!line.ok) return line;
-    lines.push({ line: line.value as MarketLine, where });
-  }
-  return ok({ run: run.value, lines, jsonl: false });
-}
-
-/** The first place two JSON values differ, as `path is X where Y was expected`, or null. */
-function difference(actual: unknown, expected: unknown, path: string): string | null {
-  if (isRecord(actual) && isRecord(expected)) {
-    for (const key of new Set([...Object.keys(expected), ...Object.keys(actual)])) {
-      const found = difference(actual[key], expected[key], `${path}.${key}`);
-      if (found) return found;
-    }
-    return null;
-  }
-  if (Array.isArray(actual) && Array.isArray(expected)) {
-    for (let i = 0; i < Math.max(actual.length, expected.length); i++) {
-      const found = difference(actual[i], expected[i], `${path}[${i}]`);
-      if (found) return found;
-    }
-    return null;
-  }
-  if (actual === expected) return null;
-  const show = (v: unknown) => (v === undefined ? 'missing' : typeof v === 'string' ? quote(v) : typeof v === 'object' && v !== null ? 'a list or an object' : String(v));
-  return `${path} is ${show(actual)} where ${show(expected)} was expected`;
+  const lines = parseJsonList(envelope.value.markets, 'markets', MarketLineSchema);
+  if (!lines.ok) return lines;
+  return ok({ run: run.value, lines: lines.value.map(located), jsonl: false });
 }
 
 const close = (a: unknown, b: number | null): boolean =>
@@ -199,14 +136,14 @@ function checkRun(file: Parsed): Step<CheckedMarketRun> {
     ];
     for (const [field, got, want] of expect)
       if (got !== want) return fail('invalid-file', `${named}: ${field} is ${JSON.stringify(got)} but the run's plan has ${JSON.stringify(want)}`);
-    const changed = difference(line.scenario, job.scenario, 'scenario');
+    const changed = firstDifference(line.scenario, job.scenario, 'scenario');
     if (changed) return fail('invalid-file', `${named}: ${changed}: not market ${job.marketIndex} of ${quote(job.config.name)} (seed ${c.seed})`);
     const replayed = replayMarketLog(line.scenario, line.events);
     if (!replayed.ok) {
       const e = replayed.error;
       return fail('invalid-file', `${named}: events[${e.event}] (${line.events[e.event]?.type ?? 'event'} at turn ${e.turn}): ${e.reason}`);
     }
-    const outcome = difference(line.outcome, replayed.value, 'outcome');
+    const outcome = firstDifference(line.outcome, replayed.value, 'outcome');
     if (outcome) return fail('invalid-file', `${named}: ${outcome} (the event log's end)`);
     if (line.metrics !== undefined) {
       const metrics = computeMarketMetrics(line.scenario, line.events, job.optimalWelfare);
@@ -264,14 +201,12 @@ async function snapshot(db: ParleyDb, runId: string): Promise<{ run: MarketRunRe
 
 export async function exportMarketJson(db: ParleyDb, runId: string): Promise<string> {
   const { run, lines } = await snapshot(db, runId);
-  const head = JSON.stringify({ format: MARKET_EXPORT_FORMAT, version: MARKET_EXPORT_VERSION, run });
-  return `${head.slice(0, -1)},"markets":[${lines.join(',')}]}`;
+  return jsonFile({ format: MARKET_EXPORT_FORMAT, version: MARKET_EXPORT_VERSION, run }, 'markets', lines);
 }
 
 export async function exportMarketJsonl(db: ParleyDb, runId: string): Promise<string> {
   const { run, lines } = await snapshot(db, runId);
-  const head = JSON.stringify({ format: MARKET_EXPORT_FORMAT_JSONL, version: MARKET_EXPORT_VERSION, run });
-  return [head, ...lines].map((line) => line + '\n').join('');
+  return jsonlFile({ format: MARKET_EXPORT_FORMAT_JSONL, version: MARKET_EXPORT_VERSION, run }, lines);
 }
 
 const IMPORTED_SUFFIX = ' (imported)';

@@ -1,9 +1,9 @@
-import type { z } from 'zod';
 import { err, ok, type Result } from '../core/result';
 import { replayLog } from '../core/bilateral/replay';
 import { plannedCount } from '../core/bilateral/tournament';
 import type { Scenario } from '../core/scenario';
-import { planProblem, quote } from './run-plan';
+import { fail, isRecord, parseJson, parseJsonList, parseJsonlBody, parseWith, quote, type Located, type Step } from './file-format';
+import { planProblem } from './run-plan';
 import { ExportedNegotiationSchema, RunRecordSchema, type ExportedNegotiation, type RunRecord } from './schema';
 
 export const EXPORT_FORMAT = 'parley-run';
@@ -64,10 +64,6 @@ interface ParsedFile {
   jsonl: boolean;
 }
 
-type Step<T> = Result<T, ImportError>;
-
-const fail = (kind: ImportErrorKind, message: string): { ok: false; error: ImportError } => err({ kind, message });
-
 function parseFile(text: string): Step<ParsedFile> {
   if (text.trim() === '') return fail('invalid-file', 'the file is empty');
   const newline = text.indexOf('\n');
@@ -86,40 +82,21 @@ function parseFile(text: string): Step<ParsedFile> {
   if (!envelope.ok) return envelope;
   const run = parseWith(RunRecordSchema, envelope.value.run, '', 'run');
   if (!run.ok) return run;
-  const list = envelope.value.negotiations;
-  if (!Array.isArray(list)) return fail('invalid-file', 'negotiations: expected an array');
-  const rows: ParsedFile['rows'] = [];
-  for (let i = 0; i < list.length; i++) {
-    const where = `negotiations[${i}]`;
-    const row = parseWith(ExportedNegotiationSchema, list[i], '', where);
-    if (!row.ok) return row;
-    rows.push({ row: row.value, where });
-  }
-  return ok({ run: run.value, rows, jsonl: false });
+  const rows = parseJsonList(envelope.value.negotiations, 'negotiations', ExportedNegotiationSchema);
+  if (!rows.ok) return rows;
+  return ok({ run: run.value, rows: rows.value.map(located), jsonl: false });
 }
+
+const located = ({ value, where }: Located<ExportedNegotiation>): ParsedFile['rows'][number] => ({ row: value, where });
 
 function parseJsonl(text: string, header: Record<string, unknown>): Step<ParsedFile> {
   const envelope = checkEnvelope(header, EXPORT_FORMAT_JSONL, 'line 1: ');
   if (!envelope.ok) return envelope;
   const run = parseWith(RunRecordSchema, envelope.value.run, 'line 1: ', 'run');
   if (!run.ok) return run;
-  const lines = text.split('\n');
-  const rows: ParsedFile['rows'] = [];
-  for (let i = 1; i < lines.length; i++) {
-    const line = (lines[i] as string).replace(/\r$/, '');
-    if (line.trim() === '') continue;
-    const where = `line ${i + 1}`;
-    const value = parseJson(line);
-    if (!value.ok) {
-      if (i === lines.length - 1)
-        return fail('truncated', `${where}: the file ends in the middle of this line (${value.error}); it is cut off`);
-      return fail('invalid-file', `${where}: not valid JSON: ${value.error}`);
-    }
-    const row = parseWith(ExportedNegotiationSchema, value.value, `${where}: `, '');
-    if (!row.ok) return row;
-    rows.push({ row: row.value, where });
-  }
-  return ok({ run: run.value, rows, jsonl: true });
+  const rows = parseJsonlBody(text.split('\n'), ExportedNegotiationSchema);
+  if (!rows.ok) return rows;
+  return ok({ run: run.value, rows: rows.value.map(located), jsonl: true });
 }
 
 function checkEnvelope(value: unknown, format: string, at: string): Step<Record<string, unknown>> {
@@ -215,16 +192,6 @@ function checkRun(file: ParsedFile): Step<CheckedRun> {
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
-function parseJson(text: string): Result<unknown, string> {
-  try {
-    return ok(JSON.parse(text) as unknown);
-  } catch (e) {
-    return err(String((e as Error).message ?? e).slice(0, 200));
-  }
-}
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** Whether the text stops inside a string or an open object or array: cut off, not misspelt. */
 function endsInsideValue(text: string): boolean {
   let depth = 0;
@@ -241,18 +208,6 @@ function endsInsideValue(text: string): boolean {
     else if (c === 0x7d || c === 0x5d) depth--;
   }
   return inString || depth > 0;
-}
-
-/** `prefix` names the line (JSONL), `root` the value's place in the file. */
-function parseWith<S extends z.ZodType>(schema: S, value: unknown, prefix: string, root: string): Step<z.infer<S>> {
-  const result = schema.safeParse(value);
-  if (result.success) return ok(result.data);
-  const [issue, ...more] = result.error.issues;
-  const keys = (issue?.path ?? []).map((k) => (typeof k === 'number' ? `[${k}]` : `.${String(k)}`));
-  const path = (root + keys.join('')).replace(/^\./, '');
-  const message = (issue?.message ?? 'invalid').replace(/^Invalid input: /, '');
-  const others = more.length ? ` (and ${more.length} more problem${more.length > 1 ? 's' : ''} there)` : '';
-  return fail('invalid-file', `${prefix}${path ? `${path}: ` : ''}${message}${others}`);
 }
 
 const formatMb = (bytes: number): string => `${Math.round(bytes / (1024 * 1024))} MB`;

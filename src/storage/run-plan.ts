@@ -1,5 +1,6 @@
 import { planJob } from '../core/bilateral/plan-job';
 import type { Scenario } from '../core/scenario';
+import { firstDifference, quote } from './file-format';
 import type { ExportedNegotiation, RunRecord } from './schema';
 
 /** How a run file's negotiations are checked against the run's own plan (see run-file.ts). */
@@ -27,31 +28,3 @@ export function planProblem(run: RunRecord, row: ExportedNegotiation, scenarios:
   const changed = firstDifference(row.scenario, job.scenario, 'scenario');
   return changed && `${changed}: not scenario ${job.scenarioIndex} of the run's config (${t.preset}, seed ${t.seed})`;
 }
-
-/** The first place where two parsed JSON values differ, as `path is X where Y was expected`, or null. */
-function firstDifference(actual: unknown, expected: unknown, path: string): string | null {
-  if (isRecord(actual) && isRecord(expected)) {
-    for (const key of new Set([...Object.keys(expected), ...Object.keys(actual)])) {
-      const found = firstDifference(actual[key], expected[key], `${path}.${key}`);
-      if (found) return found;
-    }
-    return null;
-  }
-  if (Array.isArray(actual) && Array.isArray(expected)) {
-    for (let i = 0; i < Math.max(actual.length, expected.length); i++) {
-      const found = firstDifference(actual[i], expected[i], `${path}[${i}]`);
-      if (found) return found;
-    }
-    return null;
-  }
-  if (actual === expected) return null;
-  return `${path} is ${show(actual)} where ${show(expected)} was expected`;
-}
-
-const show = (v: unknown): string =>
-  v === undefined ? 'missing' : typeof v === 'string' ? quote(v) : isRecord(v) || Array.isArray(v) ? 'a list or an object' : String(v);
-
-/** A string from the file, quoted and cut short for a one-line message. */
-export const quote = (text: string): string => JSON.stringify(text.length > 60 ? `${text.slice(0, 59)}…` : text);
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -4,6 +4,7 @@ import { err, ok, type Result } from '../core/result';
 import type { ParleyDb } from './db';
 import { addBatches, runBatches, scanJson } from './batches';
 import { asStorageError } from './errors';
+import { jsonFile, jsonlFile } from './file-format';
 import { EXPORT_FORMAT, EXPORT_FORMAT_JSONL, EXPORT_VERSION, readRunFile, sizeProblem, type ImportError } from './run-file';
 import type { ExportedNegotiation, RunRecord, RunRow } from './schema';
 
@@ -56,15 +57,13 @@ async function snapshot(db: ParleyDb, runId: string): Promise<{ run: RunRecord; 
 /** `{"format":"parley-run","version":2,"run":{…},"negotiations":[…]}`; standings are left out. */
 export async function exportRunJson(db: ParleyDb, runId: string): Promise<string> {
   const { run, lines } = await snapshot(db, runId);
-  const head = JSON.stringify({ format: EXPORT_FORMAT, version: EXPORT_VERSION, run });
-  return `${head.slice(0, -1)},"negotiations":[${lines.join(',')}]}`;
+  return jsonFile({ format: EXPORT_FORMAT, version: EXPORT_VERSION, run }, 'negotiations', lines);
 }
 
 /** A header line `{"format":"parley-run-jsonl","version":2,"run":{…}}`, then one negotiation a line. */
 export async function exportRunJsonl(db: ParleyDb, runId: string): Promise<string> {
   const { run, lines } = await snapshot(db, runId);
-  const head = JSON.stringify({ format: EXPORT_FORMAT_JSONL, version: EXPORT_VERSION, run });
-  return [head, ...lines].map((line) => line + '\n').join('');
+  return jsonlFile({ format: EXPORT_FORMAT_JSONL, version: EXPORT_VERSION, run }, lines);
 }
 
 /**

@@ -1,0 +1,108 @@
+/**
+ * What the run files (run-file.ts) and the market run files (market-file.ts) share: reading JSON
+ * and JSONL with each problem named by its place in the file, and writing the two layouts.
+ */
+import type { z } from 'zod';
+import { err, ok, type Result } from '../core/result';
+import type { ImportError, ImportErrorKind } from './run-file';
+
+export type Step<T> = Result<T, ImportError>;
+
+export const fail = (kind: ImportErrorKind, message: string): { ok: false; error: ImportError } => err({ kind, message });
+
+/** A value read from a file and where it stood (`line 3`, `markets[2]`), for later messages. */
+export interface Located<T> {
+  value: T;
+  where: string;
+}
+
+export function parseJson(text: string): Result<unknown, string> {
+  try {
+    return ok(JSON.parse(text) as unknown);
+  } catch (e) {
+    return err(String((e as Error).message ?? e).slice(0, 200));
+  }
+}
+
+export const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** `prefix` names the line (JSONL), `root` the value's place in the file. */
+export function parseWith<S extends z.ZodType>(schema: S, value: unknown, prefix: string, root: string): Step<z.infer<S>> {
+  const result = schema.safeParse(value);
+  if (result.success) return ok(result.data);
+  const [issue, ...more] = result.error.issues;
+  const keys = (issue?.path ?? []).map((k) => (typeof k === 'number' ? `[${k}]` : `.${String(k)}`));
+  const path = (root + keys.join('')).replace(/^\./, '');
+  const message = (issue?.message ?? 'invalid').replace(/^Invalid input: /, '');
+  const others = more.length ? ` (and ${more.length} more problem${more.length > 1 ? 's' : ''} there)` : '';
+  return fail('invalid-file', `${prefix}${path ? `${path}: ` : ''}${message}${others}`);
+}
+
+/** The lines of a JSONL file after its header, each through `schema`; a last line that is not JSON is a file cut off. */
+export function parseJsonlBody<S extends z.ZodType>(lines: readonly string[], schema: S): Step<Located<z.infer<S>>[]> {
+  const parsed: Located<z.infer<S>>[] = [];
+  for (let i = 1; i < lines.length; i++) {
+    const line = (lines[i] as string).replace(/\r$/, '');
+    if (line.trim() === '') continue;
+    const where = `line ${i + 1}`;
+    const value = parseJson(line);
+    if (!value.ok) {
+      if (i === lines.length - 1)
+        return fail('truncated', `${where}: the file ends in the middle of this line (${value.error}); it is cut off`);
+      return fail('invalid-file', `${where}: not valid JSON: ${value.error}`);
+    }
+    const item = parseWith(schema, value.value, `${where}: `, '');
+    if (!item.ok) return item;
+    parsed.push({ value: item.value, where });
+  }
+  return ok(parsed);
+}
+
+/** The list a JSON file holds under `key`, each item through `schema`. */
+export function parseJsonList<S extends z.ZodType>(list: unknown, key: string, schema: S): Step<Located<z.infer<S>>[]> {
+  if (!Array.isArray(list)) return fail('invalid-file', `${key}: expected an array`);
+  const parsed: Located<z.infer<S>>[] = [];
+  for (let i = 0; i < list.length; i++) {
+    const where = `${key}[${i}]`;
+    const item = parseWith(schema, list[i], '', where);
+    if (!item.ok) return item;
+    parsed.push({ value: item.value, where });
+  }
+  return ok(parsed);
+}
+
+/** The first place where two parsed JSON values differ, as `path is X where Y was expected`, or null. */
+export function firstDifference(actual: unknown, expected: unknown, path: string): string | null {
+  if (isRecord(actual) && isRecord(expected)) {
+    for (const key of new Set([...Object.keys(expected), ...Object.keys(actual)])) {
+      const found = firstDifference(actual[key], expected[key], `${path}.${key}`);
+      if (found) return found;
+    }
+    return null;
+  }
+  if (Array.isArray(actual) && Array.isArray(expected)) {
+    for (let i = 0; i < Math.max(actual.length, expected.length); i++) {
+      const found = firstDifference(actual[i], expected[i], `${path}[${i}]`);
+      if (found) return found;
+    }
+    return null;
+  }
+  if (actual === expected) return null;
+  return `${path} is ${show(actual)} where ${show(expected)} was expected`;
+}
+
+/** A string from the file, quoted and cut short for a one-line message. */
+export const quote = (text: string): string => JSON.stringify(text.length > 60 ? `${text.slice(0, 59)}…` : text);
+
+const show = (v: unknown): string =>
+  v === undefined ? 'missing' : typeof v === 'string' ? quote(v) : isRecord(v) || Array.isArray(v) ? 'a list or an object' : String(v);
+
+/** `{…head,"key":[…]}` from the head and items already as JSON. */
+export function jsonFile(head: Record<string, unknown>, key: string, items: readonly string[]): string {
+  return `${JSON.stringify(head).slice(0, -1)},"${key}":[${items.join(',')}]}`;
+}
+
+/** The head on the first line, then one item a line, each line ended. */
+export function jsonlFile(head: Record<string, unknown>, items: readonly string[]): string {
+  return [JSON.stringify(head), ...items].map((line) => line + '\n').join('');
+}
