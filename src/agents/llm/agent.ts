@@ -4,16 +4,20 @@
  * (the runner then retries with the reason); a failing backend or an abort throws, which the
  * runner turns into an error or a cancelled ending.
  */
+import type { Move } from '../../core/bilateral/moves';
+import type { BilateralObservation } from '../../core/bilateral/protocol';
 import type { BilateralAgent } from '../../core/bilateral/tournament';
 import { deriveSeed } from '../../core/rng';
-import type { CallRecord } from '../../core/session';
+import type { Agent, CallRecord, Retry } from '../../core/session';
 import {
   BackendError,
   DEFAULT_CONTEXT_WINDOW,
   MOVE_TOKENS,
   THINKING_MAX_TOKENS,
   type ChatBackend,
+  type ChatMessage,
   type ChatRequest,
+  type ToolSpec,
 } from '../backends/types';
 import { decodeMove, MAX_RAW_LENGTH, renderRaw } from './decoder';
 import { clip } from './json-text';
@@ -56,23 +60,40 @@ export const requestSeed = (seatSeed: number, turn: number, attempt: number): nu
 
 const count = (x: unknown): number => (typeof x === 'number' && Number.isFinite(x) && x > 0 ? Math.round(x) : 0);
 
-export function llmAgent(backend: ChatBackend, opts: LlmAgentOptions = {}): BilateralAgent {
+/** What a game gives a model seat: how to ask for its moves and how to read an answer. */
+export interface ModelSeatGame<Obs extends { turn: number }, Mv> {
+  tools(): ToolSpec[];
+  jsonSchema(): Record<string, unknown>;
+  schemaName: string;
+  prompt(obs: Obs, opts: { style: MoveInterface; retry?: Retry; maxTokens: number }): ChatMessage[];
+  decode(
+    text: unknown,
+    toolCalls: unknown,
+  ): { ok: true; move: Mv; thinking?: string } | { ok: false; reason: string; raw: string; thinking?: string };
+  /** Why the seat cannot answer this observation at all (asked before any call), or null. */
+  refuse?(obs: Obs): string | null;
+}
+
+/** A seat played by a model over any backend, for any game: one call a move, recorded on its event. */
+export function modelSeat<Obs extends { turn: number }, Mv>(backend: ChatBackend, game: ModelSeatGame<Obs, Mv>, opts: LlmAgentOptions = {}): Agent<Obs, Mv> {
   const moveInterface = opts.interface ?? 'tools';
   if (moveInterface === 'tools' && !backend.capabilities.tools)
     throw new Error(`${backend.name} takes no tools, so ${backend.model} cannot play the tools interface; choose the json interface`);
   const now = opts.now ?? (() => performance.now());
   const thinking = opts.thinking ?? false;
   const maxTokens = opts.maxTokens ?? (thinking ? THINKING_MAX_TOKENS : MOVE_TOKENS);
-  const tools = moveInterface === 'tools' ? moveTools() : undefined;
+  const tools = moveInterface === 'tools' ? game.tools() : undefined;
   // The move's JSON Schema, made once per agent rather than once per move.
-  const schema = tools === undefined && backend.capabilities.jsonSchema ? moveJsonSchema() : undefined;
+  const schema = tools === undefined && backend.capabilities.jsonSchema ? game.jsonSchema() : undefined;
   const promptTokens = promptTokenBudget(backend.contextWindow ?? DEFAULT_CONTEXT_WINDOW, maxTokens, tools !== undefined);
   return {
     async act(obs, signal, retry) {
-      const messages = buildPrompt(obs, { style: moveInterface, ...(retry !== undefined && { retry }), maxTokens: promptTokens });
+      const refused = game.refuse?.(obs) ?? null;
+      if (refused !== null) return { kind: 'invalid', reason: refused, raw: '' };
+      const messages = game.prompt(obs, { style: moveInterface, ...(retry !== undefined && { retry }), maxTokens: promptTokens });
       const request: ChatRequest = { messages, thinking, maxTokens };
       if (tools !== undefined) request.tools = tools;
-      else if (schema !== undefined) request.responseFormat = { type: 'json_schema', name: MOVE_SCHEMA_NAME, schema };
+      else if (schema !== undefined) request.responseFormat = { type: 'json_schema', name: game.schemaName, schema };
       if (opts.temperature !== undefined) request.temperature = opts.temperature;
       if (opts.seed !== undefined) request.seed = requestSeed(opts.seed, obs.turn, retry?.attempt ?? 0);
 
@@ -86,7 +107,8 @@ export function llmAgent(backend: ChatBackend, opts: LlmAgentOptions = {}): Bila
       const { text, toolCalls, tokensIn, tokensOut, model, latencyMs, truncated } = response as Record<string, unknown>;
       const latency = typeof latencyMs === 'number' && Number.isFinite(latencyMs) ? latencyMs : elapsed;
 
-      const decoded = decodeMove(text, toolCalls);
+      const decoded = game.decode(text, toolCalls);
+      const raw = renderRaw(text, toolCalls);
       const call: CallRecord = {
         backend: clip(backend.name, 100),
         model: clip(typeof model === 'string' && model !== '' ? model : backend.model, 300),
@@ -94,17 +116,28 @@ export function llmAgent(backend: ChatBackend, opts: LlmAgentOptions = {}): Bila
         tokensIn: count(tokensIn),
         tokensOut: count(tokensOut),
         prompt: clip(promptText(messages), MAX_RAW_LENGTH),
-        raw: renderRaw(text, toolCalls),
+        raw,
       };
       if (decoded.thinking !== undefined) call.thinking = decoded.thinking;
       // An answer stopped at the limit is unfinished, whatever part of it reads as a move.
       if (truncated === true) {
         const shorter = thinking ? 'think less and answer briefly' : 'answer briefly';
-        return { kind: 'invalid', reason: `cut off at ${maxTokens} tokens; ${shorter}`, raw: call.raw ?? '', call };
+        return { kind: 'invalid', reason: `cut off at ${maxTokens} tokens; ${shorter}`, raw, call };
       }
-      return decoded.ok
-        ? { kind: 'move', move: decoded.move, call }
-        : { kind: 'invalid', reason: decoded.reason, raw: decoded.raw, call };
+      // The raw answer as the call recorded it (tool calls included), whatever the decoder kept.
+      return decoded.ok ? { kind: 'move', move: decoded.move, call } : { kind: 'invalid', reason: decoded.reason, raw, call };
     },
   };
+}
+
+const bilateralSeat: ModelSeatGame<BilateralObservation, Move> = {
+  tools: moveTools,
+  jsonSchema: moveJsonSchema,
+  schemaName: MOVE_SCHEMA_NAME,
+  prompt: buildPrompt,
+  decode: decodeMove,
+};
+
+export function llmAgent(backend: ChatBackend, opts: LlmAgentOptions = {}): BilateralAgent {
+  return modelSeat(backend, bilateralSeat, opts);
 }
