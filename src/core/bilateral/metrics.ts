@@ -1,4 +1,5 @@
 import { hasGainsFromTrade, roundCents, type Role, type Scenario } from '../scenario';
+import { countSeatEvent, type SeatTally } from '../seat-tally';
 import type { BilateralEvent, BilateralResult } from './events';
 import { turnsFor } from './protocol';
 
@@ -51,7 +52,7 @@ const gainDirection = (role: Role): number => (role === 'seller' ? 1 : -1);
  * What the fold gathers for one side: its offers over list price (in order), the first and last
  * offer, the turn at which its concession first passed the patience threshold, and its counts.
  */
-class SideTally {
+class SideTally implements SeatTally {
   offers: number[] = [];
   first = 0;
   last = 0;
@@ -60,7 +61,7 @@ class SideTally {
   /** The turn of the first offer past the patience threshold; -1 while there is none. */
   crossed = -1;
   moves = 0;
-  invalid = 0;
+  invalidMoves = 0;
   forfeits = 0;
   calls = 0;
   tokensIn = 0;
@@ -101,7 +102,7 @@ function sideMetrics(role: Role, t: SideTally, scenario: Scenario, price: number
     concession: null,
     patience: null,
     moves: t.moves,
-    invalidMoves: t.invalid,
+    invalidMoves: t.invalidMoves,
     forfeits: t.forfeits,
     calls: t.calls,
     tokensIn: t.tokensIn,
@@ -139,22 +140,8 @@ export function computeMetrics(scenario: Scenario, events: readonly BilateralEve
       continue;
     }
     const side = e.actor === 'buyer' ? buyer : seller;
-    if (e.type === 'forfeit') {
-      side.forfeits++;
-      continue;
-    }
-    if (e.call) {
-      side.calls++;
-      side.tokensIn += e.call.tokensIn;
-      side.tokensOut += e.call.tokensOut;
-      side.latencyMs += e.call.latencyMs;
-    }
-    if (e.type === 'invalid') {
-      side.invalid++;
-    } else {
-      side.moves++;
-      if (e.move.action?.type === 'offer') side.offer(roundCents(e.move.action.price), e.turn);
-    }
+    countSeatEvent(side, e);
+    if (e.type === 'move' && e.move.action?.type === 'offer') side.offer(roundCents(e.move.action.price), e.turn);
   }
   if (result === null) throw new Error('metrics of an event log without an end');
   const price = result.kind === 'deal' ? result.price : null;

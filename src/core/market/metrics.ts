@@ -3,22 +3,14 @@
  * words in docs/market-metrics.md.
  */
 import { roundCents } from '../scenario';
+import { countSeatEvent, emptySeatTally, type SeatTally } from '../seat-tally';
 import type { BuyerMove, SellerMove } from './moves';
 import type { MarketEvent, MarketResultKind } from './events';
 import { optimalAllocation } from './matching';
 import type { Sale } from './protocol';
 import { totalStock, type MarketScenario } from './scenario';
 
-/** What one seat did: valid moves, refused answers, forfeited turns, and its model calls. */
-export interface SeatTally {
-  moves: number;
-  invalidMoves: number;
-  forfeits: number;
-  calls: number;
-  tokensIn: number;
-  tokensOut: number;
-  latencyMs: number;
-}
+export type { SeatTally };
 
 export interface MarketMetrics {
   outcome: MarketResultKind;
@@ -47,7 +39,6 @@ export interface MarketMetrics {
   buyer: SeatTally;
 }
 
-const tally = (): SeatTally => ({ moves: 0, invalidMoves: 0, forfeits: 0, calls: 0, tokensIn: 0, tokensOut: 0, latencyMs: 0 });
 
 /** The realised allocation: each accepted offer is a sale at the offer's price (in cents). */
 export function salesOf(events: readonly MarketEvent[]): Sale[] {
@@ -71,8 +62,8 @@ export function computeMarketMetrics(
   events: readonly MarketEvent[],
   optimalWelfare: number = optimalAllocation(scenario).welfare,
 ): MarketMetrics {
-  const seller = tally();
-  const buyer = tally();
+  const seller = emptySeatTally();
+  const buyer = emptySeatTally();
   const productIndex = new Map(scenario.products.map((p, j) => [p.id, j]));
   const buyerIndex = new Map(scenario.buyers.map((b, i) => [b.id, i]));
   let outcome: MarketResultKind | null = null;
@@ -83,19 +74,7 @@ export function computeMarketMetrics(
       turnsUsed = e.turn;
       continue;
     }
-    const seat = e.actor === 'seller' ? seller : buyer;
-    if (e.type === 'forfeit') {
-      seat.forfeits++;
-      continue;
-    }
-    if (e.call) {
-      seat.calls++;
-      seat.tokensIn += e.call.tokensIn;
-      seat.tokensOut += e.call.tokensOut;
-      seat.latencyMs += e.call.latencyMs;
-    }
-    if (e.type === 'invalid') seat.invalidMoves++;
-    else seat.moves++;
+    countSeatEvent(e.actor === 'seller' ? seller : buyer, e);
   }
   const sales = salesOf(events);
   let sellerSurplus = 0;
