@@ -58,46 +58,60 @@ const sftExports = new Map<string, AbortController>();
 
 const describe = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
-async function playRun(run: TournamentRun): Promise<void> {
-  runs.set(run.runId, run);
+/** Keeps `value` under `key` while `work` runs, so that a later message (control, cancel) finds it. */
+async function whileLive<V>(live: Map<string, V>, key: string, value: V, work: (value: V) => Promise<unknown>): Promise<void> {
+  live.set(key, value);
   try {
-    await run.play();
+    await work(value);
   } finally {
-    runs.delete(run.runId);
+    live.delete(key);
   }
+}
+
+/** The page's say over a game it watches: cancel it, set its pace, let it take one step. */
+function control(game: ArenaGame | MarketGame | undefined, message: Extract<ToWorker, { type: 'arena.control' | 'market.control' }>): void {
+  if (!game) return;
+  if (message.cancel) game.cancel();
+  game.pacer.set(message.delayMs, message.paused);
+  if (message.step) game.pacer.release();
+}
+
+/** A stored run's file for the page to save, named `{prefix}-{its name, made safe}-{its id's start}.{format}`. */
+function postExport(
+  request: Extract<ToWorker, { type: 'export' }>,
+  prefix: string,
+  run: { id: string; name: string },
+  unnamed: string,
+  text: string,
+): void {
+  const safeName = run.name.replace(/[^\w.-]+/g, '-').slice(0, 60) || unnamed;
+  host.post({
+    type: 'exported',
+    requestId: request.requestId,
+    fileName: `${prefix}-${safeName}-${run.id.slice(0, 8)}.${request.format}`,
+    blob: new Blob([text], { type: request.format === 'json' ? 'application/json' : 'application/x-ndjson' }),
+  });
 }
 
 async function handle(message: ToWorker): Promise<void> {
   switch (message.type) {
     case 'run.start': {
       const run = await TournamentRun.start(host, message.runId, message.name, message.config, message.remote);
-      return playRun(run);
+      return whileLive(runs, run.runId, run, (r) => r.play());
     }
     case 'run.resume':
       if (runs.has(message.runId)) return;
-      return playRun(new TournamentRun(host, message.runId, message.remote));
+      return whileLive(runs, message.runId, new TournamentRun(host, message.runId, message.remote), (r) => r.play());
     case 'run.cancel':
       runs.get(message.runId)?.cancel();
       return;
-    case 'arena.start': {
-      const game = new ArenaGame(host, message);
-      games.set(message.gameId, game);
-      try {
+    case 'arena.start':
+      return whileLive(games, message.gameId, new ArenaGame(host, message), async (game) => {
         const runId = await game.play();
         host.post({ type: 'arena.end', gameId: message.gameId, runId });
-      } finally {
-        games.delete(message.gameId);
-      }
-      return;
-    }
-    case 'arena.control': {
-      const game = games.get(message.gameId);
-      if (!game) return;
-      if (message.cancel) game.cancel();
-      game.pacer.set(message.delayMs, message.paused);
-      if (message.step) game.pacer.release();
-      return;
-    }
+      });
+    case 'arena.control':
+      return control(games.get(message.gameId), message);
     case 'arena.move':
       games.get(message.gameId)?.answer(message.turn, message.attempt, message.move);
       return;
@@ -108,106 +122,60 @@ async function handle(message: ToWorker): Promise<void> {
     }
     case 'learn.run': {
       const { requestId } = message;
-      const controller = new AbortController();
-      learning.set(requestId, controller);
-      try {
+      return whileLive(learning, requestId, new AbortController(), async (controller) => {
         const outcome = await runLearnExperiment(message.experiment, {
           signal: controller.signal,
           now: () => Date.now(),
           onProgress: (done, planned) => host.post({ type: 'learn.progress', requestId, done, planned }),
         });
         host.post({ type: 'learn.done', requestId, ...outcome });
-      } finally {
-        learning.delete(requestId);
-      }
-      return;
+      });
     }
     case 'learn.cancel':
       learning.get(message.running)?.abort(new Error('stopped'));
       return;
-    case 'market.play': {
-      const game = new MarketGame(host, message);
-      marketGames.set(message.gameId, game);
-      try {
+    case 'market.play':
+      return whileLive(marketGames, message.gameId, new MarketGame(host, message), async (game) => {
         const runId = await game.play();
         host.post({ type: 'market.end', gameId: message.gameId, runId });
-      } finally {
-        marketGames.delete(message.gameId);
-      }
-      return;
-    }
-    case 'market.control': {
-      const game = marketGames.get(message.gameId);
-      if (!game) return;
-      if (message.cancel) game.cancel();
-      game.pacer.set(message.delayMs, message.paused);
-      if (message.step) game.pacer.release();
-      return;
-    }
+      });
+    case 'market.control':
+      return control(marketGames.get(message.gameId), message);
     case 'market.start': {
       const run = await MarketTournamentRun.start(host, message.runId, message.name, message.config, message.remote);
-      marketRuns.set(run.runId, run);
-      try {
-        await run.play();
-      } finally {
-        marketRuns.delete(run.runId);
-      }
-      return;
+      return whileLive(marketRuns, run.runId, run, (r) => r.play());
     }
-    case 'market.resume': {
+    case 'market.resume':
       if (marketRuns.has(message.runId)) return;
-      const run = new MarketTournamentRun(host, message.runId, message.remote);
-      marketRuns.set(run.runId, run);
-      try {
-        await run.play();
-      } finally {
-        marketRuns.delete(run.runId);
-      }
-      return;
-    }
+      return whileLive(marketRuns, message.runId, new MarketTournamentRun(host, message.runId, message.remote), (r) => r.play());
     case 'market.cancel':
       marketRuns.get(message.runId)?.cancel();
       return;
     case 'engines.unload':
       return host.engines?.unloadUnused();
     case 'engines.load': {
-      if (loads.has(message.modelId) || !host.engines) return;
-      const controller = new AbortController();
-      loads.set(message.modelId, controller);
+      const engines = host.engines;
+      if (loads.has(message.modelId) || !engines) return;
       // How it went reaches the page as engine.status (ready, or failed with the reason).
-      await host.engines.preload(message.modelId, controller.signal).catch(() => undefined);
-      loads.delete(message.modelId);
+      await whileLive(loads, message.modelId, new AbortController(), (controller) =>
+        engines.preload(message.modelId, controller.signal).catch(() => undefined),
+      );
       return;
     }
     case 'engines.cancel':
       loads.get(message.modelId)?.abort(new Error('cancelled'));
       return;
     case 'export': {
+      const json = message.format === 'json';
       const marketRun = await getMarketRun(host.db, message.runId);
       if (marketRun) {
-        const json = message.format === 'json';
         const text = json ? await exportMarketJson(host.db, marketRun.id) : await exportMarketJsonl(host.db, marketRun.id);
-        const safeName = marketRun.name.replace(/[^\w.-]+/g, '-').slice(0, 60) || 'market';
-        host.post({
-          type: 'exported',
-          requestId: message.requestId,
-          fileName: `parley-market-${safeName}-${marketRun.id.slice(0, 8)}.${message.format}`,
-          blob: new Blob([text], { type: json ? 'application/json' : 'application/x-ndjson' }),
-        });
-        return;
+        return postExport(message, 'parley-market', marketRun, 'market', text);
       }
       const run = await getRun(host.db, message.runId);
       if (!run) throw new Error('that run is no longer stored');
-      const text = message.format === 'json' ? await exportRunJson(host.db, run.id) : await exportRunJsonl(host.db, run.id);
-      const type = message.format === 'json' ? 'application/json' : 'application/x-ndjson';
-      const safeName = run.name.replace(/[^\w.-]+/g, '-').slice(0, 60) || 'run';
-      host.post({
-        type: 'exported',
-        requestId: message.requestId,
-        fileName: `parley-${safeName}-${run.id.slice(0, 8)}.${message.format}`,
-        blob: new Blob([text], { type }),
-      });
-      return;
+      const text = json ? await exportRunJson(host.db, run.id) : await exportRunJsonl(host.db, run.id);
+      return postExport(message, 'parley', run, 'run', text);
     }
     case 'import': {
       // A market run file names its format at its very start (the app and the CLI write it first).
@@ -234,18 +202,13 @@ async function handle(message: ToWorker): Promise<void> {
       return;
     case 'sft.export': {
       const { requestId, type: _, ...request } = message;
-      const controller = new AbortController();
-      sftExports.set(requestId, controller);
-      try {
+      return whileLive(sftExports, requestId, new AbortController(), async (controller) => {
         const built = await buildSft(host.db, request, {
           signal: controller.signal,
           onProgress: (done, total) => host.post({ type: 'sft.progress', requestId, done, total }),
         });
         host.post({ type: 'sft.exported', requestId, ...built });
-      } finally {
-        sftExports.delete(requestId);
-      }
-      return;
+      });
     }
     case 'sft.cancel':
       sftExports.get(message.running)?.abort(new Error('stopped'));
