@@ -5,6 +5,7 @@ export interface SeatTally {
   moves: number;
   invalidMoves: number;
   forfeits: number;
+  /** Events with a model call (moves and invalid answers); 0 for a scripted agent. */
   calls: number;
   tokensIn: number;
   tokensOut: number;

@@ -6,7 +6,8 @@ import { turnsFor } from './protocol';
 /** Patience counts own turns until cumulative concession first exceeds this share of the range. */
 export const PATIENCE_THRESHOLD = 0.05;
 
-export interface SideMetrics {
+/** One side's measures, and its moves, invalid answers, forfeits and model calls (the SeatTally). */
+export interface SideMetrics extends SeatTally {
   utility: number;
   /** Share of v − c captured; only on a deal with gains from trade. */
   share: number | null;
@@ -25,14 +26,6 @@ export interface SideMetrics {
    * 0 if it opened at its reservation.
    */
   patience: number | null;
-  moves: number;
-  invalidMoves: number;
-  forfeits: number;
-  /** Events with a model call (moves and invalid answers); 0 for a scripted agent. */
-  calls: number;
-  tokensIn: number;
-  tokensOut: number;
-  latencyMs: number;
 }
 
 export interface NegotiationMetrics {
