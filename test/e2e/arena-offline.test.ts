@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { Browser } from './harness';
-import { openApp, storedRuns, untilOffline } from './pages';
+import { openApp, reopenOffline, storedRuns } from './pages';
 
 const REMOTE = 'openai:gpt-4o-mini';
 
@@ -19,11 +19,7 @@ describe('the Arena offline', () => {
   });
 
   it('refuses a game with a remote seat before it starts, and plays one with scripted seats', async () => {
-    await page.goto(`${url}#/arena`);
-    await untilOffline(page);
-    await browser.context.setOffline(true);
-    await page.reload();
-    await page.getByTestId('offline-indicator').waitFor();
+    await reopenOffline(browser, page, url);
     const buyer = page.getByRole('group', { name: 'Buyer' });
     await buyer.getByLabel('Agent', { exact: true }).selectOption('remote model…');
     await buyer.getByLabel('Remote model', { exact: true }).fill(REMOTE);

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { Browser } from './harness';
-import { configureTournament, openApp, screenshot, storedRows, storedRuns, untilOffline } from './pages';
+import { configureTournament, openApp, reopenOffline, screenshot, storedRows, storedRuns } from './pages';
 
 const REMOTE = 'openai:gpt-4o-mini';
 /** Headless Chromium's adapter has no shader-f16, so the q4f32 builds are offered; none is in the cache. */
@@ -27,13 +27,7 @@ describe('offline, after one visit', () => {
   });
 
   it('opens with no network, plays an Arena game and a tournament of scripted agents, and stores them', async () => {
-    await page.goto(`${url}#/arena`);
-    await untilOffline(page);
-    expect(await page.getByTestId('offline-indicator').count()).toBe(0);
-
-    await browser.context.setOffline(true);
-    await page.reload();
-    await page.getByTestId('offline-indicator').waitFor();
+    await reopenOffline(browser, page, url);
     // The page itself came from the service worker's cache: the network is really gone.
     expect(await page.evaluate(() => fetch(`favicon.svg?${Math.random()}`).then(() => 'reached', () => 'unreachable'))).toBe('unreachable');
 

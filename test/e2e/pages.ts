@@ -1,7 +1,7 @@
 // Helpers for the browser tests: a fresh Chromium per file, screenshots kept under test-results/.
 import { mkdir } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import { launch, type Browser } from './harness';
 
 export const SCREENSHOTS = 'test-results/screenshots';
@@ -29,6 +29,19 @@ export async function untilOffline(page: Page): Promise<void> {
   await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
   if (!(await page.evaluate(() => navigator.serviceWorker.controller !== null))) await page.reload();
   await page.waitForFunction(() => navigator.serviceWorker.controller?.state === 'activated');
+}
+
+/**
+ * The Arena visited once, online (no offline badge), until the service worker controls the page;
+ * then the network goes and the page is reloaded from the worker's cache, with the offline badge.
+ */
+export async function reopenOffline(browser: Browser, page: Page, url: string): Promise<void> {
+  await page.goto(`${url}#/arena`);
+  await untilOffline(page);
+  expect(await page.getByTestId('offline-indicator').count()).toBe(0);
+  await browser.context.setOffline(true);
+  await page.reload();
+  await page.getByTestId('offline-indicator').waitFor();
 }
 
 /** Every row of one object store of the app's database, read straight from IndexedDB in the page. */
