@@ -1,4 +1,9 @@
+import type { MarketEvent } from '../../../src/core/market/events';
+import type { MarketMove } from '../../../src/core/market/moves';
+import { market } from '../../../src/core/market/protocol';
 import type { MarketScenario } from '../../../src/core/market/scenario';
+import type { MarketAgent } from '../../../src/core/market/tournament';
+import { playSession, type AgentReply } from '../../../src/core/session';
 
 /**
  * Two buyers, three products. Values: b1 (30, 12, 9), b2 (25, 14, 2). Costs 10, 5, 8.
@@ -20,3 +25,21 @@ export const handMarket = (over: Partial<MarketScenario> = {}): MarketScenario =
   allowBelowCost: false,
   ...over,
 });
+
+/** An agent that answers from a list, in order, repeating the last answer once the list runs out. */
+export const scripted = (...replies: (MarketMove | AgentReply<MarketMove>)[]): MarketAgent => {
+  let i = 0;
+  return {
+    act: () => {
+      const r = replies[i++] ?? replies.at(-1);
+      return r !== undefined && 'kind' in r ? r : { kind: 'move', move: r as MarketMove };
+    },
+  };
+};
+
+/** The event log of one market between two agents that answer at once (scripted ones). */
+export function playMarket(scenario: MarketScenario, seller: MarketAgent, buyer: MarketAgent, maxRetries = 2): MarketEvent[] {
+  const record = playSession(market, scenario, { seller, buyer }, { maxRetries });
+  if ('then' in record) throw new Error('scripted agents answer at once');
+  return record.events;
+}

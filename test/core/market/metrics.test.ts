@@ -1,33 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { computeMarketMetrics, salesOf } from '../../../src/core/market/metrics';
-import { ACCEPT_OFFER, counterOffer, REJECT_OFFER, sellerMove, type MarketMove } from '../../../src/core/market/moves';
-import { market } from '../../../src/core/market/protocol';
-import type { MarketEvent } from '../../../src/core/market/events';
-import type { MarketScenario } from '../../../src/core/market/scenario';
+import { ACCEPT_OFFER, counterOffer, REJECT_OFFER, sellerMove } from '../../../src/core/market/moves';
 import type { MarketAgent } from '../../../src/core/market/tournament';
-import { playSession, type AgentReply, type CallRecord } from '../../../src/core/session';
-import { handMarket } from './helpers';
-
-const scripted = (...replies: (MarketMove | AgentReply<MarketMove>)[]): MarketAgent => {
-  let i = 0;
-  return {
-    act: () => {
-      const r = replies[i++] ?? replies.at(-1);
-      return r !== undefined && 'kind' in r ? r : { kind: 'move', move: r as MarketMove };
-    },
-  };
-};
-
-function events(scenario: MarketScenario, seller: MarketAgent, buyer: MarketAgent, maxRetries = 2): MarketEvent[] {
-  const record = playSession(market, scenario, { seller, buyer }, { maxRetries });
-  if ('then' in record) throw new Error('scripted agents answer at once');
-  return record.events;
-}
+import type { CallRecord } from '../../../src/core/session';
+import { handMarket, playMarket, scripted } from './helpers';
 
 describe('market metrics on hand-made markets', () => {
   // Values b1 (30, 12, 9), b2 (25, 14, 2); costs 10, 5, 8; optimal welfare 29 (b1–p1, b2–p2).
   it('the optimal allocation, realised: allocation quality 1, extraction = seller surplus / 29, one refused move in five', () => {
-    const log = events(
+    const log = playMarket(
       handMarket(),
       scripted(sellerMove('b1', 'p1', 28), sellerMove('b1', 'p1', 24), sellerMove('b1', 'p2', 12), sellerMove('b2', 'p2', 12), sellerMove('b2', 'p2', 11)),
       scripted(counterOffer(24), ACCEPT_OFFER, REJECT_OFFER, ACCEPT_OFFER),
@@ -56,7 +37,7 @@ describe('market metrics on hand-made markets', () => {
   });
 
   it('a mismatched allocation: each buyer gets the other’s best product, so welfare 22 of 29', () => {
-    const log = events(handMarket(), scripted(sellerMove('b1', 'p2', 11), sellerMove('b2', 'p1', 20)), scripted(ACCEPT_OFFER));
+    const log = playMarket(handMarket(), scripted(sellerMove('b1', 'p2', 11), sellerMove('b2', 'p1', 20)), scripted(ACCEPT_OFFER));
     const m = computeMarketMetrics(handMarket(), log);
     expect(m.sellerSurplus).toBe(6 + 10);
     expect(m.buyerSurplus).toBe(1 + 5);
@@ -68,7 +49,7 @@ describe('market metrics on hand-made markets', () => {
   });
 
   it('a seller whose every move is refused: adherence 0, forfeited turns spend the budget, nothing sold', () => {
-    const log = events(handMarket({ budget: 2 }), scripted(sellerMove('b1', 'p9', 20)), scripted(ACCEPT_OFFER), 1);
+    const log = playMarket(handMarket({ budget: 2 }), scripted(sellerMove('b1', 'p9', 20)), scripted(ACCEPT_OFFER), 1);
     const m = computeMarketMetrics(handMarket({ budget: 2 }), log);
     expect(m).toMatchObject({ constraintAdherence: 0, budgetUsed: 1, sellThrough: 0, sellerSurplus: 0, extraction: 0, allocationQuality: 0, outcome: 'budget_spent' });
     expect(m.seller).toMatchObject({ moves: 0, invalidMoves: 4, forfeits: 2 });
@@ -76,7 +57,7 @@ describe('market metrics on hand-made markets', () => {
 
   it('a sale below value and cost counts its loss: welfare Σ(v − c) may fall below zero', () => {
     const s = handMarket({ allowBelowCost: true });
-    const log = events(s, scripted(sellerMove('b2', 'p3', 6)), scripted(ACCEPT_OFFER, REJECT_OFFER));
+    const log = playMarket(s, scripted(sellerMove('b2', 'p3', 6)), scripted(ACCEPT_OFFER, REJECT_OFFER));
     const m = computeMarketMetrics(s, log);
     // p3 costs 8 and b2 values it at 2: seller −2, buyer −4
     expect(m.sellerSurplus).toBe(-2);
@@ -87,7 +68,7 @@ describe('market metrics on hand-made markets', () => {
 
   it('with no gains from trade anywhere, extraction and allocation quality are undefined (null)', () => {
     const s = handMarket({ buyers: [{ id: 'b1', values: [1, 1, 1] }, { id: 'b2', values: [2, 2, 2] }] });
-    const m = computeMarketMetrics(s, events(s, scripted(sellerMove('b1', 'p1', 20)), scripted(REJECT_OFFER)));
+    const m = computeMarketMetrics(s, playMarket(s, scripted(sellerMove('b1', 'p1', 20)), scripted(REJECT_OFFER)));
     expect(m.optimalWelfare).toBe(0);
     expect(m.extraction).toBeNull();
     expect(m.allocationQuality).toBeNull();
@@ -96,7 +77,7 @@ describe('market metrics on hand-made markets', () => {
 
   it('sell-through counts units: two units of one product, one sold, is one of four', () => {
     const s = handMarket({ products: [{ id: 'p1', name: 'Alpha', cost: 10, listPrice: 20, stock: 2 }, { id: 'p2', name: 'Beta', cost: 5, listPrice: 10, stock: 2 }], buyers: [{ id: 'b1', values: [30, 12] }, { id: 'b2', values: [25, 14] }] });
-    const m = computeMarketMetrics(s, events(s, scripted(sellerMove('b1', 'p1', 20), sellerMove('b2', 'p1', 40)), scripted(ACCEPT_OFFER, REJECT_OFFER)));
+    const m = computeMarketMetrics(s, playMarket(s, scripted(sellerMove('b1', 'p1', 20), sellerMove('b2', 'p1', 40)), scripted(ACCEPT_OFFER, REJECT_OFFER)));
     expect(m.sellThrough).toBe(1 / 4);
     // optimal: both buyers take p1 (20 + 15)
     expect(m.optimalWelfare).toBe(35);
@@ -111,7 +92,7 @@ describe('market metrics on hand-made markets', () => {
         throw new Error('lost');
       },
     };
-    const log = events(handMarket(), seller, { act: () => ({ kind: 'move', move: ACCEPT_OFFER, call }) });
+    const log = playMarket(handMarket(), seller, { act: () => ({ kind: 'move', move: ACCEPT_OFFER, call }) });
     const m = computeMarketMetrics(handMarket(), log);
     expect(m.outcome).toBe('error');
     expect(m.sales).toBe(1);

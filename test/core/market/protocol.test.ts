@@ -3,8 +3,8 @@ import { ACCEPT_OFFER, counterOffer, REJECT_OFFER, sellerMove, type MarketMove }
 import { market, type BuyerObservation, type MarketState, type SellerObservation } from '../../../src/core/market/protocol';
 import { MarketEventSchema, type MarketEvent } from '../../../src/core/market/events';
 import type { MarketAgent } from '../../../src/core/market/tournament';
-import { playSession, type AgentReply } from '../../../src/core/session';
-import { handMarket } from './helpers';
+import { playSession } from '../../../src/core/session';
+import { handMarket, scripted } from './helpers';
 
 /** Applies moves in turn, failing the test on a refused one. */
 function play(state: MarketState, ...moves: MarketMove[]): MarketState {
@@ -20,17 +20,6 @@ const reasonOf = (state: MarketState, move: unknown): string => {
   const r = market.apply(state, market.currentActor(state), move as MarketMove);
   if (r.ok) throw new Error('the move was accepted');
   return r.error.reason;
-};
-
-/** An agent that answers from a list, in order. */
-const scripted = (...replies: (MarketMove | AgentReply<MarketMove>)[]): MarketAgent => {
-  let i = 0;
-  return {
-    act: () => {
-      const r = replies[i++] ?? replies.at(-1);
-      return r !== undefined && 'kind' in r ? r : { kind: 'move', move: r as MarketMove };
-    },
-  };
 };
 
 describe('market protocol', () => {

@@ -1,33 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_MARKET_REWARD_WEIGHTS, marketReward } from '../../../src/core/market/reward';
-import { ACCEPT_OFFER, counterOffer, REJECT_OFFER, sellerMove, type MarketMove } from '../../../src/core/market/moves';
-import { market } from '../../../src/core/market/protocol';
-import type { MarketEvent } from '../../../src/core/market/events';
-import type { MarketScenario } from '../../../src/core/market/scenario';
-import type { MarketAgent } from '../../../src/core/market/tournament';
-import { playSession, type AgentReply } from '../../../src/core/session';
-import { handMarket } from './helpers';
-
-const scripted = (...replies: (MarketMove | AgentReply<MarketMove>)[]): MarketAgent => {
-  let i = 0;
-  return {
-    act: () => {
-      const r = replies[i++] ?? replies.at(-1);
-      return r !== undefined && 'kind' in r ? r : { kind: 'move', move: r as MarketMove };
-    },
-  };
-};
-
-function events(scenario: MarketScenario, seller: MarketAgent, buyer: MarketAgent, maxRetries = 2): MarketEvent[] {
-  const record = playSession(market, scenario, { seller, buyer }, { maxRetries });
-  if ('then' in record) throw new Error('scripted agents answer at once');
-  return record.events;
-}
+import { ACCEPT_OFFER, counterOffer, REJECT_OFFER, sellerMove } from '../../../src/core/market/moves';
+import { handMarket, playMarket, scripted } from './helpers';
 
 // handMarket: values b1 (30, 12, 9), b2 (25, 14, 2); costs 10, 5, 8; optimal welfare 29.
 describe('marketReward: each term by hand', () => {
   it('the optimal allocation with one refused move in five: adherence −1/5, extraction 20/29, allocation 0.5 × 1', () => {
-    const log = events(
+    const log = playMarket(
       handMarket(),
       scripted(sellerMove('b1', 'p1', 28), sellerMove('b1', 'p1', 24), sellerMove('b1', 'p2', 12), sellerMove('b2', 'p2', 12), sellerMove('b2', 'p2', 11)),
       scripted(counterOffer(24), ACCEPT_OFFER, REJECT_OFFER, ACCEPT_OFFER),
@@ -41,7 +20,7 @@ describe('marketReward: each term by hand', () => {
   });
 
   it('a mismatched allocation: welfare 22 of 29 and surplus 16, every move valid', () => {
-    const log = events(handMarket(), scripted(sellerMove('b1', 'p2', 11), sellerMove('b2', 'p1', 20)), scripted(ACCEPT_OFFER));
+    const log = playMarket(handMarket(), scripted(sellerMove('b1', 'p2', 11), sellerMove('b2', 'p1', 20)), scripted(ACCEPT_OFFER));
     const r = marketReward(handMarket(), log);
     expect(r.terms).toEqual({ adherence: 0, extraction: 16 / 29, allocation: 0.5 * (22 / 29) });
     expect(r.total).toBeCloseTo(16 / 29 + 11 / 29, 12);
@@ -49,17 +28,17 @@ describe('marketReward: each term by hand', () => {
 
   it('weights scale each term; a seller whose every move is refused pays the whole adherence weight and earns nothing', () => {
     const s = handMarket({ budget: 2 });
-    const log = events(s, scripted(sellerMove('b1', 'p9', 20)), scripted(ACCEPT_OFFER), 1);
+    const log = playMarket(s, scripted(sellerMove('b1', 'p9', 20)), scripted(ACCEPT_OFFER), 1);
     expect(marketReward(s, log).terms).toEqual({ adherence: -1, extraction: 0, allocation: 0 });
     expect(marketReward(s, log, { adherence: 2.5 }).total).toBe(-2.5);
-    const good = events(handMarket(), scripted(sellerMove('b1', 'p2', 11), sellerMove('b2', 'p1', 20)), scripted(ACCEPT_OFFER));
+    const good = playMarket(handMarket(), scripted(sellerMove('b1', 'p2', 11), sellerMove('b2', 'p1', 20)), scripted(ACCEPT_OFFER));
     expect(marketReward(handMarket(), good, { extraction: 2, allocation: 0 }).terms).toEqual({ adherence: 0, extraction: 32 / 29, allocation: 0 });
     expect(DEFAULT_MARKET_REWARD_WEIGHTS).toEqual({ adherence: 1, extraction: 1, allocation: 0.5 });
   });
 
   it('clamps: a sale below cost and value earns no negative extraction or allocation, only what the terms allow', () => {
     const s = handMarket({ allowBelowCost: true });
-    const log = events(s, scripted(sellerMove('b2', 'p3', 6)), scripted(ACCEPT_OFFER, REJECT_OFFER));
+    const log = playMarket(s, scripted(sellerMove('b2', 'p3', 6)), scripted(ACCEPT_OFFER, REJECT_OFFER));
     const r = marketReward(s, log);
     expect(r.counts.extraction).toBeCloseTo(-2 / 29, 12);
     expect(r.counts.allocationQuality).toBeCloseTo(-6 / 29, 12);
@@ -70,7 +49,7 @@ describe('marketReward: each term by hand', () => {
 
   it('with no gains from trade anywhere, only adherence counts; a seller that does nothing earns 0', () => {
     const s = handMarket({ buyers: [{ id: 'b1', values: [1, 1, 1] }, { id: 'b2', values: [2, 2, 2] }] });
-    const r = marketReward(s, events(s, scripted(sellerMove('b1', 'p1', 20)), scripted(REJECT_OFFER)));
+    const r = marketReward(s, playMarket(s, scripted(sellerMove('b1', 'p1', 20)), scripted(REJECT_OFFER)));
     expect(r.terms).toEqual({ adherence: 0, extraction: 0, allocation: 0 });
     expect(Object.is(r.total, 0)).toBe(true);
   });
