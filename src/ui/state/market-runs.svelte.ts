@@ -1,7 +1,8 @@
 import { liveRunIds, type ParleyDb } from '../../storage';
 import { deleteMarketRun, listMarketRuns } from '../../storage/market-runs';
 import type { MarketRunRow } from '../../storage/market-schema';
-import { newId, sim } from './sim';
+import { downloadRunExport } from '../download';
+import { sim } from './sim';
 
 /** Stored market runs for the Runs page, read from IndexedDB; the worker writes them. */
 export class MarketRunsStore {
@@ -36,19 +37,8 @@ export class MarketRunsStore {
   async exportRun(run: MarketRunRow, format: 'json' | 'jsonl'): Promise<void> {
     this.busy = true;
     try {
-      const reply = await sim().request({ type: 'export', requestId: newId(), runId: run.id, format });
-      if (reply.type === 'failed') {
-        this.notice = { kind: 'error', text: `Export failed: ${reply.message}` };
-        return;
-      }
-      if (reply.type !== 'exported') return;
-      const url = URL.createObjectURL(reply.blob);
-      const a = document.createElement('a');
-      a.href = url;
-      a.download = reply.fileName;
-      a.click();
-      setTimeout(() => URL.revokeObjectURL(url), 10_000);
-      this.notice = { kind: 'info', text: `Exported ${reply.fileName}.` };
+      const saved = await downloadRunExport(run.id, format);
+      this.notice = saved.ok ? { kind: 'info', text: `Exported ${saved.value}.` } : { kind: 'error', text: `Export failed: ${saved.error}` };
     } finally {
       this.busy = false;
     }

@@ -1,5 +1,6 @@
 import type { Standings } from '../../core/bilateral/aggregate';
 import { deleteRun, listRuns, liveRunIds, loadNegotiations, markInterrupted, sizeProblem, storageUsage, type ParleyDb, type RunRow, type RunStatus } from '../../storage';
+import { downloadRunExport } from '../download';
 import { database, newId, sim } from './sim';
 import { isolateText } from '../names';
 
@@ -78,19 +79,8 @@ export class RunsStore {
   async exportRun(run: RunRow, format: 'json' | 'jsonl'): Promise<void> {
     this.busy = true;
     try {
-      const reply = await sim().request({ type: 'export', requestId: newId(), runId: run.id, format });
-      if (reply.type === 'failed') {
-        this.notice = { kind: 'error', text: `Export failed: ${reply.message}` };
-        return;
-      }
-      if (reply.type !== 'exported') return;
-      const url = URL.createObjectURL(reply.blob);
-      const a = document.createElement('a');
-      a.href = url;
-      a.download = reply.fileName;
-      a.click();
-      setTimeout(() => URL.revokeObjectURL(url), 10_000);
-      this.notice = { kind: 'info', text: `Exported ${reply.fileName}.` };
+      const saved = await downloadRunExport(run.id, format);
+      this.notice = saved.ok ? { kind: 'info', text: `Exported ${saved.value}.` } : { kind: 'error', text: `Export failed: ${saved.error}` };
     } finally {
       this.busy = false;
     }
