@@ -1,24 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
-import type { Browser } from './harness';
-import { openApp, reopenOffline, storedRuns } from './pages';
+import { describe, expect, it } from 'vitest';
+import { appForTests, reopenOffline, storedRuns } from './pages';
 
 const REMOTE = 'openai:gpt-4o-mini';
 
 describe('the Arena offline', () => {
-  let browser: Browser;
-  let page: Page;
-  let url: string;
-  let errors: string[];
-
-  beforeAll(async () => {
-    ({ browser, page, url, errors } = await openApp({ serviceWorkers: 'allow' }));
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
+  const app = appForTests({ serviceWorkers: 'allow' });
 
   it('refuses a game with a remote seat before it starts, and plays one with scripted seats', async () => {
+    const { browser, page, url, errors } = app;
     await reopenOffline(browser, page, url);
     const buyer = page.getByRole('group', { name: 'Buyer' });
     await buyer.getByLabel('Agent', { exact: true }).selectOption('remote model…');

@@ -4,29 +4,18 @@
  * tournament with scripted agents and stores both, and refuses a run with a remote model or a
  * WebLLM model not yet downloaded before it starts, naming them.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
-import type { Browser } from './harness';
-import { configureTournament, openApp, reopenOffline, screenshot, storedRows, storedRuns } from './pages';
+import { describe, expect, it } from 'vitest';
+import { appForTests, configureTournament, reopenOffline, screenshot, storedRows, storedRuns } from './pages';
 
 const REMOTE = 'openai:gpt-4o-mini';
 /** Headless Chromium's adapter has no shader-f16, so the q4f32 builds are offered; none is in the cache. */
 const UNCACHED = 'webllm:Qwen3-0.6B-q4f32_1-MLC';
 
 describe('offline, after one visit', () => {
-  let browser: Browser;
-  let page: Page;
-  let url: string;
-  let errors: string[];
-
-  beforeAll(async () => {
-    ({ browser, page, url, errors } = await openApp({ serviceWorkers: 'allow' }));
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
+  const app = appForTests({ serviceWorkers: 'allow' });
 
   it('opens with no network, plays an Arena game and a tournament of scripted agents, and stores them', async () => {
+    const { browser, page, url, errors } = app;
     await reopenOffline(browser, page, url);
     // The page itself came from the service worker's cache: the network is really gone.
     expect(await page.evaluate(() => fetch(`favicon.svg?${Math.random()}`).then(() => 'reached', () => 'unreachable'))).toBe('unreachable');
@@ -69,6 +58,7 @@ describe('offline, after one visit', () => {
   });
 
   it('marks a remote model unavailable, and refuses a run with it or an undownloaded WebLLM model before the run starts', async () => {
+    const { browser, page, errors } = app;
     const before = (await storedRuns(page)).length;
     await page.getByRole('navigation').getByRole('link', { name: 'Tournament' }).click();
     await configureTournament(page, ['boulware'], 2);

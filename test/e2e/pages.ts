@@ -1,19 +1,57 @@
 // Helpers for the browser tests: a fresh Chromium per file, screenshots kept under test-results/.
 import { mkdir } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
-import { expect, inject } from 'vitest';
+import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { launch, type Browser } from './harness';
 
 export const SCREENSHOTS = 'test-results/screenshots';
 
-export async function openApp(
-  options: Parameters<typeof launch>[0] = {},
-): Promise<{ browser: Browser; page: Page; url: string; errors: string[] }> {
+/** The built app in a fresh Chromium: its page, its address, and every error the page threw. */
+export interface App {
+  browser: Browser;
+  page: Page;
+  url: string;
+  errors: string[];
+}
+
+export async function openApp(options: Parameters<typeof launch>[0] = {}): Promise<App> {
   const browser = await launch(options);
   const page = await browser.context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   return { browser, page, url: inject('baseUrl'), errors };
+}
+
+/**
+ * The app for the tests of one `describe`: opened before the first, closed after the last. Call it
+ * in the `describe` and read its fields inside the tests, once it is open.
+ */
+export function appForTests(options: Parameters<typeof launch>[0] = {}): App {
+  let app: App | undefined;
+  beforeAll(async () => {
+    app = await openApp(options);
+  });
+  afterAll(async () => {
+    await app?.browser.close();
+  });
+  const open = (): App => {
+    if (!app) throw new Error('the app opens before the first test');
+    return app;
+  };
+  return {
+    get browser() {
+      return open().browser;
+    },
+    get page() {
+      return open().page;
+    },
+    get url() {
+      return open().url;
+    },
+    get errors() {
+      return open().errors;
+    },
+  };
 }
 
 export async function screenshot(page: Page, name: string): Promise<void> {
