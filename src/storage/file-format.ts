@@ -97,6 +97,30 @@ export const quote = (text: string): string => JSON.stringify(text.length > 60 ?
 const show = (v: unknown): string =>
   v === undefined ? 'missing' : typeof v === 'string' ? quote(v) : isRecord(v) || Array.isArray(v) ? 'a list or an object' : String(v);
 
+/** The fields of a stored run that a file holds. */
+type RecordKey = 'id' | 'name' | 'createdAt' | 'updatedAt' | 'status' | 'config' | 'planned' | 'message';
+
+/**
+ * A stored run as its file holds it: no standings (an import recomputes them), and `done` what the
+ * file holds, so the file always passes its own import check. Keys in the files' order.
+ */
+export function runRecordOf<Row extends Record<Exclude<RecordKey, 'message'>, unknown> & { message?: unknown }>(
+  row: Row,
+  done: number,
+): Pick<Row, RecordKey> & { done: number } {
+  return {
+    id: row.id,
+    name: row.name,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    status: row.status,
+    config: row.config,
+    planned: row.planned,
+    done,
+    message: row.message,
+  };
+}
+
 /** `{…head,"key":[…]}` from the head and items already as JSON. */
 export function jsonFile(head: Record<string, unknown>, key: string, items: readonly string[]): string {
   return `${JSON.stringify(head).slice(0, -1)},"${key}":[${items.join(',')}]}`;

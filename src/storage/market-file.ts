@@ -27,7 +27,7 @@ import {
   type MarketRunRecord,
   type MarketRunRow,
 } from './market-schema';
-import { fail, firstDifference, isRecord, jsonFile, jsonlFile, parseJson, parseJsonList, parseJsonlBody, parseWith, quote, type Located, type Step } from './file-format';
+import { fail, firstDifference, isRecord, jsonFile, jsonlFile, parseJson, parseJsonList, parseJsonlBody, parseWith, quote, runRecordOf, type Located, type Step } from './file-format';
 import { sizeProblem } from './run-file';
 
 export interface CheckedMarketRun {
@@ -177,25 +177,13 @@ export function marketStandings(config: MarketRunConfig, lines: readonly MarketL
   return aggregator.standings({ samples: config.samples, seed: config.seed });
 }
 
-const runRecord = (run: MarketRunRow, done: number): MarketRunRecord => ({
-  id: run.id,
-  name: run.name,
-  createdAt: run.createdAt,
-  updatedAt: run.updatedAt,
-  status: run.status,
-  config: run.config,
-  planned: run.planned,
-  done,
-  message: run.message,
-});
-
 async function snapshot(db: ParleyDb, runId: string): Promise<{ run: MarketRunRecord; lines: string[] }> {
   return db.transaction('r', db.marketRuns, db.marketBatches, async () => {
     const run = await db.marketRuns.get(runId);
     if (!run) throw new Error(`no market run with id ${runId}`);
     // Each line carries its metrics, as the CLI's lines do.
     const lines = (await loadMarkets(db, runId)).map((l) => JSON.stringify({ ...l, metrics: computeMarketMetrics(l.scenario, l.events) }));
-    return { run: runRecord(run, lines.length), lines };
+    return { run: runRecordOf(run, lines.length), lines };
   });
 }
 

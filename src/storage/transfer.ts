@@ -4,7 +4,7 @@ import { err, ok, type Result } from '../core/result';
 import type { ParleyDb } from './db';
 import { addBatches, runBatches, scanJson } from './batches';
 import { asStorageError } from './errors';
-import { jsonFile, jsonlFile } from './file-format';
+import { jsonFile, jsonlFile, runRecordOf } from './file-format';
 import { EXPORT_FORMAT, EXPORT_FORMAT_JSONL, EXPORT_VERSION, readRunFile, sizeProblem, type ImportError } from './run-file';
 import type { ExportedNegotiation, RunRecord, RunRow } from './schema';
 
@@ -28,18 +28,6 @@ export interface ImportOptions {
   size?: number;
 }
 
-const runRecord = (run: RunRow, done: number): RunRecord => ({
-  id: run.id,
-  name: run.name,
-  createdAt: run.createdAt,
-  updatedAt: run.updatedAt,
-  status: run.status,
-  config: run.config,
-  planned: run.planned,
-  done,
-  message: run.message,
-});
-
 /** The run and its negotiations as one consistent snapshot, each negotiation as stored: its export JSON. */
 async function snapshot(db: ParleyDb, runId: string): Promise<{ run: RunRecord; lines: string[] }> {
   return db.transaction('r', db.runs, db.batches, db.digests, async () => {
@@ -50,7 +38,7 @@ async function snapshot(db: ParleyDb, runId: string): Promise<{ run: RunRecord; 
       for (const line of json) lines.push(line);
     });
     // `done` is what the file holds, so the file always passes its own import check.
-    return { run: runRecord(run, lines.length), lines };
+    return { run: runRecordOf(run, lines.length), lines };
   });
 }
 
