@@ -1,16 +1,16 @@
 import { liveRunIds, type ParleyDb } from '../../storage';
 import { deleteMarketRun, listMarketRuns } from '../../storage/market-runs';
 import type { MarketRunRow } from '../../storage/market-schema';
-import { downloadRunExport } from '../download';
+import { RunExportStore } from './run-export.svelte';
 import { sim } from './sim';
 
 /** Stored market runs for the Runs page, read from IndexedDB; the worker writes them. */
-export class MarketRunsStore {
+export class MarketRunsStore extends RunExportStore {
   runs = $state.raw<MarketRunRow[]>([]);
-  notice = $state<{ kind: 'error' | 'info'; text: string } | null>(null);
-  busy = $state(false);
 
-  constructor(readonly db: () => ParleyDb) {}
+  constructor(readonly db: () => ParleyDb) {
+    super();
+  }
 
   /** Follows the worker's news of market runs until the returned function is called. */
   watch(): () => void {
@@ -31,16 +31,5 @@ export class MarketRunsStore {
     await deleteMarketRun(this.db(), run.id);
     this.notice = { kind: 'info', text: `Deleted "${run.name}".` };
     await this.refresh();
-  }
-
-  /** The worker writes the file (the app's JSON, or the CLI's `parley-market-jsonl`); the browser downloads it. */
-  async exportRun(run: MarketRunRow, format: 'json' | 'jsonl'): Promise<void> {
-    this.busy = true;
-    try {
-      const saved = await downloadRunExport(run.id, format);
-      this.notice = saved.ok ? { kind: 'info', text: `Exported ${saved.value}.` } : { kind: 'error', text: `Export failed: ${saved.error}` };
-    } finally {
-      this.busy = false;
-    }
   }
 }

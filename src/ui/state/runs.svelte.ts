@@ -1,6 +1,6 @@
 import type { Standings } from '../../core/bilateral/aggregate';
 import { deleteRun, listRuns, liveRunIds, loadNegotiations, markInterrupted, sizeProblem, storageUsage, type ParleyDb, type RunRow, type RunStatus } from '../../storage';
-import { downloadRunExport } from '../download';
+import { RunExportStore } from './run-export.svelte';
 import { database, newId, sim } from './sim';
 import { isolateText } from '../names';
 
@@ -28,17 +28,16 @@ function settledErrors(run: RunRow): number | null {
 }
 
 /** Stored runs, read from IndexedDB on the page; changes go through the worker or Dexie. */
-export class RunsStore {
+export class RunsStore extends RunExportStore {
   runs = $state.raw<RunRow[]>([]);
   loaded = $state(false);
   usage = $state.raw<{ usage: number; quota: number } | null>(null);
-  notice = $state<{ kind: 'error' | 'info'; text: string } | null>(null);
-  busy = $state(false);
   /** Per run, how many of its negotiations ended in an error. */
   errors = $state.raw<ReadonlyMap<string, number>>(new Map());
 
   /** `db`: where runs are read (the page's database unless a test hands another). */
   constructor(readonly db: () => ParleyDb = database) {
+    super();
     sim().subscribe((m) => {
       if (m.type === 'run.status' || m.type === 'arena.end' || m.type === 'imported') void this.refresh();
       // A run playing in this tab reports its errors with its progress, stored or not yet.
@@ -73,17 +72,6 @@ export class RunsStore {
     await deleteRun(this.db(), run.id);
     this.notice = { kind: 'info', text: `Deleted "${isolateText(run.name)}".` };
     await this.refresh();
-  }
-
-  /** Asks the worker for the file, then hands it to the browser as a download. */
-  async exportRun(run: RunRow, format: 'json' | 'jsonl'): Promise<void> {
-    this.busy = true;
-    try {
-      const saved = await downloadRunExport(run.id, format);
-      this.notice = saved.ok ? { kind: 'info', text: `Exported ${saved.value}.` } : { kind: 'error', text: `Export failed: ${saved.error}` };
-    } finally {
-      this.busy = false;
-    }
   }
 
   /**
