@@ -6,6 +6,7 @@
  * replayed through the protocol, any metrics the file carries equal to the log's, and the counts.
  */
 import type { z } from 'zod';
+import { idTables, importedIdentity } from './import-id';
 import { MarketAggregator, type MarketStandingRow } from '../core/market/aggregate';
 import { computeMarketMetrics, MARKET_METRIC_NAMES } from '../core/market/metrics';
 import { replayMarketLog } from '../core/market/replay';
@@ -197,7 +198,6 @@ export async function exportMarketJsonl(db: ParleyDb, runId: string): Promise<st
   return jsonlFile({ format: MARKET_EXPORT_FORMAT_JSONL, version: MARKET_EXPORT_VERSION, run }, lines);
 }
 
-const IMPORTED_SUFFIX = ' (imported)';
 
 /**
  * Checks a market run file and stores it as a new run, in one transaction (nothing is written when
@@ -215,18 +215,8 @@ export async function importMarketRun(
   const standings = marketStandings(run.config, lines);
   const newId = opts.newId ?? (() => crypto.randomUUID());
   try {
-    const stored = await db.transaction('rw', db.marketRuns, db.marketBatches, db.runs, async () => {
-      const taken = async (id: string) =>
-        (await db.marketRuns.where('id').equals(id).count()) > 0 ||
-        (await db.runs.where('id').equals(id).count()) > 0 ||
-        (await marketBatchesOf(db, id).count()) > 0;
-      let id = run.id;
-      let name = run.name;
-      if (await taken(id)) {
-        name = run.name.slice(0, 200 - IMPORTED_SUFFIX.length) + IMPORTED_SUFFIX;
-        do id = newId();
-        while (await taken(id));
-      }
+    const stored = await db.transaction('rw', idTables(db), async () => {
+      const { id, name } = await importedIdentity(db, run, newId);
       const row: MarketRunRow = {
         ...run,
         id,

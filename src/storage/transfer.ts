@@ -1,3 +1,4 @@
+import { idTables, importedIdentity } from './import-id';
 import { Aggregator } from '../core/bilateral/aggregate';
 import { computeMetrics } from '../core/bilateral/metrics';
 import { err, ok, type Result } from '../core/result';
@@ -125,8 +126,6 @@ function recomputeStandings(run: RunRecord, rows: ExportedNegotiation[]): RunRow
   return aggregator.standings({ samples: IMPORT_BOOTSTRAP_SAMPLES, seed });
 }
 
-const IMPORTED_SUFFIX = ' (imported)';
-const MAX_ID_TRIES = 10;
 
 async function store(
   db: ParleyDb,
@@ -136,19 +135,8 @@ async function store(
   opts: ImportOptions,
 ): Promise<RunRow> {
   const newId = opts.newId ?? (() => crypto.randomUUID());
-  return db.transaction('rw', db.runs, db.batches, db.digests, async () => {
-    const taken = async (id: string) =>
-      (await db.runs.where('id').equals(id).count()) > 0 || (await runBatches(db, id).count()) > 0;
-    let id = run.id;
-    let name = run.name;
-    if (await taken(id)) {
-      name = run.name.slice(0, 200 - IMPORTED_SUFFIX.length) + IMPORTED_SUFFIX;
-      for (let tries = 0; ; tries++) {
-        if (tries === MAX_ID_TRIES) throw new Error('importRun: newId() keeps returning ids that are taken');
-        id = newId();
-        if (!(await taken(id))) break;
-      }
-    }
+  return db.transaction('rw', [...idTables(db), db.digests], async () => {
+    const { id, name } = await importedIdentity(db, run, newId);
     const stored: RunRow = {
       ...run,
       id,

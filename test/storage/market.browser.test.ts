@@ -13,7 +13,7 @@ import { exportMarketJson, exportMarketJsonl, importMarketRun, marketStandings }
 import { createMarketRun, getMarketRun, listMarketRuns, loadMarkets, marketLine, MarketWriter, updateMarketRun } from '../../src/storage/market-runs';
 import { tournamentOf, type MarketRunConfig } from '../../src/storage/market-schema';
 import { listRuns, loadNegotiations } from '../../src/storage/runs';
-import { exportRunJsonl } from '../../src/storage/transfer';
+import { exportRunJsonl, importRun } from '../../src/storage/transfer';
 import { freshDb, storedTournament } from './helpers';
 
 const CONFIG: MarketRunConfig = {
@@ -89,6 +89,21 @@ describe('market runs in storage', () => {
     if (!copy.ok) throw new Error(copy.error.message);
     expect([copy.value.id, copy.value.name]).toEqual(['copy', 'two sellers (imported)']);
     expect(await loadMarkets(db, 'copy')).toEqual(await loadMarkets(db, id));
+  });
+
+  test('bilateral and market runs share one address space: an import whose id the other kind holds is stored under a new id', async () => {
+    const db = freshDb();
+    const marketId = await storedMarketRun(db, 'shared-id');
+    await storedTournament(db, { id: 'bilateral' });
+    const bilateralFile = (await exportRunJsonl(db, 'bilateral')).replace(/"id":"bilateral"/, `"id":"${marketId}"`);
+    const bilateral = await importRun(db, bilateralFile, { now: 9_000, newId: () => 'fresh-bilateral' });
+    expect(bilateral.ok && bilateral.value.id).toBe('fresh-bilateral');
+    const marketFile = (await exportMarketJsonl(db, marketId)).replace(`"id":"${marketId}"`, '"id":"bilateral"');
+    const market = await importMarketRun(db, marketFile, { now: 9_000, newId: () => 'fresh-market' });
+    if (!market.ok) throw new Error(market.error.message);
+    expect(market.value.id).toBe('fresh-market');
+    expect((await listRuns(db)).map((r) => r.id).sort()).toEqual(['bilateral', 'fresh-bilateral']);
+    expect((await listMarketRuns(db)).map((r) => r.id).sort()).toEqual(['fresh-market', 'shared-id']);
   });
 
   test('a file with one changed event is refused, naming it, and nothing is written', async () => {

@@ -1,6 +1,7 @@
 import { liveRunIds, type ParleyDb } from '../../storage';
 import { deleteMarketRun, listMarketRuns } from '../../storage/market-runs';
 import type { MarketRunRow } from '../../storage/market-schema';
+import { isolateText } from '../names';
 import { RunExportStore } from './run-export.svelte';
 import { sim } from './sim';
 
@@ -29,7 +30,7 @@ export class MarketRunsStore extends RunExportStore {
   async remove(run: MarketRunRow): Promise<void> {
     if (run.status === 'running') sim().send({ type: 'market.cancel', runId: run.id });
     await deleteMarketRun(this.db(), run.id);
-    this.notice = { kind: 'info', text: `Deleted "${run.name}".` };
+    this.notice = { kind: 'info', text: `Deleted "${isolateText(run.name)}".` };
     await this.refresh();
   }
 }
