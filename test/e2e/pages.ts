@@ -123,6 +123,9 @@ export async function storedRuns(page: Page): Promise<{ id: string; status: stri
 
 /** Sets up a tournament with the given agents and scenario count on the Tournament page. */
 export async function configureTournament(page: Page, agents: string[], scenarios: number, seed = 1): Promise<void> {
+  // The page must have drawn its form (and its default agents) before they are cleared: right after
+  // a navigation a busy machine may not have, and the loop below would then find nothing to remove.
+  await page.getByLabel('Agent', { exact: true }).waitFor();
   const list = page.locator('ul.agents li');
   while ((await list.count()) > 0) await list.first().getByRole('button', { name: /^Remove/ }).click();
   for (const agent of agents) {
