@@ -7,12 +7,15 @@ import { page, userEvent } from 'vitest/browser';
 import '../../src/ui/theme.css';
 import App from '../../src/ui/App.svelte';
 import { deleteRun } from '../../src/storage/runs';
+import { createMarketRun, deleteMarketRun } from '../../src/storage/market-runs';
+import { ALL_MARKET_CONFIGS } from '../../src/core/market/scenario';
 import { database } from '../../src/ui/state/sim';
 import { storedTournament } from '../storage/helpers';
 import { cleanup, must, render, text } from './helpers.svelte';
 
 const WIDTH = 390;
 const RUNS = ['phone-a', 'phone-b'];
+const MARKET_RUN = 'phone-market';
 let jobId = '';
 
 /** Runs stored before this file: the games it plays are deleted afterwards, these kept. */
@@ -24,6 +27,14 @@ beforeAll(async () => {
   const { rows } = await storedTournament(database(), { id: RUNS[0], name: 'Phone run A', rows: 12 });
   await storedTournament(database(), { id: RUNS[1], name: 'Phone run B', createdAt: 5_000 });
   jobId = String(rows[0]?.jobId);
+  // A market run too (shown as interrupted, with Resume: its widest row), so the Runs page's second table is measured.
+  await createMarketRun(database(), {
+    id: MARKET_RUN,
+    name: 'Phone market run',
+    config: { sellers: ['catalog', 'greedy'], buyer: 'margin', configs: ALL_MARKET_CONFIGS.slice(0, 2).map((c) => ({ ...c })), marketsPerConfig: 4, seed: 3, samples: 0 },
+    planned: 16,
+    createdAt: 6_000,
+  });
 });
 afterAll(async () => {
   cleanup();
@@ -33,6 +44,7 @@ afterAll(async () => {
     if (!before.has(run.id) && run.config.kind === 'arena' && run.config.scenario.id === 'standard-4-0' && run.config.buyer === 'boulware')
       await deleteRun(database(), run.id);
   for (const id of RUNS) await deleteRun(database(), id);
+  await deleteMarketRun(database(), MARKET_RUN);
 });
 
 const heading = () => text(document.querySelector('main h1'));
