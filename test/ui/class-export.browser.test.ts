@@ -95,7 +95,8 @@ describe('class export', () => {
     await store.init();
     await userEvent.upload(must(target.querySelector<HTMLInputElement>('input[type="file"]')), files);
     await expect.poll(() => ids.every((id) => target.querySelector(`tr[data-run-id="${id}"]`) !== null)).toBe(true);
-    expect([...target.querySelectorAll('[aria-label="Imported files"] li')].map((li) => text(li))).toEqual(['Imported ada.json.', 'Imported bo.json.']);
+    // The rows can show (the list refreshes) before the import's own report is drawn: wait for both.
+    await expect.poll(() => [...target.querySelectorAll('[aria-label="Imported files"] li')].map((li) => text(li))).toEqual(['Imported ada.json.', 'Imported bo.json.']);
 
     await userEvent.click(button(target, 'Show the ranking'));
     await expect.poll(() => target.querySelector('table.ranking') !== null).toBe(true);
