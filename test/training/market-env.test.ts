@@ -92,7 +92,8 @@ describe('market episodes over HTTP', () => {
     // And sales: some episodes extract surplus, and the rewards differ.
     expect(ends.some((e) => e.view.terms.extraction > 0)).toBe(true);
     expect(new Set(ends.map((e) => e.view.reward)).size).toBeGreaterThan(EPISODES / 4);
-  });
+    // A limit against a hang, as the bilateral episodes' test has: on a busy machine 40 episodes take seconds.
+  }, 120_000);
 
   it('refuses bad market bodies with a JSON 4xx', async () => {
     const bad = async (body: unknown, code: string) => {
