@@ -36,8 +36,8 @@ import type { RunUsage } from '../core/bilateral/usage';
 import { fullTournamentConfig, type RunRecord, type StoredTournamentConfig } from '../storage/schema';
 import { RunJsonlWriter } from './jsonl';
 import { llmFlags, printable, remoteSettings } from './model-flags';
-import { readFile, stat } from 'node:fs/promises';
-import { readRunFile, sizeProblem } from '../storage/run-file';
+import { readRunFile } from '../storage/run-file';
+import { readRunFileText } from './read-run-file';
 import { marketFormatOf, readMarketFile } from '../storage/market-file';
 import { MARKET_USAGE, marketCommand, marketTournamentCommand } from './market';
 import { serveEnvCommand, sftCommand } from './training';
@@ -402,23 +402,9 @@ async function checkCommand(argv: string[], io: Io): Promise<number> {
     io.err(printable(`parley: error: ${path}: ${message}`) + '\n');
     return 2;
   };
-  let size: number;
-  try {
-    const info = await stat(path);
-    if (!info.isFile()) return problem('not a file');
-    size = info.size;
-  } catch (e) {
-    return problem(`cannot read it (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
-  }
-  const tooLarge = sizeProblem(size);
-  if (tooLarge) return problem(tooLarge.message);
-  let text: string;
-  try {
-    // Decoded as the app's File.text() decodes: UTF-8, a byte-order mark dropped.
-    text = new TextDecoder().decode(await readFile(path));
-  } catch (e) {
-    return problem(`cannot read it (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
-  }
+  const read = await readRunFileText(path);
+  if (!read.ok) return problem(read.error);
+  const { text, size } = read.value;
   if (marketFormatOf(text)) {
     const market = readMarketFile(text, size);
     if (!market.ok) return problem(market.error.message.replace(/\s*\n\s*/g, ' '));

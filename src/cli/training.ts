@@ -3,14 +3,15 @@
  * `sft` (fine-tuning data from a run file). Each has the signature of main.ts's commands: it
  * returns the exit status and throws a UsageError for a bad argument.
  */
-import { open, readFile, stat, type FileHandle } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { setMaxListeners } from 'node:events';
 import { createAgentFactory, parseAgentSpec, WEBLLM_ONLY_IN_BROWSER } from '../agents/registry';
 import { createMarketAgentFactory } from '../agents/market/specs';
 import { DEFAULT_LLM_SETTINGS, MAX_MAX_TOKENS, MAX_TEMPERATURE, MIN_MAX_TOKENS, MOVE_INTERFACES, type LlmSettings } from '../agents/llm/settings';
 import { KEY_ENV, PROVIDERS, type RemoteSettings } from '../agents/remote';
 import { ROLES, type Role } from '../core/scenario';
-import { readRunFile, sizeProblem } from '../storage/run-file';
+import { readRunFile } from '../storage/run-file';
+import { readRunFileText } from './read-run-file';
 import { choiceFlag, intFlag, numberFlag, parseFlags, requiredFlag, UsageError, type ParsedArgs } from './args';
 import type { Io } from './main';
 import { DEFAULT_IDLE_MS, DEFAULT_MAX_EPISODES, LOOPBACK, startEnvServer } from '../training/server';
@@ -146,17 +147,9 @@ export async function sftCommand(argv: string[], io: Io): Promise<number> {
     io.err(`parley: error: ${path}: ${message.replace(/\s*\n\s*/g, ' ')}\n`);
     return 2;
   };
-  let size: number;
-  try {
-    const info = await stat(path);
-    if (!info.isFile()) return problem('not a file');
-    size = info.size;
-  } catch (e) {
-    return problem(`cannot read it (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
-  }
-  const tooLarge = sizeProblem(size);
-  if (tooLarge) return problem(tooLarge.message);
-  const checked = readRunFile(new TextDecoder().decode(await readFile(path)), size);
+  const read = await readRunFileText(path);
+  if (!read.ok) return problem(read.error);
+  const checked = readRunFile(read.value.text, read.value.size);
   if (!checked.ok) return problem(checked.error.message);
   const { run, rows } = checked.value;
   const runInterface = run.config.kind === 'tournament' ? run.config.tournament.llm.interface : (run.config.llm?.interface ?? 'tools');
