@@ -58,6 +58,12 @@ export const FirstMoverSchema = z.enum(FIRST_MOVERS);
 export type FirstMoverChoice = z.infer<typeof FirstMoverSchema>;
 export const DEFAULT_FIRST_MOVER: FirstMoverChoice = 'alternate';
 
+/** A public price range `[lo, hi]` in dollars. */
+export const PriceRangeSchema = z
+  .object({ lo: z.number().nonnegative().finite(), hi: z.number().positive().finite() })
+  .refine((r) => r.lo < r.hi, { message: "the price range's low end (lo) must be below its high end (hi)" });
+export type PriceRange = z.infer<typeof PriceRangeSchema>;
+
 export const ScenarioSchema = z.object({
   id: z.string().min(1).max(200),
   item: ItemSchema,
@@ -72,8 +78,34 @@ export const ScenarioSchema = z.object({
   turnRange: z.object({ min: turns, max: turns }).optional(),
   firstMover: RoleSchema,
   preset: PresetSchema.optional(),
+  /**
+   * The price range both sides know (NegMAS's outcome space): scripted strategies open at its end
+   * that is best for them. Absent, it is the preset's (`priceRangeOf`); a scenario file may set it.
+   */
+  priceRange: PriceRangeSchema.optional(),
 });
 export type Scenario = z.infer<typeof ScenarioSchema>;
+
+/**
+ * Each preset's price range, as multiples of the list price: every reservation the preset can
+ * draw lies in it (standard: a midpoint in [0.7, 1.0] ± half a gap of up to 0.35, so [0.525, 1.175]),
+ * and it is centred where the preset's zones are on average, so neither role opens nearer its own
+ * reservation by construction. A scenario with no preset uses the standard one.
+ */
+export const PRESET_PRICE_RANGES: Record<Preset, { lo: number; hi: number }> = {
+  standard: { lo: 0.525, hi: 1.175 },
+  uniform: { lo: 0, hi: 1 },
+  wide: { lo: 0.35, hi: 1.2 },
+  narrow: { lo: 0.72, hi: 1.03 },
+};
+
+/** The scenario's public price range: its own, or its preset's (standard's without one) at its list price. */
+export function priceRangeOf(s: Pick<Scenario, 'item' | 'preset' | 'priceRange'>): PriceRange {
+  if (s.priceRange) return s.priceRange;
+  const r = PRESET_PRICE_RANGES[s.preset ?? 'standard'];
+  const list = s.item.listPrice;
+  return { lo: roundCents(r.lo * list), hi: roundCents(r.hi * list) };
+}
 
 /** The prices of a scenario, all that gains from trade and the zone depend on. */
 type Prices = Pick<Scenario, 'buyerValue' | 'sellerCost' | 'item'>;
@@ -143,7 +175,7 @@ export function makeScenario(
   item: CatalogItem,
   buyerValue: number,
   sellerCost: number,
-  opts: { turnLimit?: number; turnRange?: { min: number; max: number }; firstMover?: Role; preset?: Preset } = {},
+  opts: { turnLimit?: number; turnRange?: { min: number; max: number }; firstMover?: Role; preset?: Preset; priceRange?: PriceRange } = {},
 ): Scenario {
   return {
     id,
@@ -155,6 +187,7 @@ export function makeScenario(
     ...(opts.turnRange ? { turnRange: { min: opts.turnRange.min, max: opts.turnRange.max } } : {}),
     firstMover: opts.firstMover ?? 'seller',
     ...(opts.preset ? { preset: opts.preset } : {}),
+    ...(opts.priceRange ? { priceRange: { lo: opts.priceRange.lo, hi: opts.priceRange.hi } } : {}),
   };
 }
 

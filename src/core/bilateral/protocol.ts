@@ -1,6 +1,6 @@
 import type { Protocol, ProtocolError } from '../protocol';
 import { err, ok, type Result } from '../result';
-import { knownTurnRange, opponentOf, roundCents, type Role, type Scenario } from '../scenario';
+import { knownTurnRange, opponentOf, priceRangeOf, roundCents, type PriceRange, type Role, type Scenario } from '../scenario';
 import { MAX_MESSAGE_LENGTH, type Action, type Move } from './moves';
 
 /** What both sides can see of one past turn. */
@@ -27,6 +27,8 @@ export interface BilateralObservation {
   /** The range the turn limit lies in, as both sides know it (one value when it is fixed). */
   readonly turnRange: { readonly min: number; readonly max: number };
   readonly firstMover: Role;
+  /** The price range both sides know (the scenario's, or its preset's): where scripted strategies open. */
+  readonly priceRange: PriceRange;
   /** Own turns already taken, and own turns this side is sure to get (by the earliest possible limit). */
   readonly ownTurn: number;
   readonly ownTurns: number;
@@ -52,6 +54,8 @@ interface KnownDeadline {
   /** Own turns each side is sure to get (by the earliest possible limit). */
   readonly buyerTurns: number;
   readonly sellerTurns: number;
+  /** The public price range. */
+  readonly priceRange: PriceRange;
 }
 
 function knownDeadline(s: Scenario): KnownDeadline {
@@ -61,6 +65,7 @@ function knownDeadline(s: Scenario): KnownDeadline {
     turnLimit: s.turnRange ? null : s.turnLimit,
     buyerTurns: turnsFor('buyer', s.firstMover, range.min),
     sellerTurns: turnsFor('seller', s.firstMover, range.min),
+    priceRange: priceRangeOf(s),
   };
 }
 
@@ -164,6 +169,9 @@ class Observation implements BilateralObservation {
   get firstMover(): Role {
     return this.#state.scenario.firstMover;
   }
+  get priceRange(): PriceRange {
+    return this.#state.known.priceRange;
+  }
   get ownTurn(): number {
     const turn = this.#state.turn;
     return this.role === this.#state.scenario.firstMover ? Math.ceil(turn / 2) : Math.floor(turn / 2);
@@ -192,9 +200,9 @@ class Observation implements BilateralObservation {
 
   /** Plain data, for JSON and for comparing observations in tests. */
   toJSON(): BilateralObservation {
-    const { role, item, reservation, turn, turnLimit, turnRange, firstMover, ownTurn, ownTurns, pending, ownStanding } = this;
+    const { role, item, reservation, turn, turnLimit, turnRange, firstMover, priceRange, ownTurn, ownTurns, pending, ownStanding } = this;
     const { ownOffers, opponentOffers, transcript } = this;
-    return { role, item, reservation, turn, turnLimit, turnRange, firstMover, ownTurn, ownTurns, pending, ownStanding, ownOffers, opponentOffers, transcript };
+    return { role, item, reservation, turn, turnLimit, turnRange, firstMover, priceRange, ownTurn, ownTurns, pending, ownStanding, ownOffers, opponentOffers, transcript };
   }
 }
 
