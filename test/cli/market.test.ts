@@ -65,7 +65,7 @@ describe('parley market', () => {
   it.each([
     [['market', '--products', '3'], /^parley: error: --buyers is required/],
     [['market', '--buyers', '51', '--products', '3'], /--buyers must be between 1 and 50/],
-    [['market', '--buyers', '2', '--products', '2', '--valuation', 'weird'], /unknown valuation "weird"; choose one of: independent, correlated, shifted/],
+    [['market', '--buyers', '2', '--products', '2', '--valuation', 'weird'], /unknown valuation "weird"; choose one of: independent, correlated, shifted, segmented, lognormal/],
     [['market', '--buyers', '2', '--products', '2', '--seller', 'margin'], /^parley: error: --seller: unknown market seller "margin"/],
     [['market', '--buyers', '2', '--products', '2', '--buyer', 'margin:patience=-1'], /--buyer: margin parameter patience=-1 is out of range/],
     [['market', '--buyers', '2', '--products', '2', '--budget', '0'], /--budget must be between 1 and 10000/],

@@ -7,14 +7,19 @@ import { z } from 'zod';
 import { createRng, deriveSeed, type Rng } from '../rng';
 import { roundCents } from '../scenario';
 
-export const VALUATIONS = ['independent', 'correlated', 'shifted'] as const;
+export const VALUATIONS = ['independent', 'correlated', 'shifted', 'segmented', 'lognormal'] as const;
 export const ValuationSchema = z.enum(VALUATIONS);
 /**
  * How buyers value products, each as a multiple of the product's list price:
  * - `independent`: every value drawn on its own from U(0.5, 1.3);
  * - `correlated`: a common quality per product q ~ U(0.8, 1.2), each buyer's taste t ~ U(0.7, 1.2)
  *   and noise e ~ U(−0.1, 0.1): value = q · t · (1 + e);
- * - `shifted`: values sit below the list prices, U(0.35, 0.95): a seller who holds to list price sells little.
+ * - `shifted`: values sit below the list prices, U(0.35, 0.95): a seller who holds to list price sells little;
+ * - `segmented`: two segments with opposite tastes (a Hotelling line). Each product sits at x ~ U(0, 1);
+ *   each buyer is in segment A or B with probability 1/2; its fit is 1 − x in A and x in B, and
+ *   value = (0.4 + fit) · (1 + e), e ~ U(−0.1, 0.1): the segments rank the products in opposite orders;
+ * - `lognormal`: every value drawn on its own, exp(ln 0.8 + 0.5 · Z), Z standard normal: median 0.8,
+ *   mean about 0.91 (as `independent`'s 0.9) but a long right tail, about 1 value in 30 above twice list.
  */
 export type Valuation = z.infer<typeof ValuationSchema>;
 
@@ -116,7 +121,22 @@ function valueShares(valuation: Valuation, buyers: number, products: number, rng
     }
     case 'shifted':
       return Array.from({ length: buyers }, () => Array.from({ length: products }, () => rng.uniform(0.35, 0.95)));
+    case 'segmented': {
+      const position = Array.from({ length: products }, () => rng.next());
+      return Array.from({ length: buyers }, () => {
+        const segmentA = rng.next() < 0.5;
+        return position.map((x) => (0.4 + (segmentA ? 1 - x : x)) * (1 + rng.uniform(-0.1, 0.1)));
+      });
+    }
+    case 'lognormal':
+      return Array.from({ length: buyers }, () => Array.from({ length: products }, () => Math.exp(Math.log(0.8) + 0.5 * standardNormal(rng))));
   }
+}
+
+/** A standard normal draw (Box–Muller; 1 − u keeps the logarithm finite). */
+function standardNormal(rng: Rng): number {
+  const u = 1 - rng.next();
+  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rng.next());
 }
 
 /** Market `index` of a config and seed: the same three always give the same market. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { maxWeightMatching, optimalAllocation } from '../../../src/core/market/matching';
-import { generateMarket, marketConfig, type MarketScenario } from '../../../src/core/market/scenario';
+import { generateMarket, marketConfig, VALUATIONS, type MarketScenario } from '../../../src/core/market/scenario';
 import { createRng } from '../../../src/core/rng';
 
 /** Every partial assignment of rows to distinct columns (or none), by exhaustive search: the best total. */
@@ -42,12 +42,13 @@ describe('maxWeightMatching', () => {
     expect(checked).toBe(360);
   });
 
-  it('equals brute force on generated markets of every size up to 6 × 6 from 300 seeds, stock 1 and 2', () => {
+  it('equals brute force on generated markets of every size up to 6 × 6 in every valuation model from 300 seeds, stock 1 and 2', () => {
     for (let seed = 0; seed < 300; seed++) {
       const buyers = 1 + (seed % 6);
       const products = 1 + (Math.floor(seed / 6) % 6);
       const stock = seed % 5 === 0 ? 2 : 1;
-      const valuation = (['independent', 'correlated', 'shifted'] as const)[seed % 3] as 'independent';
+      // Each run of 36 seeds covers every size once, in one valuation model; every model gets a whole run.
+      const valuation = VALUATIONS[Math.floor(seed / 36) % VALUATIONS.length] as (typeof VALUATIONS)[number];
       const s = generateMarket(marketConfig({ buyers, products, stock, valuation }), seed);
       const weights = s.buyers.map((b) => b.values.map((v, j) => v - (s.products[j] as MarketScenario['products'][number]).cost));
       const best = bruteForce(weights, s.products.map((p) => p.stock));
