@@ -12,6 +12,7 @@ import {
   ALL_MARKET_CONFIGS,
   generateMarket,
   HELD_OUT_CONFIGS,
+  HELD_OUT_VALUATIONS,
   MARKET_PRESETS,
   MAX_BUDGET,
   MAX_SIDE,
@@ -44,10 +45,12 @@ import type { Io } from './main';
 /** As main.ts's EXIT_INTERRUPTED: a command stopped through `Io.signal`. */
 const EXIT_INTERRUPTED = 130;
 
-export const MARKET_USAGE = `  market      --buyers N --products M [--budget T] [--valuation independent|correlated|shifted] [--stock K]
+export const MARKET_USAGE = `  market      --buyers N --products M [--budget T] [--valuation MODEL] [--stock K]
               [--preset NAME] [--seller SPEC] [--buyer SPEC] [--seed S] [--json]: one market, one seller, M products,
               N buyers with unit demand, T seller turns; sellers ${MARKET_STRATEGIES.seller.map((d) => d.name).join(', ')} (default ${DEFAULT_MARKET_SPECS.seller}),
-              buyers ${MARKET_STRATEGIES.buyer.map((d) => d.name).join(', ')} (default ${DEFAULT_MARKET_SPECS.buyer}), or a model as PROVIDER:MODEL with the model flags below
+              buyers ${MARKET_STRATEGIES.buyer.map((d) => d.name).join(', ')} (default ${DEFAULT_MARKET_SPECS.buyer}), or a model as PROVIDER:MODEL with the model flags below;
+              --valuation ${VALUATIONS.filter((v) => !HELD_OUT_VALUATIONS.includes(v)).join(', ')} (the presets' models; default independent)
+              or ${HELD_OUT_VALUATIONS.join(', ')} (only held-out configurations use them)
   market-tournament  [--sellers SPEC,SPEC,...] [--buyer SPEC] [--configs NAME,...] [--markets N] [--seed S]
               [--samples N] [--json] [--jsonl PATH]: every seller on the same markets of each configuration:
               ${MARKET_PRESETS.map((c) => c.name).join(', ')},

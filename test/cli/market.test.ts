@@ -100,14 +100,14 @@ describe('parley market-tournament', () => {
   });
 
   it('--json gives standings per configuration for every seller, held-out ones marked, with intervals', async () => {
-    const r = await cli('market-tournament', '--configs', 'small,held-out-7x5-correlated', '--markets', '4', '--seed', '3', '--samples', '200', '--json');
+    const r = await cli('market-tournament', '--configs', 'small,held-out-7x5-segmented', '--markets', '4', '--seed', '3', '--samples', '200', '--json');
     expect(r.status).toBe(0);
     const doc = JSON.parse(r.out);
     expect(doc.markets).toBe(2 * 4 * 3);
     expect(doc.config.sellers).toEqual(['catalog', 'greedy', 'explore']);
     expect(doc.config.configs.map((c: { name: string; heldOut: boolean }) => [c.name, c.heldOut])).toEqual([
       ['small', false],
-      ['held-out-7x5-correlated', true],
+      ['held-out-7x5-segmented', true],
     ]);
     const rows = doc.standings.filter((s: { scope: string }) => s.scope === 'config');
     expect(rows).toHaveLength(6);
@@ -123,11 +123,11 @@ describe('parley market-tournament', () => {
   });
 
   it('prints a table per configuration, held-out ones marked; --samples 0 leaves intervals out', async () => {
-    const r = await cli('market-tournament', '--sellers', 'greedy,explore:probe=1.5', '--configs', 'standard,held-out-4x9-shifted', '--markets', '3', '--samples', '0');
+    const r = await cli('market-tournament', '--sellers', 'greedy,explore:probe=1.5', '--configs', 'standard,held-out-4x9-lognormal', '--markets', '3', '--samples', '0');
     expect(r.status).toBe(0);
     expect(r.out).toMatch(/^12 markets: 2 sellers × 2 configurations × 3 markets, buyers margin, seed 1$/m);
     expect(r.out).toMatch(/^standard: 5 buyers × 5 products/m);
-    expect(r.out).toMatch(/^held-out-4x9-shifted \[held out\]: /m);
+    expect(r.out).toMatch(/^held-out-4x9-lognormal \[held out\]: /m);
     expect(r.out).toMatch(/^explore:probe=1\.5 +3 +0 +1\.000 /m);
     expect(r.out).not.toMatch(/\[\d/);
   });

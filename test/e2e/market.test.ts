@@ -35,7 +35,7 @@ describe('Market page', () => {
     await page.getByRole('button', { name: 'Start the tournament' }).click();
     await page.getByRole('link', { name: 'Open this run in Runs' }).waitFor({ timeout: 60_000 });
     standings = (await page.locator('.market-standings').textContent()) ?? '';
-    expect(standings).toContain('held-out-7x5-correlated (held out)');
+    expect(standings).toContain('held-out-7x5-segmented (held out)');
     await screenshot(page, 'market');
   });
 

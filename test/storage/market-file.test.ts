@@ -17,7 +17,7 @@ let cliStandings: unknown;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'parley-market-file-'));
   const path = join(dir, 'run.jsonl');
-  const r = await runCli(['market-tournament', '--sellers', 'catalog,greedy', '--configs', 'small,held-out-4x9-shifted', '--markets', '3', '--seed', '4', '--samples', '200', '--json', '--jsonl', path]);
+  const r = await runCli(['market-tournament', '--sellers', 'catalog,greedy', '--configs', 'small,held-out-4x9-lognormal', '--markets', '3', '--seed', '4', '--samples', '200', '--json', '--jsonl', path]);
   expect(r.status, r.err).toBe(0);
   cliStandings = (JSON.parse(r.out) as { standings: unknown }).standings;
   text = await readFile(path, 'utf8');

@@ -19,7 +19,7 @@ import { freshDb, storedTournament } from './helpers';
 const CONFIG: MarketRunConfig = {
   sellers: ['catalog', 'explore'],
   buyer: 'margin',
-  configs: ALL_MARKET_CONFIGS.filter((c) => c.name === 'small' || c.name === 'held-out-4x9-shifted').map((c) => ({ ...c })),
+  configs: ALL_MARKET_CONFIGS.filter((c) => c.name === 'small' || c.name === 'held-out-4x9-lognormal').map((c) => ({ ...c })),
   marketsPerConfig: 3,
   seed: 11,
   samples: 200,

@@ -32,7 +32,7 @@ function sellerAnswer(messages: readonly ChatMessage[], tools: boolean): ChatRes
   return { text: '', toolCalls: [{ name: 'offer_product', arguments: JSON.stringify(move) }], tokensIn: 0, tokensOut: 0 };
 }
 
-const PRESETS = ['small', 'standard', 'scarce', 'held-out-7x5-correlated'];
+const PRESETS = ['small', 'standard', 'scarce', 'held-out-7x5-segmented'];
 const EPISODES = 40;
 const request = (i: number): MarketEpisodeInput => ({
   game: 'market',

@@ -135,7 +135,7 @@ describe('market tournaments', () => {
     await vi.waitFor(() => expect(tournament.status).toBe('done'), WAIT);
     const runId = tournament.runId as string;
     expect(tournament.done).toBe(12);
-    expect(text(target.querySelector('.market-standings'))).toContain('held-out-7x5-correlated (held out)');
+    expect(text(target.querySelector('.market-standings'))).toContain('held-out-7x5-segmented (held out)');
     const live = text(target.querySelector('.market-standings'));
 
     // A fresh connection, as a reloaded page has, finds it whole.
@@ -165,7 +165,7 @@ describe('market tournaments', () => {
     const config: MarketRunConfig = {
       sellers: ['catalog', 'greedy'],
       buyer: 'margin',
-      configs: ALL_MARKET_CONFIGS.filter((c) => c.name === 'small' || c.name === 'held-out-4x9-shifted').map((c) => ({ ...c })),
+      configs: ALL_MARKET_CONFIGS.filter((c) => c.name === 'small' || c.name === 'held-out-4x9-lognormal').map((c) => ({ ...c })),
       marketsPerConfig: 2,
       seed: 6,
       samples: 200,

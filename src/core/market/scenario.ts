@@ -20,6 +20,7 @@ export const ValuationSchema = z.enum(VALUATIONS);
  *   value = (0.4 + fit) · (1 + e), e ~ U(−0.1, 0.1): the segments rank the products in opposite orders;
  * - `lognormal`: every value drawn on its own, exp(ln 0.8 + 0.5 · Z), Z standard normal: median 0.8,
  *   mean about 0.91 (as `independent`'s 0.9) but a long right tail, about 1 value in 30 above twice list.
+ * No preset uses `segmented` or `lognormal`: they are the held-out configurations' models.
  */
 export type Valuation = z.infer<typeof ValuationSchema>;
 
@@ -205,33 +206,42 @@ export const MARKET_PRESETS: readonly NamedMarketConfig[] = [
   named('large', '20 buyers × 20 products, independent values', false, { buyers: 20, products: 20 }),
 ];
 
-/** Held out: sizes, correlated values and list-price ranges no preset has. */
+/**
+ * Held out: valuation models no preset uses (`segmented`, `lognormal`), with sizes and list-price
+ * ranges no preset has, to test whether a seller generalises to unseen value distributions.
+ */
 export const HELD_OUT_CONFIGS: readonly NamedMarketConfig[] = [
-  named('held-out-7x5-correlated', '7 buyers × 5 products, correlated, list $500–$2,500', true, {
+  named('held-out-7x5-segmented', '7 buyers × 5 products, two segments with opposite tastes, list $500–$2,500', true, {
     buyers: 7,
     products: 5,
-    valuation: 'correlated',
+    valuation: 'segmented',
     priceRange: { min: 500, max: 2500 },
   }),
-  named('held-out-12x12-correlated', '12 buyers × 12 products, correlated, list $5–$40', true, {
+  named('held-out-12x12-segmented', '12 buyers × 12 products, two segments with opposite tastes, list $5–$40', true, {
     buyers: 12,
     products: 12,
-    valuation: 'correlated',
+    valuation: 'segmented',
     priceRange: { min: 5, max: 40 },
   }),
-  named('held-out-4x9-shifted', '4 buyers × 9 products, values below list, list $1,000–$3,000', true, {
+  named('held-out-4x9-lognormal', '4 buyers × 9 products, heavy-tailed (lognormal) values, list $1,000–$3,000', true, {
     buyers: 4,
     products: 9,
-    valuation: 'shifted',
+    valuation: 'lognormal',
     priceRange: { min: 1000, max: 3000 },
   }),
-  named('held-out-15x10-stock2', '15 buyers × 10 products, 2 units each, list $300–$900', true, {
+  named('held-out-15x10-lognormal-stock2', '15 buyers × 10 products, 2 units each, heavy-tailed (lognormal) values, list $300–$900', true, {
     buyers: 15,
     products: 10,
+    valuation: 'lognormal',
     stock: 2,
     priceRange: { min: 300, max: 900 },
   }),
 ];
+
+/** Valuation models that held-out configurations use and no preset does. */
+export const HELD_OUT_VALUATIONS: readonly Valuation[] = VALUATIONS.filter(
+  (v) => HELD_OUT_CONFIGS.some((h) => h.config.valuation === v) && !MARKET_PRESETS.some((p) => p.config.valuation === v),
+);
 
 export const MARKET_PRESET_NAMES = MARKET_PRESETS.map((p) => p.name);
 export const ALL_MARKET_CONFIGS: readonly NamedMarketConfig[] = [...MARKET_PRESETS, ...HELD_OUT_CONFIGS];

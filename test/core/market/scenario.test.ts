@@ -122,6 +122,14 @@ describe('market scenarios', () => {
     for (const valuation of VALUATIONS.filter((v) => v !== 'lognormal')) expect(Math.max(...sharesOf(valuation))).toBeLessThan(1.6);
   });
 
+  it('holds out valuation models: no preset uses a held-out configuration’s model, and every model is in one group or the other', () => {
+    const presetModels = new Set(MARKET_PRESETS.map((p) => p.config.valuation));
+    const heldOutModels = new Set(HELD_OUT_CONFIGS.map((h) => h.config.valuation));
+    expect(heldOutModels.size).toBeGreaterThan(0);
+    for (const v of heldOutModels) expect(presetModels.has(v)).toBe(false);
+    for (const v of VALUATIONS) expect(presetModels.has(v) || heldOutModels.has(v)).toBe(true);
+  });
+
   it('keeps held-out configurations apart in sizes and list-price ranges as well', () => {
     const presetNames = new Set(MARKET_PRESETS.map((p) => p.name));
     const presetSizes = new Set(MARKET_PRESETS.map((p) => `${p.config.buyers}x${p.config.products}`));
