@@ -1,13 +1,24 @@
 import { scenarioAt, type Scenario } from '../scenario';
 import type { NegotiationJob, TournamentConfig } from './tournament';
 
+/** How many scenarios each ordered pair meets: the config's own list, or `scenariosPerPair` drawn ones. */
+export const scenarioCount = (config: TournamentConfig): number => config.scenarios?.length ?? config.scenariosPerPair;
+
+/** Scenario k of a tournament: the config's own, or drawn from its preset and seed. */
+export function scenarioOf(config: TournamentConfig, k: number): Scenario {
+  if (config.scenarios === undefined) return scenarioAt(config, k);
+  const scenario = config.scenarios[k];
+  if (scenario === undefined) throw new Error(`scenario ${k} is beyond the config's ${config.scenarios.length}`);
+  return scenario;
+}
+
 /** Buyer, seller and scenario indexes of a job id of this plan, or null when it names none. */
 export function jobPosition(config: TournamentConfig, jobId: string): { b: number; s: number; k: number } | null {
   const m = /^(0|[1-9]\d{0,8})-(0|[1-9]\d{0,8})-(0|[1-9]\d{0,8})$/.exec(jobId);
   if (!m) return null;
   const [b, s, k] = [Number(m[1]), Number(m[2]), Number(m[3])];
   const n = config.agents.length;
-  if (b >= n || s >= n || k >= config.scenariosPerPair || (b === s && !config.selfPlay)) return null;
+  if (b >= n || s >= n || k >= scenarioCount(config) || (b === s && !config.selfPlay)) return null;
   return { b, s, k };
 }
 
@@ -27,7 +38,7 @@ export function planJob(config: TournamentConfig, jobId: string, scenarios?: Map
   const pair = config.selfPlay ? b * n + s : b * (n - 1) + (s > b ? s - 1 : s);
   let scenario = scenarios?.get(k);
   if (scenario === undefined) {
-    scenario = scenarioAt(config, k);
+    scenario = scenarioOf(config, k);
     scenarios?.set(k, scenario);
   }
   return {

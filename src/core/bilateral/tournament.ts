@@ -1,12 +1,12 @@
 import { createRng, deriveSeed, type Rng } from '../rng';
-import { scenarioAt, type Deadline, type FirstMoverChoice, type Preset, type Role, type Scenario } from '../scenario';
+import { type Deadline, type FirstMoverChoice, type Preset, type Role, type Scenario } from '../scenario';
 import { isThenable, playSession, type Agent, type RunOptions, type SessionRecord } from '../session';
 import type { Clock } from '../clock';
 import type { Move } from './moves';
 import { bilateral, type BilateralObservation, type BilateralOutcome } from './protocol';
 import type { BilateralEvent, BilateralResult } from './events';
 import { computeMetrics, type NegotiationMetrics } from './metrics';
-import { jobPosition } from './plan-job';
+import { jobPosition, scenarioCount, scenarioOf } from './plan-job';
 
 export type BilateralAgent = Agent<BilateralObservation, Move>;
 
@@ -33,6 +33,12 @@ export interface TournamentConfig {
   deadline?: Deadline;
   /** Default: alternate (the seller opens even-numbered scenarios, the buyer odd ones). */
   firstMover?: FirstMoverChoice;
+  /**
+   * The scenarios to play instead of drawn ones (a scenario file): every pair meets each once, in
+   * this order. `scenariosPerPair` is then their number; `preset`, `deadline` and `firstMover` do
+   * not apply (each scenario has its own turn limit and opener); `seed` still seeds the seats.
+   */
+  scenarios?: readonly Scenario[];
 }
 
 export interface NegotiationJob {
@@ -92,7 +98,7 @@ function pairsOf(config: TournamentConfig): [number, number][] {
 export const CONFIRM_PLANS_OVER = 1_000_000;
 
 /** How many negotiations a tournament plans, without planning them. */
-export const plannedCount = (config: TournamentConfig): number => pairsOf(config).length * config.scenariosPerPair;
+export const plannedCount = (config: TournamentConfig): number => pairsOf(config).length * scenarioCount(config);
 
 /**
  * Every ordered (buyer, seller) pair meets the same scenarios (common random numbers).
@@ -102,8 +108,9 @@ export const plannedCount = (config: TournamentConfig): number => pairsOf(config
 export function* planJobs(config: TournamentConfig): Generator<NegotiationJob> {
   const pairs = pairsOf(config).map(([b, s]) => ({ prefix: `${b}-${s}-`, buyer: config.agents[b] as string, seller: config.agents[s] as string }));
   let index = 0;
-  for (let k = 0; k < config.scenariosPerPair; k++) {
-    const scenario = scenarioAt(config, k);
+  const count = scenarioCount(config);
+  for (let k = 0; k < count; k++) {
+    const scenario = scenarioOf(config, k);
     for (const pair of pairs)
       yield { id: pair.prefix + k, index: index++, scenarioIndex: k, buyer: pair.buyer, seller: pair.seller, scenario };
   }
