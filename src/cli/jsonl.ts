@@ -2,7 +2,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import type { NegotiationResult } from '../core/bilateral/tournament';
-import { EXPORT_FORMAT_JSONL, EXPORT_VERSION } from '../storage/run-file';
+import { EXPORT_FORMAT_JSONL, exportVersionOf } from '../storage/run-file';
 import { exportedNegotiation, type RunRecord } from '../storage/schema';
 
 /** Negotiation lines are buffered up to this many characters before they are written. */
@@ -59,7 +59,7 @@ export class RunJsonlWriter {
     await this.flush();
     await this.rows.close();
     const partPath = `${this.path}.tmp`;
-    const head = JSON.stringify({ format: EXPORT_FORMAT_JSONL, version: EXPORT_VERSION, run }) + '\n';
+    const head = JSON.stringify({ format: EXPORT_FORMAT_JSONL, version: exportVersionOf(run), run }) + '\n';
     const out = createWriteStream(partPath);
     out.write(head);
     await pipeline(createReadStream(this.rowsPath), out);

@@ -9,11 +9,17 @@ import { ExportedNegotiationSchema, RunRecordSchema, type ExportedNegotiation, t
 export const EXPORT_FORMAT = 'parley-run';
 export const EXPORT_FORMAT_JSONL = 'parley-run-jsonl';
 /**
- * The version written. Version 2 stores a tournament's `deadline` and `firstMover` where version 1
- * stored a fixed `turnLimit`; version-1 files still import (the config schema reads `turnLimit` as a
- * fixed deadline).
+ * The newest version written. Version 2 stores a tournament's `deadline` and `firstMover` where
+ * version 1 stored a fixed `turnLimit`; version-1 files still import (the config schema reads
+ * `turnLimit` as a fixed deadline). Version 3 adds a tournament's own `scenarios` (a scenario file);
+ * only such runs are written as version 3 (`exportVersionOf`), so every other file stays as an older
+ * Parley reads it, and an older Parley refuses a version-3 file as newer rather than misreading it.
  */
-export const EXPORT_VERSION = 2;
+export const EXPORT_VERSION = 3;
+
+/** The version a run's file is written as: 3 with a scenario list of its own, 2 otherwise. */
+export const exportVersionOf = (run: Pick<RunRecord, 'config'>): 2 | 3 =>
+  run.config.kind === 'tournament' && run.config.tournament.scenarios !== undefined ? 3 : 2;
 /** The oldest version this Parley still reads; it reads every version from this to EXPORT_VERSION. */
 export const OLDEST_IMPORT_VERSION = 1;
 /** Larger files are refused before they are parsed. */

@@ -26,5 +26,6 @@ export function planProblem(run: RunRecord, row: ExportedNegotiation, scenarios:
   if (row.buyer !== job.buyer) return `buyer is ${quote(row.buyer)} but the run's plan has ${quote(job.buyer)} buy in this job`;
   if (row.seller !== job.seller) return `seller is ${quote(row.seller)} but the run's plan has ${quote(job.seller)} sell in this job`;
   const changed = firstDifference(row.scenario, job.scenario, 'scenario');
-  return changed && `${changed}: not scenario ${job.scenarioIndex} of the run's config (${t.preset}, seed ${t.seed})`;
+  const source = t.scenarios ? `run.config.tournament.scenarios[${job.scenarioIndex}], from a scenario file` : `${t.preset}, seed ${t.seed}`;
+  return changed && `${changed}: not scenario ${job.scenarioIndex} of the run's config (${source})`;
 }

@@ -10,6 +10,8 @@ import {
 import { BilateralEventSchema, OUTCOME_KINDS, type OutcomeKind } from '../core/bilateral/events';
 import type { NegotiationResult, TournamentConfig } from '../core/bilateral/tournament';
 import type { Standings } from '../core/bilateral/aggregate';
+import { MAX_FILE_SCENARIOS } from '../core/bilateral/scenario-file';
+import { scenarioProblem } from '../core/bilateral/replay';
 import { DEFAULT_LLM_SETTINGS, llmSettings, LlmSettingsSchema, type LlmSettings } from '../agents/llm/settings';
 
 /** Run ids. */
@@ -52,6 +54,25 @@ export const TournamentConfigSchema = z.preprocess(
     firstMover: FirstMoverSchema,
     /** How every model seat was asked for its moves: interface, temperature, token limit, thinking. */
     llm: LlmSettingsSchema,
+    /**
+     * A scenario file's scenarios, played instead of drawn ones (absent for drawn ones, so runs
+     * stored before files existed read unchanged). With them, `scenariosPerPair` is their number,
+     * and `preset`, `deadline` and `firstMover` do not apply (Parley writes the defaults there).
+     */
+    scenarios: z.array(ScenarioSchema).min(1).max(MAX_FILE_SCENARIOS).optional(),
+  }).superRefine((t, ctx) => {
+    if (t.scenarios === undefined) return;
+    if (t.scenariosPerPair !== t.scenarios.length)
+      ctx.addIssue({ code: 'custom', path: ['scenariosPerPair'], message: `is ${t.scenariosPerPair} but scenarios holds ${t.scenarios.length}` });
+    // Standings pair negotiations by scenario id, so one id must name one scenario.
+    const first = new Map<string, number>();
+    t.scenarios.forEach((s, i) => {
+      const broken = scenarioProblem(s);
+      if (broken !== null) ctx.addIssue({ code: 'custom', path: ['scenarios', i], message: broken });
+      const other = first.get(s.id);
+      if (other !== undefined) ctx.addIssue({ code: 'custom', path: ['scenarios', i, 'id'], message: `"${s.id.slice(0, 60)}" is already the id of scenarios[${other}]` });
+      else first.set(s.id, i);
+    });
   }),
 );
 
@@ -60,13 +81,15 @@ export type StoredTournamentConfig = z.infer<typeof TournamentConfigSchema>;
 /** A core config and the model settings with their defaults written out, as a run stores it (so a replay never depends on defaults). */
 export const fullTournamentConfig = (config: TournamentConfig, llm: Partial<LlmSettings> = {}): StoredTournamentConfig => ({
   agents: config.agents,
-  scenariosPerPair: config.scenariosPerPair,
-  preset: config.preset,
+  scenariosPerPair: config.scenarios?.length ?? config.scenariosPerPair,
+  // With a scenario list these do not apply: the defaults are written, so one list stores one way.
+  preset: config.scenarios ? 'standard' : config.preset,
   seed: config.seed,
   selfPlay: config.selfPlay,
-  deadline: config.deadline ?? DEFAULT_DEADLINE,
-  firstMover: config.firstMover ?? DEFAULT_FIRST_MOVER,
+  deadline: (config.scenarios ? undefined : config.deadline) ?? DEFAULT_DEADLINE,
+  firstMover: (config.scenarios ? undefined : config.firstMover) ?? DEFAULT_FIRST_MOVER,
   llm: llmSettings(llm),
+  ...(config.scenarios ? { scenarios: [...config.scenarios] } : {}),
 });
 
 export const RunConfigSchema = z.discriminatedUnion('kind', [

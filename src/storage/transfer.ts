@@ -6,7 +6,7 @@ import type { ParleyDb } from './db';
 import { addBatches, runBatches, scanJson } from './batches';
 import { asStorageError } from './errors';
 import { jsonFile, jsonlFile, runRecordOf } from './file-format';
-import { EXPORT_FORMAT, EXPORT_FORMAT_JSONL, EXPORT_VERSION, readRunFile, sizeProblem, type ImportError } from './run-file';
+import { EXPORT_FORMAT, EXPORT_FORMAT_JSONL, exportVersionOf, readRunFile, sizeProblem, type ImportError } from './run-file';
 import type { ExportedNegotiation, RunRecord, RunRow } from './schema';
 
 export {
@@ -43,16 +43,16 @@ async function snapshot(db: ParleyDb, runId: string): Promise<{ run: RunRecord; 
   });
 }
 
-/** `{"format":"parley-run","version":2,"run":{…},"negotiations":[…]}`; standings are left out. */
+/** `{"format":"parley-run","version":2,"run":{…},"negotiations":[…]}` (version 3 with a scenario list); standings are left out. */
 export async function exportRunJson(db: ParleyDb, runId: string): Promise<string> {
   const { run, lines } = await snapshot(db, runId);
-  return jsonFile({ format: EXPORT_FORMAT, version: EXPORT_VERSION, run }, 'negotiations', lines);
+  return jsonFile({ format: EXPORT_FORMAT, version: exportVersionOf(run), run }, 'negotiations', lines);
 }
 
 /** A header line `{"format":"parley-run-jsonl","version":2,"run":{…}}`, then one negotiation a line. */
 export async function exportRunJsonl(db: ParleyDb, runId: string): Promise<string> {
   const { run, lines } = await snapshot(db, runId);
-  return jsonlFile({ format: EXPORT_FORMAT_JSONL, version: EXPORT_VERSION, run }, lines);
+  return jsonlFile({ format: EXPORT_FORMAT_JSONL, version: exportVersionOf(run), run }, lines);
 }
 
 /**

@@ -45,8 +45,9 @@ describe('tournament --jsonl', () => {
     const lines = text.split('\n');
     expect(lines.at(-1)).toBe('');
     expect(lines).toHaveLength(plan.length + 2);
-    expect(JSON.parse(lines[0] as string)).toMatchObject({ format: EXPORT_FORMAT_JSONL, version: EXPORT_VERSION });
-    expect(EXPORT_VERSION).toBe(2);
+    // Drawn scenarios: still version 2, as an older Parley reads it (version 3 is for runs with a scenario list).
+    expect(JSON.parse(lines[0] as string)).toMatchObject({ format: EXPORT_FORMAT_JSONL, version: 2 });
+    expect(EXPORT_VERSION).toBe(3);
     // What the app recomputes on import is what the CLI printed.
     const aggregator = new Aggregator();
     for (const row of rows) aggregator.add(row.buyer, row.seller, row.scenario, computeMetrics(row.scenario, row.events));
@@ -114,7 +115,7 @@ describe('tournament --jsonl', () => {
     if (!checked.ok) throw new Error(checked.error.message);
     expect(checked.value.run.config).toEqual(header.run.config);
     expect(checked.value.rows).toHaveLength(4);
-    const v3 = readRunFile([JSON.stringify({ ...header, version: 3 }), ...rest].join('\n'));
-    expect(v3.ok ? null : v3.error.kind).toBe('wrong-version');
+    const newer = readRunFile([JSON.stringify({ ...header, version: EXPORT_VERSION + 1 }), ...rest].join('\n'));
+    expect(newer.ok ? null : newer.error.kind).toBe('wrong-version');
   });
 });
