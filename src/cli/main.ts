@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import { basename } from 'node:path';
 import { Aggregator, describeIntervals } from '../core/bilateral/aggregate';
 import { standingsCsv } from '../core/bilateral/csv';
 import {
@@ -38,6 +39,7 @@ import { RunJsonlWriter } from './jsonl';
 import { llmFlags, printable, remoteSettings } from './model-flags';
 import { readRunFile } from '../storage/run-file';
 import { readRunFileText } from './read-run-file';
+import { readScenarioFile } from './read-scenario-file';
 import { marketFormatOf, readMarketFile } from '../storage/market-file';
 import { MARKET_USAGE, marketCommand, marketTournamentCommand } from './market';
 import { serveEnvCommand, sftCommand } from './training';
@@ -50,6 +52,9 @@ commands:
   tournament  --agents SPEC,SPEC,... --scenarios N [--preset P] [--seed N] [--deadline fixed|uncertain]
               [--turns N|MIN-MAX] [--first alternate|seller|buyer] [--self-play] [--samples N] [--concurrency N]
               [--json|--csv] [--jsonl PATH] [--yes]
+              or --scenarios-from FILE.jsonl instead of --scenarios, --preset, --deadline, --turns and --first:
+              play the file's scenarios (one JSON object a line: id, listPrice, buyerValue, sellerCost, turns,
+              first, optional lo, hi, name, category; docs/scenario-files.md)
   strategies  list the scripted strategies and their parameters
   check       FILE: check a run file (a JSON or JSONL export) exactly as the app's import does; prints
               "ok: NAME, N negotiations" ("N markets" for a market run) or the first problem in one line (exit 2)
@@ -217,9 +222,13 @@ async function runCommand(argv: string[], io: Io): Promise<number> {
 const cliRunId = (config: StoredTournamentConfig): string =>
   `cli-s${config.seed}-${deriveSeed(config.seed, 'cli-tournament', JSON.stringify(config)).toString(36)}`;
 
+/** The scenarios in words: "50 standard scenarios", or "250 scenarios from reference.jsonl". */
+const scenarioWords = (config: StoredTournamentConfig, file: string | null): string =>
+  file === null ? `${config.scenariosPerPair} ${config.preset} scenarios` : `${config.scenariosPerPair} scenarios from ${file}`;
+
 /** "CLI tournament: boulware, linear (50 standard scenarios per pair, seed 1)", at most 200 characters. */
-function cliRunName(config: StoredTournamentConfig): string {
-  const tail = ` (${config.scenariosPerPair} ${config.preset} scenarios per pair, seed ${config.seed})`;
+function cliRunName(config: StoredTournamentConfig, file: string | null): string {
+  const tail = ` (${scenarioWords(config, file).slice(0, 120)} per pair, seed ${config.seed})`;
   let agents = config.agents.join(', ');
   const room = 200 - 'CLI tournament: '.length - tail.length;
   if (agents.length > room) agents = `${agents.slice(0, room - 1)}…`;
@@ -229,12 +238,26 @@ function cliRunName(config: StoredTournamentConfig): string {
 /** Lets timers and signals run: a tournament of scripted agents otherwise never yields to them. */
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
+/** What a scenario file replaces, refused beside it: the file gives every scenario, its turns and its opener. */
+const DRAWN_SCENARIO_FLAGS = ['scenarios', 'preset', 'deadline', 'turns', 'first'] as const;
+
+/** `--scenarios-from FILE`: the file's scenarios, or a UsageError naming the flag that clashes or the line at fault. */
+async function scenarioFileFlag(args: ReturnType<typeof parseFlags>, path: string) {
+  const clash = DRAWN_SCENARIO_FLAGS.find((f) => args.values.has(f));
+  if (clash) throw new UsageError(`--${clash} does not apply with --scenarios-from (the file gives every scenario, its turn limit and who opens)`);
+  if (path.trim() === '') throw new UsageError('--scenarios-from needs a file path');
+  const read = await readScenarioFile(path);
+  if (!read.ok) throw new UsageError(printable(`--scenarios-from ${path}: ${read.error}`));
+  return read.value;
+}
+
 async function tournamentCommand(argv: string[], io: Io): Promise<number> {
   const args = parseFlags(
     argv,
     {
       agents: true,
       scenarios: true,
+      'scenarios-from': true,
       preset: true,
       seed: true,
       deadline: true,
@@ -258,8 +281,11 @@ async function tournamentCommand(argv: string[], io: Io): Promise<number> {
   const selfPlay = args.switches.has('self-play');
   if (specs.value.length < 2 && !selfPlay)
     throw new UsageError('--agents needs at least two agents (or one with --self-play)');
-  if (!args.values.has('scenarios')) throw new UsageError('--scenarios is required (scenarios per ordered pair, at least 1)');
-  const scenariosPerPair = intFlag(args, 'scenarios', 1, 1, 1_000_000);
+  const fromPath = args.values.get('scenarios-from');
+  const file = fromPath === undefined ? null : await scenarioFileFlag(args, fromPath);
+  if (file === null && !args.values.has('scenarios'))
+    throw new UsageError('--scenarios is required (scenarios per ordered pair, at least 1), or --scenarios-from FILE');
+  const scenariosPerPair = file?.scenarios.length ?? intFlag(args, 'scenarios', 1, 1, 1_000_000);
   const samples = intFlag(args, 'samples', 1000, 0, 100_000);
   const anyRemote = specs.value.some((s) => s.remote !== undefined);
   const concurrency = intFlag(args, 'concurrency', anyRemote ? 8 : 1, 1, 1024);
@@ -275,8 +301,10 @@ async function tournamentCommand(argv: string[], io: Io): Promise<number> {
     selfPlay,
     deadline,
     firstMover,
+    ...(file ? { scenarios: file.scenarios } : {}),
   };
   const stored = fullTournamentConfig(config, llm);
+  const fileName = fromPath === undefined ? null : basename(fromPath);
   const planned = plannedCount(config);
   if (planned > CONFIRM_PLANS_OVER && !args.switches.has('yes'))
     throw new UsageError(
@@ -334,7 +362,7 @@ async function tournamentCommand(argv: string[], io: Io): Promise<number> {
   if (writer !== null) {
     const run: RunRecord = {
       id: cliRunId(stored),
-      name: cliRunName(stored),
+      name: cliRunName(stored, fileName),
       createdAt: started,
       updatedAt: io.now(),
       status: cancelled ? 'cancelled' : 'done',
@@ -366,8 +394,10 @@ async function tournamentCommand(argv: string[], io: Io): Promise<number> {
         ? 'no intervals (--samples 0)'
         : describeIntervals(standings.intervals);
     io.out(
-      `${aggregator.count} negotiations: ${config.agents.length} agents, ${scenariosPerPair} ${preset} scenarios per ordered pair, seed ${seed}\n` +
-        `deadline ${deadlineLabel(stored.deadline)}, first mover ${stored.firstMover}\n` +
+      printable(`${aggregator.count} negotiations: ${config.agents.length} agents, ${scenarioWords(stored, fileName)} per ordered pair, seed ${seed}`) + '\n' +
+        (file
+          ? "deadline and first mover: each scenario's own (a fixed turn limit both sides know)\n"
+          : `deadline ${deadlineLabel(stored.deadline)}, first mover ${stored.firstMover}\n`) +
         (specs.value.some(isModelSpec) ? `models: ${describeLlm(llm)}\n` : '') +
         `${intervals}; a negotiation that ended in an error counts only in errors\n\n` +
         formatLeaderboard(standings.leaderboard) +
