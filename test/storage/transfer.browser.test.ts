@@ -180,9 +180,9 @@ describe('import refuses a bad file, names the place, and changes nothing', () =
 
   test('a file from a newer Parley', async () => {
     const { json, jsonl, expectRefused } = await fixture();
-    await expectRefused(JSON.stringify({ ...json, version: 3 }), 'wrong-version', /version 3.*newer Parley.*reads versions 1 to 2/);
+    await expectRefused(JSON.stringify({ ...json, version: 4 }), 'wrong-version', /version 4.*newer Parley.*reads versions 1 to 3/);
     const header = JSON.parse(jsonl[0]!);
-    await expectRefused([JSON.stringify({ ...header, version: 3 }), ...jsonl.slice(1)].join('\n'), 'wrong-version', /^line 1: .*version 3/);
+    await expectRefused([JSON.stringify({ ...header, version: 4 }), ...jsonl.slice(1)].join('\n'), 'wrong-version', /^line 1: .*version 4/);
     await expectRefused(JSON.stringify({ ...json, version: 'one' }), 'invalid-file', /version: expected a positive whole number/);
   });
 
