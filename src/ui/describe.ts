@@ -20,6 +20,11 @@ export const DEADLINE_WHY =
 export function describeConfig(run: Pick<RunRow, 'config'>): Phrase {
   if (run.config.kind === 'arena') return [{ name: run.config.buyer }, ' (buyer) vs ', { name: run.config.seller }, ' (seller)'];
   const t = run.config.tournament;
+  if (t.scenarios)
+    return [
+      `${t.agents.length} agents, ${t.scenariosPerPair} scenarios from a file per pair, seed ${t.seed}${t.selfPlay ? ', self-play' : ''}, ` +
+        `each scenario's own turn limit and first mover`,
+    ];
   return [
     `${t.agents.length} agents, ${t.scenariosPerPair} ${t.preset} scenarios per pair, seed ${t.seed}${t.selfPlay ? ', self-play' : ''}, ` +
     `${deadlineLabel(t.deadline)}, ${firstMoverLabel(t.firstMover)}`,
