@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { MAX_FILE_SCENARIOS, parseScenarioFile } from '../../src/core/bilateral/scenario-file';
+import type { TournamentConfig } from '../../src/core/bilateral/tournament';
 import { DEFAULT_DEADLINE, DEFAULT_FIRST_MOVER, type Scenario } from '../../src/core/scenario';
 import { exportVersionOf } from '../../src/storage/run-file';
 import { fullTournamentConfig, TournamentConfigSchema } from '../../src/storage/schema';
@@ -11,7 +12,7 @@ const SCENARIOS: Scenario[] = (() => {
   return read.value.scenarios;
 })();
 
-const DRAWN = { agents: ['boulware', 'linear'], scenariosPerPair: 4, preset: 'narrow', seed: 3, selfPlay: true, deadline: { kind: 'fixed', turns: 9 }, firstMover: 'buyer' } as const;
+const DRAWN: TournamentConfig = { agents: ['boulware', 'linear'], scenariosPerPair: 4, preset: 'narrow', seed: 3, selfPlay: true, deadline: { kind: 'fixed', turns: 9 }, firstMover: 'buyer' };
 
 /** The first problem the stored-config schema names, as `path: message`. */
 const problem = (value: object): string | null => {
@@ -22,21 +23,21 @@ const problem = (value: object): string | null => {
 
 describe('a stored tournament config with a scenario list', () => {
   it('drawn scenarios store exactly as before: no scenarios key, the same keys in the same order', () => {
-    const stored = fullTournamentConfig({ ...DRAWN, deadline: { ...DRAWN.deadline } });
+    const stored = fullTournamentConfig(DRAWN);
     expect(Object.keys(stored)).toEqual(['agents', 'scenariosPerPair', 'preset', 'seed', 'selfPlay', 'deadline', 'firstMover', 'llm']);
     expect(stored).toMatchObject({ scenariosPerPair: 4, preset: 'narrow', deadline: { kind: 'fixed', turns: 9 }, firstMover: 'buyer' });
     expect(exportVersionOf({ config: { kind: 'tournament', tournament: stored } })).toBe(2);
   });
 
   it('a list stores its scenarios, their number, and the defaults where drawn-scenario settings do not apply', () => {
-    const stored = fullTournamentConfig({ ...DRAWN, deadline: { ...DRAWN.deadline }, scenarios: SCENARIOS });
+    const stored = fullTournamentConfig({ ...DRAWN, scenarios: SCENARIOS });
     expect(stored).toMatchObject({ scenariosPerPair: 3, preset: 'standard', seed: 3, deadline: DEFAULT_DEADLINE, firstMover: DEFAULT_FIRST_MOVER, scenarios: SCENARIOS });
     expect(TournamentConfigSchema.parse(stored)).toEqual(stored);
     expect(exportVersionOf({ config: { kind: 'tournament', tournament: stored } })).toBe(3);
   });
 
   it('refuses a count its list does not hold, one id twice, a scenario the protocol cannot run, and too long a list', () => {
-    const stored = fullTournamentConfig({ ...DRAWN, deadline: { ...DRAWN.deadline }, scenarios: SCENARIOS });
+    const stored = fullTournamentConfig({ ...DRAWN, scenarios: SCENARIOS });
     expect(problem({ ...stored, scenariosPerPair: 4 })).toBe('scenariosPerPair: is 4 but scenarios holds 3');
     const twice = [SCENARIOS[0]!, { ...SCENARIOS[1]!, id: SCENARIOS[0]!.id }, SCENARIOS[2]!];
     expect(problem({ ...stored, scenarios: twice })).toBe('scenarios.1.id: "101-0" is already the id of scenarios[0]');

@@ -18,7 +18,8 @@ import { newId, sim } from '../../src/ui/state/sim';
 import { RunsStore } from '../../src/ui/state/runs.svelte';
 import { database } from '../../src/ui/state/sim';
 import { TournamentSession } from '../../src/ui/state/tournament.svelte';
-import { cleanup, control, must, render, text } from './helpers.svelte';
+import { describeConfig } from '../../src/ui/describe';
+import { cleanup, control, must, reactive, render, text } from './helpers.svelte';
 
 afterEach(cleanup);
 const played: string[] = [];
@@ -76,8 +77,11 @@ describe('Tournament scenarios from a file', () => {
     if (runId === null) throw new Error('no run started');
     played.push(runId);
     const run = await getRun(database(), runId);
-    expect(run?.name).toBe('2 agents × 3 scenarios from negmas-reference-3.jsonl');
-    expect(run?.config).toMatchObject({ kind: 'tournament', tournament: { scenariosPerPair: 3, scenarios: SCENARIOS } });
+    if (!run) throw new Error('the run was not stored');
+    expect(run.name).toBe('2 agents × 3 scenarios from negmas-reference-3.jsonl');
+    expect(run.config).toMatchObject({ kind: 'tournament', tournament: { scenariosPerPair: 3, scenarios: SCENARIOS } });
+    // The Runs page does not describe it as preset scenarios.
+    expect(describeConfig(run)).toEqual(["2 agents, 3 scenarios from a file per pair, seed 1, each scenario's own turn limit and first mover"]);
     const { rows, total } = await loadNegotiations(database(), runId);
     expect(total).toBe(6);
     const plan = planTournament({ agents: ['boulware', 'linear'], scenariosPerPair: 3, preset: 'standard', seed: 1, selfPlay: false, scenarios: SCENARIOS });
@@ -151,6 +155,18 @@ describe('Tournament scenarios from a file', () => {
     fileInput(target).files = chosen.files;
     fileInput(target).dispatchEvent(new Event('change', { bubbles: true }));
     await vi.waitFor(() => expect(alerts(target)).toEqual(['big.jsonl: the file is 8.0 MB; a scenario file may hold up to 8.0 MB']));
+  });
+
+  test('a share link opened over a chosen file sets up generated scenarios, as the link says', async () => {
+    const props = reactive({ session: new TournamentSession(), runs: new RunsStore(() => openDb()), setup: undefined as string | undefined });
+    const target = render(TournamentPage, props);
+    await userEvent.click(control(target, FROM_FILE));
+    await userEvent.upload(fileInput(target), new File([FIXTURE], 'a.jsonl'));
+    await vi.waitFor(() => expect(target.querySelector('.file-summary')).not.toBeNull());
+    props.setup = 'agent=boulware&agent=hardliner&per=3&preset=narrow';
+    await vi.waitFor(() => expect(control<HTMLInputElement>(target, GENERATED).checked).toBe(true));
+    expect(control<HTMLInputElement>(target, 'Scenarios per ordered pair').value).toBe('3');
+    expect(text(runButton(target))).toBe('Run 6 negotiations');
   });
 
   test('works by keyboard: arrow keys pick the source, Tab reaches the file input', async () => {
