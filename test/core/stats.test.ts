@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createRng } from '../../src/core/rng';
-import { ANALYTIC_MIN_UNITS, bootstrapInterleaved, bootstrapRatios, pairedIntervals, quantile } from '../../src/core/stats';
+import { ANALYTIC_MIN_UNITS, bootstrapInterleaved, bootstrapRatios, pairedIntervals, quantile, RatioMoments, ratioInterval } from '../../src/core/stats';
 
 const col = (xs: number[]) => Float64Array.from(xs);
 /** n units, the first `hits` of them with numerator 1, every denominator 1. */
@@ -218,5 +218,163 @@ describe('pairedIntervals: analytic intervals over clustered units, bootstrap fo
     expect(b!.method).toBe('bootstrap');
     expect(b!.value).toBe(1);
     expect(c).toEqual({ value: null, ci: null, method: null });
+  });
+});
+
+describe('intervals stratified by a fixed design (the opener of each scenario)', () => {
+  const Z = 1.959963984540054;
+  /** Interleaved [a, b] pairs and each unit's stratum. */
+  const split = (units: [a: number, b: number, stratum: number][]) => ({
+    data: Float64Array.from(units.flatMap(([a, b]) => [a, b])),
+    strata: units.map(([, , h]) => h),
+    n: units.length,
+  });
+  /** 16 units of stratum 0 (12 hits) and 16 of stratum 1 (4 hits), one trial each, arriving alternately. */
+  const twelveAndFour = () =>
+    split(Array.from({ length: 32 }, (_, i) => [i % 2 === 0 ? (i < 24 ? 1 : 0) : i < 8 ? 1 : 0, 1, i % 2] as [number, number, number]));
+  /** Wilson's score interval for a proportion p at effective sample size n (the textbook form). */
+  const wilson = (p: number, n: number): [number, number] => {
+    const centre = (p + (Z * Z) / (2 * n)) / (1 + (Z * Z) / n);
+    const half = (Z / (1 + (Z * Z) / n)) * Math.sqrt((p * (1 - p)) / n + (Z * Z) / (4 * n * n));
+    return [centre - half, centre + half];
+  };
+
+  it('by hand: Var(ΣA − R·ΣB) = Σ m_h·s²_h of d = a − R·b, not the pooled spread', () => {
+    const { data, strata, n } = twelveAndFour();
+    // R = 16/32 = 0.5. Stratum 0: mean 0.75, s² = (12·0.25² + 4·0.75²)/15 = 0.2; stratum 1 likewise 0.2.
+    // v = (16·0.2 + 16·0.2)/32² = 1/160. Pooled: 32/31 · Σ(a − 0.5)² / 32² = 32/31 · 8/1024.
+    const [r] = pairedIntervals(data, 1, n, [false], createRng(1), 200, 0.95, strata);
+    expect(r!.method).toBe('analytic');
+    expect(r!.value).toBe(0.5);
+    expect(r!.ci![0]).toBeCloseTo(0.5 - Z * Math.sqrt(1 / 160), 12);
+    expect(r!.ci![1]).toBeCloseTo(0.5 + Z * Math.sqrt(1 / 160), 12);
+    const [pooled] = pairedIntervals(data, 1, n, [false], createRng(1), 200);
+    expect(pooled!.ci![1]).toBeCloseTo(0.5 + Z * Math.sqrt(((32 / 31) * 8) / 1024), 12);
+    // A rate: Wilson at the effective sample size R(1 − R)/v = 0.25 · 160 = 40.
+    const [w] = pairedIntervals(data, 1, n, [true], createRng(1), 200, 0.95, strata);
+    const [lo, hi] = wilson(0.5, 40);
+    expect(w!.ci![0]).toBeCloseTo(lo, 12);
+    expect(w!.ci![1]).toBeCloseTo(hi, 12);
+  });
+
+  it('matches a two-pass computation with uneven strata and denominators', () => {
+    const rng = createRng(17);
+    const units: [number, number, number][] = [];
+    for (let i = 0; i < 37; i++) {
+      const h = i < 23 ? 0 : 1;
+      const b = 1 + rng.int(5);
+      let a = 0;
+      for (let j = 0; j < b; j++) if (rng.next() < (h === 0 ? 0.8 : 0.3)) a++;
+      units.push([a, b, h]);
+    }
+    units.push([0, 0, 1]); // no denominator: counts nowhere
+    // The oracle: d = a − R·b, each stratum's own mean of d removed, m_h/(m_h − 1) per stratum.
+    const counted = units.filter(([, b]) => b > 0);
+    const R = counted.reduce((t, [a]) => t + a, 0) / counted.reduce((t, [, b]) => t + b, 0);
+    const B = counted.reduce((t, [, b]) => t + b, 0);
+    let total = 0;
+    for (const h of [0, 1]) {
+      const d = counted.filter(([, , g]) => g === h).map(([a, b]) => a - R * b);
+      const mean = d.reduce((t, x) => t + x, 0) / d.length;
+      total += (d.length / (d.length - 1)) * d.reduce((t, x) => t + (x - mean) ** 2, 0);
+    }
+    const sd = Math.sqrt(total / (B * B));
+    const { data, strata, n } = split(units);
+    const [r] = pairedIntervals(data, 1, n, [false], createRng(1), 200, 0.95, strata);
+    expect(r!.value).toBeCloseTo(R, 12);
+    expect(r!.ci![0]).toBeCloseTo(R - Z * sd, 12);
+    expect(r!.ci![1]).toBeCloseTo(R + Z * sd, 12);
+  });
+
+  it('with one stratum, gives exactly the unstratified interval, analytic and bootstrap alike', () => {
+    for (const m of [ANALYTIC_MIN_UNITS + 20, ANALYTIC_MIN_UNITS - 5]) {
+      const rng = createRng(m);
+      const units = Array.from({ length: m }, () => [rng.int(4), 3] as [number, number]);
+      const data = Float64Array.from(units.flat());
+      const plain = pairedIntervals(data, 1, m, [true], createRng(3), 300);
+      // Every unit in stratum 1 (the buyer opened every scenario) of two.
+      const second = pairedIntervals(data, 1, m, [true], createRng(3), 300, 0.95, new Array(m).fill(1));
+      expect(second).toEqual(plain);
+      expect(plain[0]!.method).toBe(m >= ANALYTIC_MIN_UNITS ? 'analytic' : 'bootstrap');
+      const one = new RatioMoments();
+      const two = new RatioMoments(2);
+      for (const [a, b] of units) {
+        one.add(a, b);
+        two.add(a, b, 1);
+      }
+      expect(ratioInterval(two, false, createRng(4), 300)).toEqual(ratioInterval(one, false, createRng(4), 300));
+    }
+  });
+
+  it('gives zero width where every unit of each stratum has that stratum’s ratio', () => {
+    const { data, strata, n } = split(Array.from({ length: 40 }, (_, i) => [i % 2 === 0 ? 3 : 1, 4, i % 2] as [number, number, number]));
+    const [r] = pairedIntervals(data, 1, n, [true], createRng(1), 200, 0.95, strata);
+    expect(r).toEqual({ value: 0.5, ci: [0.5, 0.5], method: 'analytic' });
+    const [pooled] = pairedIntervals(data, 1, n, [true], createRng(1), 200);
+    expect(pooled!.ci![1] - pooled!.ci![0]).toBeGreaterThan(0.1);
+  });
+
+  it('falls back to the pooled variance where a stratum has a single unit (its spread is unknown)', () => {
+    const units: [number, number, number][] = Array.from({ length: 40 }, (_, i) => [i % 3 === 0 ? 1 : 0, 1, 0]);
+    units[7] = [1, 1, 1];
+    const { data, strata, n } = split(units);
+    expect(pairedIntervals(data, 1, n, [true], createRng(1), 200, 0.95, strata)).toEqual(pairedIntervals(data, 1, n, [true], createRng(1), 200));
+  });
+
+  it('bootstraps small cells within each stratum, keeping each stratum’s size', () => {
+    // 10 units of each stratum, every one of stratum 0 a hit and none of stratum 1: any resample that
+    // keeps 10 of each has ratio 0.5 exactly; resampling all 20 together does not.
+    const units = split(Array.from({ length: 20 }, (_, i) => [i % 2 === 0 ? 1 : 0, 1, i % 2] as [number, number, number]));
+    const [r] = pairedIntervals(units.data, 1, units.n, [true], createRng(5), 500, 0.95, units.strata);
+    expect(r).toEqual({ value: 0.5, ci: [0.5, 0.5], method: 'bootstrap' });
+    const [pooled] = pairedIntervals(units.data, 1, units.n, [true], createRng(5), 500);
+    expect(pooled!.method).toBe('bootstrap');
+    expect(pooled!.ci![1] - pooled!.ci![0]).toBeGreaterThan(0.3);
+  });
+
+  it('bootstrapInterleaved: one block of n is the plain bootstrap; blocks are resampled apart', () => {
+    // Hits [1, 0, 1, 1] then [0, 0, 0, 0], every denominator 1.
+    const data = Float64Array.from([1, 1, 0, 1, 1, 1, 1, 1, 0, 1, 0, 1, 0, 1, 0, 1]);
+    expect(bootstrapInterleaved(data, 1, 8, createRng(2), 400, 0.95, [8])).toEqual(bootstrapInterleaved(data, 1, 8, createRng(2), 400));
+    // As blocks of 4 and 4, every resample holds 4 draws of the hitless block: never above 4/8. The
+    // pooled bootstrap draws 5 or more from the first block in about a fifth of its resamples.
+    const [blocks] = bootstrapInterleaved(data, 1, 8, createRng(2), 2000, 0.95, [4, 4]);
+    const [pooled] = bootstrapInterleaved(data, 1, 8, createRng(2), 2000, 0.95);
+    expect(blocks!.value).toBe(3 / 8);
+    expect(blocks!.ci![1]).toBeLessThanOrEqual(4 / 8);
+    expect(pooled!.ci![1]).toBeGreaterThan(4 / 8);
+  });
+
+  it('covers about 95% in simulated tournaments with a strong opener effect, narrower than the pooled interval', () => {
+    // 120 scenarios, opened alternately; 5 negotiations each, dealing with chance around 0.85 where
+    // the seller opened and 0.25 where the buyer did. With the strata's sizes fixed, the true rate is 0.55.
+    const truth = 0.55;
+    const trials = 400;
+    let covered = 0;
+    let coveredPooled = 0;
+    let width = 0;
+    let widthPooled = 0;
+    for (let t = 0; t < trials; t++) {
+      const rng = createRng(5000 + t);
+      const units: [number, number, number][] = [];
+      for (let i = 0; i < 120; i++) {
+        const p = (i % 2 === 0 ? 0.85 : 0.25) + 0.2 * (rng.next() - 0.5);
+        let hits = 0;
+        for (let j = 0; j < 5; j++) if (rng.next() < p) hits++;
+        units.push([hits, 5, i % 2]);
+      }
+      const { data, strata, n } = split(units);
+      const [r] = pairedIntervals(data, 1, n, [true], createRng(t), 100, 0.95, strata);
+      const [q] = pairedIntervals(data, 1, n, [true], createRng(t), 100);
+      if (r!.ci![0] <= truth && truth <= r!.ci![1]) covered++;
+      if (q!.ci![0] <= truth && truth <= q!.ci![1]) coveredPooled++;
+      width += r!.ci![1] - r!.ci![0];
+      widthPooled += q!.ci![1] - q!.ci![0];
+    }
+    expect(covered / trials).toBeGreaterThan(0.92);
+    expect(covered / trials).toBeLessThan(0.975);
+    // The pooled interval counts the split between openers as noise: it covers nearly always.
+    expect(coveredPooled / trials).toBeGreaterThan(0.99);
+    expect(width / widthPooled).toBeLessThan(0.7);
   });
 });

@@ -224,13 +224,13 @@ class Seat {
   }
 
   private cell(slot: number): RatioMomentsBlock {
-    return (this.moments[slot] ??= new RatioMomentsBlock(K));
+    return (this.moments[slot] ??= new RatioMomentsBlock(K, 1));
   }
 
   /** A cell's moments with the open scenario included, leaving the seat as it was (more may come). */
   snapshot(slot: number): RatioMoments[] {
     const kept = this.moments[slot];
-    const copy = new RatioMomentsBlock(K, kept ?? undefined);
+    const copy = new RatioMomentsBlock(K, 1, kept ?? undefined);
     if (this.key !== null && (slot === 0 || slot === this.tier || slot === this.zone)) copy.add(this.open);
     return RATE_NAMES.map((_, k) => copy.at(k));
   }
