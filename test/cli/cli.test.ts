@@ -87,7 +87,8 @@ describe('parley tournament', () => {
       llm: { interface: 'tools', temperature: 0.7, maxTokens: null, thinking: false },
       samples: 200,
     });
-    expect(doc.intervals).toEqual({ method: 'paired-analytic', unit: 'scenario', level: 0.95, bootstrapBelow: 30, samples: 200, apart: 0 });
+    // The default plan alternates the opener, so the intervals are stratified by it.
+    expect(doc.intervals).toEqual({ method: 'paired-analytic', unit: 'scenario', level: 0.95, bootstrapBelow: 30, samples: 200, strata: 'opener', apart: 0 });
     expect(doc.leaderboard).toHaveLength(6);
     for (const row of [...doc.leaderboard, ...doc.byTier, ...doc.byZone]) {
       expect(row.errors).toBe(0);

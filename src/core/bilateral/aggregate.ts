@@ -89,6 +89,13 @@ export interface IntervalMethod {
   bootstrapBelow: number;
   samples: number;
   /**
+   * `opener`: the run's scenarios were opened by both roles (the plan alternates the opener, so
+   * each role opens a fixed number of them), and the intervals are stratified by it: the variance
+   * is within each opener's scenarios, and the bootstrap resamples each opener's scenarios apart.
+   * Absent where every scenario had the same opener (and in standings stored before strata).
+   */
+  strata?: 'opener';
+  /**
    * Negotiations that arrived after their scenario's others (a run whose stored negotiations were
    * not a prefix of its plan): each was resampled as a scenario of its own. 0 in plan order.
    */
@@ -98,7 +105,9 @@ export interface IntervalMethod {
 /** The interval method in one sentence, for the CLI and the app. */
 export function describeIntervals(m: IntervalMethod): string {
   return (
-    `${Math.round(m.level * 100)}% intervals over whole scenarios (every pair met the same ones): ` +
+    `${Math.round(m.level * 100)}% intervals over whole scenarios (every pair met the same ones)` +
+    (m.strata === 'opener' ? ', stratified by opener (each role opened a fixed share of them)' : '') +
+    ': ' +
     `delta method, Wilson score for rates; a bootstrap of ${m.samples.toLocaleString('en-US')} resamples ` +
     `where a cell has fewer than ${m.bootstrapBelow} scenarios` +
     (m.apart > 0
@@ -181,12 +190,16 @@ const TIER_SLOT = (t: Tier): number => t;
 const ZONE_SLOT = (z: ZoneBin): number => TIERS.length + z;
 const SLOTS = 1 + TIERS.length + ZONE_BINS.length;
 
+/** Interval strata: the scenario's opener (the plan fixes how many scenarios each role opens). */
+const STRATA = ROLES.length;
+const STRATUM_OF: Record<Role, number> = { seller: 0, buyer: 1 };
+
 /**
- * One agent in one role. Per cell (all, each tier, each zone bin) and rate: the moments of its
- * per-scenario sums, so the intervals resample whole scenarios (the tournament gives every pair the
- * same ones) in memory that does not grow with the run. Negotiations arrive grouped by scenario
- * (plan order); a scenario has one tier and one zone, so the open scenario's sums are kept once
- * and folded into its three cells when the next scenario starts.
+ * One agent in one role. Per cell (all, each tier, each zone bin), rate and opener: the moments of
+ * its per-scenario sums, so the intervals resample whole scenarios (the tournament gives every pair
+ * the same ones) within each opener's, in memory that does not grow with the run. Negotiations
+ * arrive grouped by scenario (plan order); a scenario has one tier, one zone and one opener, so the
+ * open scenario's sums are kept once and folded into its three cells when the next scenario starts.
  */
 class Seat {
   readonly negotiations = new Int32Array(SLOTS);
@@ -195,14 +208,16 @@ class Seat {
   private key: string | null = null;
   private tier = 0;
   private zone = 0;
+  private stratum = 0;
   private readonly open = new Float64Array(WIDTH);
 
-  add(scenarioKey: string, tier: number, zone: number, m: NegotiationMetrics, role: Role): void {
+  add(scenarioKey: string, tier: number, zone: number, stratum: number, m: NegotiationMetrics, role: Role): void {
     if (scenarioKey !== this.key) {
       if (this.key !== null) this.foldOpen();
       this.key = scenarioKey;
       this.tier = tier;
       this.zone = zone;
+      this.stratum = stratum;
       this.open.fill(0);
     }
     addUnit(m, role, this.open);
@@ -218,20 +233,20 @@ class Seat {
   }
 
   private foldOpen(): void {
-    this.cell(0).add(this.open);
-    this.cell(this.tier).add(this.open);
-    this.cell(this.zone).add(this.open);
+    this.cell(0).add(this.open, this.stratum);
+    this.cell(this.tier).add(this.open, this.stratum);
+    this.cell(this.zone).add(this.open, this.stratum);
   }
 
   private cell(slot: number): RatioMomentsBlock {
-    return (this.moments[slot] ??= new RatioMomentsBlock(K, 1));
+    return (this.moments[slot] ??= new RatioMomentsBlock(K, STRATA));
   }
 
   /** A cell's moments with the open scenario included, leaving the seat as it was (more may come). */
   snapshot(slot: number): RatioMoments[] {
     const kept = this.moments[slot];
-    const copy = new RatioMomentsBlock(K, 1, kept ?? undefined);
-    if (this.key !== null && (slot === 0 || slot === this.tier || slot === this.zone)) copy.add(this.open);
+    const copy = new RatioMomentsBlock(K, STRATA, kept ?? undefined);
+    if (this.key !== null && (slot === 0 || slot === this.tier || slot === this.zone)) copy.add(this.open, this.stratum);
     return RATE_NAMES.map((_, k) => copy.at(k));
   }
 }
@@ -255,8 +270,8 @@ export interface StandingsOptions {
   seed?: number;
 }
 
-/** What the aggregator needs of a scenario: its identity (for pairing), price tier and zone. */
-export type ScenarioKey = Pick<Scenario, 'id' | 'tier' | 'buyerValue' | 'sellerCost' | 'item'>;
+/** What the aggregator needs of a scenario: its identity (for pairing), price tier, zone and opener (the intervals' stratum). */
+export type ScenarioKey = Pick<Scenario, 'id' | 'tier' | 'buyerValue' | 'sellerCost' | 'item' | 'firstMover'>;
 
 /**
  * Accumulates finished negotiations (metrics only, never events) and computes the
@@ -271,6 +286,9 @@ export class Aggregator {
   private scenarioKey: string | null = null;
   private tier = 0;
   private zone = 0;
+  private stratum = 0;
+  /** Bit h set: a scenario of stratum h was added. */
+  private strataSeen = 0;
   private closed = new Set<string>();
   private reopened = false;
   private apart = 0;
@@ -286,12 +304,14 @@ export class Aggregator {
       this.scenarioKey = key;
       this.tier = TIER_SLOT(scenario.tier);
       this.zone = ZONE_SLOT(zoneBinOf(scenario));
+      this.stratum = STRATUM_OF[scenario.firstMover];
+      this.strataSeen |= 1 << this.stratum;
     }
     if (this.reopened) this.apart++;
     const p = this.pair(buyer, seller);
     this.usage.add(p.usage, m);
-    p.buyerSeat.add(key, this.tier, this.zone, m, 'buyer');
-    p.sellerSeat.add(key, this.tier, this.zone, m, 'seller');
+    p.buyerSeat.add(key, this.tier, this.zone, this.stratum, m, 'buyer');
+    p.sellerSeat.add(key, this.tier, this.zone, this.stratum, m, 'seller');
     p.n++;
     if (m.outcome === 'error') {
       p.errors++;
@@ -395,7 +415,15 @@ export class Aggregator {
     const dealPositions = { ...this.positions, bins: [...this.positions.bins] };
     const intervals: IntervalMethod | null =
       samples > 0
-        ? { method: 'paired-analytic', unit: 'scenario', level: 0.95, bootstrapBelow: ANALYTIC_MIN_UNITS, samples, apart: this.apart }
+        ? {
+            method: 'paired-analytic',
+            unit: 'scenario',
+            level: 0.95,
+            bootstrapBelow: ANALYTIC_MIN_UNITS,
+            samples,
+            ...(this.strataSeen === (1 << STRATA) - 1 ? { strata: 'opener' as const } : {}),
+            apart: this.apart,
+          }
         : null;
     return { leaderboard, byTier, byZone, pairs, dealPositions, usage: this.usage.usage(), intervals };
   }

@@ -57,6 +57,8 @@ export const StandingsSchema = z.object({
       level: z.number().gt(0).lt(1),
       bootstrapBelow: z.int().positive(),
       samples: z.int().positive(),
+      /** Absent where every scenario had one opener, and in standings made before strata. */
+      strata: z.literal('opener').optional(),
       apart: z.int().nonnegative(),
     })
     .nullable(),
