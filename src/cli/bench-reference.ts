@@ -1,34 +1,38 @@
 /**
- * The one-loop reference for `npm run bench`: the same round-robin of the six deterministic
+ * The one-loop reference for `npm run bench`: the same round-robin of the seven deterministic
  * strategies (default parameters) on the same scenarios, played as plain arithmetic in one loop,
  * with no agents, observations, events or metrics. It is the ceiling the engine is measured
  * against, and it must reach the same deals at the same prices (the bench checks that), so it is a
  * faithful copy of the strategies' rules, not a toy.
  */
-import { roundCents, type Scenario } from '../core/scenario';
+import { priceRangeOf, roundCents, type Scenario } from '../core/scenario';
 import { turnsFor } from '../core/bilateral/protocol';
 
-export const REFERENCE_STRATEGIES = ['boulware', 'linear', 'conceder', 'tit-for-tat', 'hardliner', 'accommodator'] as const;
+export const REFERENCE_STRATEGIES = ['boulware', 'linear', 'conceder', 'tit-for-tat', 'hardliner', 'accommodator', 'haggler'] as const;
 type Name = (typeof REFERENCE_STRATEGIES)[number];
 
+/** 0: time-based (NegMAS's clock, range and cents), 1: tit-for-tat, 2: hardliner, 3: haggler. */
 interface Rules {
-  anchor: number;
+  offer: 0 | 1 | 2 | 3;
   beta: number;
   kappa: number;
-  /** 0: time-dependent, 1: tit-for-tat, 2: hardliner. */
-  offer: 0 | 1 | 2;
   acceptAny: boolean;
 }
 
 const RULES: Record<Name, Rules> = {
-  boulware: { anchor: 0.4, beta: 0.2, kappa: 0, offer: 0, acceptAny: false },
-  linear: { anchor: 0.4, beta: 1, kappa: 0, offer: 0, acceptAny: false },
-  conceder: { anchor: 0.4, beta: 5, kappa: 0, offer: 0, acceptAny: false },
-  'tit-for-tat': { anchor: 0.4, beta: 1, kappa: 0, offer: 1, acceptAny: false },
-  hardliner: { anchor: 0.1, beta: 1, kappa: 0, offer: 2, acceptAny: false },
-  accommodator: { anchor: 0.15, beta: 5, kappa: 0.3, offer: 0, acceptAny: true },
+  boulware: { offer: 0, beta: 0.25, kappa: 0, acceptAny: false },
+  linear: { offer: 0, beta: 1, kappa: 0, acceptAny: false },
+  conceder: { offer: 0, beta: 4, kappa: 0, acceptAny: false },
+  'tit-for-tat': { offer: 1, beta: 1, kappa: 0, acceptAny: false },
+  hardliner: { offer: 2, beta: 1, kappa: 0, acceptAny: false },
+  accommodator: { offer: 0, beta: 10, kappa: 0, acceptAny: true },
+  haggler: { offer: 3, beta: 1, kappa: 0, acceptAny: false },
 };
-const TFT_STEP = 0.05;
+const TFT_STEP = 0.15;
+const HARDLINER_ANCHOR = 0.1;
+const HAGGLER_STEP = 5;
+const TOLERANCE = 1e-4 / 0.99;
+const cents = (dollars: number): number => Math.round(dollars * 1e8) / 1e6;
 
 /** A deal's price, or NaN for no deal. */
 export type ReferenceOutcome = number;
@@ -57,6 +61,9 @@ function negotiate(s: Scenario, buyerRules: Rules, sellerRules: Rules, offers: F
   const limit = s.turnLimit;
   const known = s.turnRange === undefined;
   const sure = known ? limit : s.turnRange!.min;
+  const horizon = known ? limit : (s.turnRange!.min + s.turnRange!.max) / 2;
+  const { lo, hi } = priceRangeOf(s);
+  const tol = TOLERANCE * (hi - lo);
   const counts = [0, 0];
   let pendingBy = -1; // 0 buyer, 1 seller
   let pending = 0;
@@ -66,54 +73,77 @@ function negotiate(s: Scenario, buyerRules: Rules, sellerRules: Rules, offers: F
     const rules = seller ? sellerRules : buyerRules;
     const role = seller ? 'seller' : 'buyer';
     const r = seller ? s.sellerCost : s.buyerValue;
-    const ownTurn = s.firstMover === role ? Math.ceil(turn / 2) : Math.floor(turn / 2);
-    const ownTurns = turnsFor(role, s.firstMover, sure);
-    const last = ownTurn >= ownTurns - 1;
-    const margin = rules.anchor * list;
-    let start = seller ? r + margin : r - margin;
-    if (!seller && start < 0.01) start = Math.min(0.01, r);
+    const start = seller ? (hi > r ? hi : r) : lo < r ? lo : r;
     let target: number;
-    if (rules.offer === 2) target = start;
-    else if (rules.offer === 0) {
-      const time = ownTurns <= 1 ? 1 : Math.min(1, ownTurn / (ownTurns - 1));
+    let price: number;
+    if (rules.offer === 0) {
+      const t0 = (turn + 1) / (horizon + 1);
+      const time = t0 < 1 ? t0 : 1;
       target = start + (rules.kappa + (1 - rules.kappa) * time ** (1 / rules.beta)) * (r - start);
+      // worstCentWithin
+      if (seller) {
+        const p = Math.ceil(cents(target - tol)) / 100;
+        const floor = Math.ceil(cents(r)) / 100;
+        price = p > floor ? p : floor;
+        if (price < 0.01) price = 0.01;
+      } else {
+        const ceiling = Math.floor(cents(r)) / 100;
+        if (ceiling < 0.01) price = NaN;
+        else {
+          const p = Math.floor(cents(target + tol)) / 100;
+          price = p < ceiling ? p : ceiling;
+          if (price < 0.01) price = 0.01;
+        }
+      }
     } else {
-      const own = offers[seller] as Float64Array;
-      const opp = offers[1 - seller] as Float64Array;
-      const nOwn = counts[seller] as number;
-      const nOpp = counts[1 - seller] as number;
-      if (last) target = r;
-      else if (nOwn === 0) target = start;
-      else {
-        const myLast = own[nOwn - 1] as number;
-        let next: number;
-        if (nOpp < 2) next = myLast + TFT_STEP * (r - start);
-        else if (lastWasOffer) next = (myLast * (opp[nOpp - 2] as number)) / (opp[nOpp - 1] as number);
-        else next = myLast;
-        const lo = start < r ? start : r;
-        const hi = start < r ? r : start;
-        target = next < lo ? lo : next > hi ? hi : next;
+      if (rules.offer === 2) {
+        const margin = HARDLINER_ANCHOR * list;
+        target = seller ? r + margin : r - margin;
+        if (!seller && target < 0.01) target = Math.min(0.01, r);
+      } else if (rules.offer === 3) {
+        const given = (HAGGLER_STEP * (turn + 1)) / 2;
+        target = seller ? (start - given > r ? start - given : r) : start + given < r ? start + given : r;
+      } else {
+        const own = offers[seller] as Float64Array;
+        const opp = offers[1 - seller] as Float64Array;
+        const nOwn = counts[seller] as number;
+        const nOpp = counts[1 - seller] as number;
+        if (nOwn === 0) target = start;
+        else {
+          const myLast = own[nOwn - 1] as number;
+          let next: number;
+          if (!lastWasOffer) next = myLast;
+          else if (nOpp < 2) next = myLast + TFT_STEP * (r - start);
+          else next = myLast - ((opp[nOpp - 1] as number) - (opp[nOpp - 2] as number));
+          const a = start < r ? start : r;
+          const b = start < r ? r : start;
+          target = next < a ? a : next > b ? b : next;
+        }
+      }
+      // rationalPrice
+      if (seller) {
+        price = roundCents(target > r ? target : r);
+        if (price < r) price = roundCents(price + 0.01);
+        if (price < 0.01) price = 0.01;
+      } else {
+        price = roundCents(target < r ? target : r);
+        if (price > r) price = roundCents(price - 0.01);
+        if (price < 0.01) price = NaN;
       }
     }
-    // rationalPrice
-    let price: number;
-    if (seller) {
-      price = roundCents(target > r ? target : r);
-      if (price < r) price = roundCents(price + 0.01);
-      if (price < 0.01) price = 0.01;
-    } else {
-      price = roundCents(target < r ? target : r);
-      if (price > r) price = roundCents(price - 0.01);
-      if (price < 0.01) price = NaN;
-    }
-    const offered = pendingBy === 1 - seller;
-    if (offered) {
+    if (pendingBy === 1 - seller) {
       const within = seller ? pending >= r : pending <= r;
-      const next = Number.isNaN(price) ? r : price;
-      const good = seller ? pending >= next : pending <= next;
-      if (within && (rules.acceptAny || good)) return pending;
+      let take: boolean;
+      if (rules.acceptAny) take = within;
+      else if (rules.offer === 0) take = within && (seller ? pending >= target - tol : pending <= target + tol);
+      else {
+        const next = Number.isNaN(price) ? r : price;
+        take = within && (seller ? pending >= next : pending <= next);
+      }
+      if (take) return pending;
     }
-    if (Number.isNaN(price) || (rules.offer === 2 && known && last)) return NaN; // walks away
+    const ownTurn = s.firstMover === role ? Math.ceil(turn / 2) : Math.floor(turn / 2);
+    if (Number.isNaN(price) || (rules.offer === 2 && known && ownTurn >= turnsFor(role, s.firstMover, sure) - 1)) return NaN; // walks away
     const own = offers[seller] as Float64Array;
     own[counts[seller] as number] = price;
     counts[seller] = (counts[seller] as number) + 1;

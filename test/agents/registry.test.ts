@@ -13,7 +13,7 @@ import { observeAfter, scenario } from './fixtures';
 import { STRATEGIES } from '../../src/agents/scripted';
 import { createRng } from '../../src/core/rng';
 
-const NAMES = ['boulware', 'linear', 'conceder', 'tit-for-tat', 'hardliner', 'accommodator', 'random'];
+const NAMES = ['boulware', 'linear', 'conceder', 'tit-for-tat', 'hardliner', 'accommodator', 'haggler', 'random'];
 
 function errorOf(text: string): string {
   const parsed = parseAgentSpec(text);
@@ -46,7 +46,7 @@ describe('parseAgentSpec', () => {
       ok: true,
       value: {
         name: 'boulware',
-        params: { beta: 0.2, kappa: 0, anchor: 0.4 },
+        params: { beta: 0.25, kappa: 0 },
         label: 'boulware',
       },
     });
@@ -55,7 +55,7 @@ describe('parseAgentSpec', () => {
   it('writes the label canonically: definition order, numbers as numbers, spaces trimmed', () => {
     const parsed = parseAgentSpec('  boulware:kappa=0.10:beta=2.50 ');
     expect(parsed.ok && parsed.value.label).toBe('boulware:beta=2.5:kappa=0.1');
-    expect(parsed.ok && parsed.value.params).toEqual({ beta: 2.5, kappa: 0.1, anchor: 0.4 });
+    expect(parsed.ok && parsed.value.params).toEqual({ beta: 2.5, kappa: 0.1 });
   });
 
   it('gives each strategy its own defaults', () => {
@@ -63,11 +63,12 @@ describe('parseAgentSpec', () => {
       const parsed = parseAgentSpec(text);
       return parsed.ok ? parsed.value.params : null;
     };
-    expect(params('conceder')).toMatchObject({ beta: 5 });
-    expect(params('linear')).toEqual({ kappa: 0, anchor: 0.4 });
+    expect(params('conceder')).toEqual({ beta: 4, kappa: 0 });
+    expect(params('linear')).toEqual({ kappa: 0 });
     expect(params('hardliner')).toEqual({ anchor: 0.1 });
-    expect(params('accommodator')).toEqual({ beta: 5, kappa: 0.3, anchor: 0.15 });
-    expect(params('tit-for-tat')).toEqual({ start: 0.05, anchor: 0.4 });
+    expect(params('accommodator')).toEqual({ beta: 10, kappa: 0 });
+    expect(params('tit-for-tat')).toEqual({ start: 0.15 });
+    expect(params('haggler')).toEqual({ step: 5 });
     expect(params('random')).toEqual({ walk: 0.03 });
   });
 
@@ -87,14 +88,14 @@ describe('parseAgentSpec', () => {
   it('refuses an unknown parameter and names the ones the strategy takes', () => {
     const error = errorOf('linear:beta=2');
     expect(error).toContain('"beta"');
-    expect(error).toContain('linear takes: kappa (0 to 0.99), anchor (0 to 5)');
+    expect(error).toContain('linear takes: kappa (0 to 0.99)');
     expect(errorOf('hardliner:sellerAnchor=1.2')).toMatch(/"sellerAnchor".*anchor/);
   });
 
   it('takes only the strategy’s own parameters, never a name every object inherits', () => {
     for (const key of ['__proto__', 'constructor', 'toString', 'valueOf', 'hasOwnProperty', '__defineGetter__', 'prototype']) {
       expect(errorOf(`boulware:${key}=1`)).toBe(
-        `unknown parameter "${key}" for boulware; boulware takes: beta (0.01 to 100), kappa (0 to 0.99), anchor (0 to 5)`,
+        `unknown parameter "${key}" for boulware; boulware takes: beta (0.01 to 100), kappa (0 to 0.99)`,
       );
     }
     expect(errorOf('random:__proto__=0.5:walk=0.1')).toContain('random takes: walk (0 to 1)');
@@ -122,7 +123,7 @@ describe('parseAgentSpec', () => {
     const texts = ['fast', '', 'NaN', 'Infinity', '-Infinity', '0x1', '0X1', '0b1', '0o7', '1_000', '+1', ' 1', '1.', '1e', 'e3', '1e999', '٣', '１'];
     for (const text of texts)
       expect(errorOf(`boulware:beta=${text}`)).toBe(
-        `boulware parameter beta=${JSON.stringify(text)} is not a decimal number (such as 0.2); boulware takes: beta (0.01 to 100), kappa (0 to 0.99), anchor (0 to 5)`,
+        `boulware parameter beta=${JSON.stringify(text)} is not a decimal number (such as 0.25); boulware takes: beta (0.01 to 100), kappa (0 to 0.99)`,
       );
   });
 
@@ -133,7 +134,7 @@ describe('parseAgentSpec', () => {
   });
 
   it('refuses a part without "=", and a parameter given twice', () => {
-    expect(errorOf('boulware:beta')).toContain('beta (0.01 to 100), kappa (0 to 0.99), anchor (0 to 5)');
+    expect(errorOf('boulware:beta')).toContain('beta (0.01 to 100), kappa (0 to 0.99)');
     expect(errorOf('boulware:beta=1:beta=2')).toContain('twice');
   });
 });

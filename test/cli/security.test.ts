@@ -64,17 +64,17 @@ describe('agent specs on the command line', () => {
   it('refuses a parameter every object inherits, naming the valid ones, with status 2', async () => {
     for (const key of ['__proto__', 'constructor', 'toString', 'hasOwnProperty'])
       expect(await refused(['run', '--buyer', `boulware:${key}=1`, '--seller', 'linear'])).toBe(
-        `parley: error: --buyer: unknown parameter "${key}" for boulware; boulware takes: beta (0.01 to 100), kappa (0 to 0.99), anchor (0 to 5)`,
+        `parley: error: --buyer: unknown parameter "${key}" for boulware; boulware takes: beta (0.01 to 100), kappa (0 to 0.99)`,
       );
     expect(await refused(['tournament', '--agents', 'linear,conceder:constructor=1', '--scenarios', '1'])).toBe(
-      'parley: error: --agents: unknown parameter "constructor" for conceder; conceder takes: beta (0.01 to 100), kappa (0 to 0.99), anchor (0 to 5)',
+      'parley: error: --agents: unknown parameter "constructor" for conceder; conceder takes: beta (0.01 to 100), kappa (0 to 0.99)',
     );
   });
 
   it('refuses a value that is not a plain decimal number, as it refuses --seed 0x10', async () => {
     for (const value of ['0x1', '0b1', '0o1', 'Infinity', 'NaN', ''])
       expect(await refused(['run', '--buyer', `boulware:beta=${value}`, '--seller', 'linear'])).toBe(
-        `parley: error: --buyer: boulware parameter beta=${JSON.stringify(value)} is not a decimal number (such as 0.2); boulware takes: beta (0.01 to 100), kappa (0 to 0.99), anchor (0 to 5)`,
+        `parley: error: --buyer: boulware parameter beta=${JSON.stringify(value)} is not a decimal number (such as 0.25); boulware takes: beta (0.01 to 100), kappa (0 to 0.99)`,
       );
     expect(await refused(['run', '--buyer', 'boulware', '--seller', 'linear', '--seed', '0x10'])).toMatch(/--seed must be a whole number/);
   });

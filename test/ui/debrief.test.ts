@@ -25,7 +25,7 @@ const turnLimit = (n: number): BilateralEvent[] => [{ type: 'end', turn: n, outc
 
 describe('the debrief', () => {
   it('plays every deterministic scripted strategy in the user’s seat', () => {
-    expect(DEBRIEF_STRATEGIES).toEqual(['boulware', 'linear', 'conceder', 'tit-for-tat', 'hardliner', 'accommodator']);
+    expect(DEBRIEF_STRATEGIES).toEqual(['boulware', 'linear', 'conceder', 'tit-for-tat', 'hardliner', 'accommodator', 'haggler']);
   });
 
   it('a buyer’s deal at $120 on [100, 200]: $80, 80% of $100, $30 above the even split, against each strategy', () => {
@@ -72,7 +72,7 @@ describe('the debrief', () => {
 
   it('an opponent that sold below its cost breaks individual rationality too: no good headline even though the user gained', () => {
     const d = computeDebrief(scenario, 'buyer', offered('buyer', 90, 'accept'), null);
-    expect(d).toMatchObject({ you: { utility: 110, share: 1.1 }, opponent: { utility: -10, irViolation: true }, irBroken: ['seller'], tone: 'bad' });
+    expect(d).toMatchObject({ you: { utility: 110, share: 1 }, opponent: { utility: -10, irViolation: true }, irBroken: ['seller'], tone: 'bad' });
     expect(d.headline).toBe('The deal broke individual rationality: the seller lost $10.00.');
   });
 

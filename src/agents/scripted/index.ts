@@ -1,4 +1,5 @@
 import { accommodator } from './accommodator';
+import { haggler } from './haggler';
 import { hardliner } from './hardliner';
 import { random } from './random';
 import { boulware, conceder, linear } from './time-dependent';
@@ -13,5 +14,6 @@ export const STRATEGIES: readonly StrategyDef[] = [
   titForTat,
   hardliner,
   accommodator,
+  haggler,
   random,
 ];

@@ -4,6 +4,7 @@
  * no prices held, nothing allocated beyond the reply itself.
  */
 import { ACCEPT, WALK_AWAY, type Move } from '../../core/bilateral/moves';
+import type { ScheduledMove } from '../../core/bilateral/oracle';
 import type { BilateralObservation } from '../../core/bilateral/protocol';
 import type { BilateralAgent } from '../../core/bilateral/tournament';
 import { roundCents, type Role } from '../../core/scenario';
@@ -28,26 +29,22 @@ export const atLeastAsGood = (role: Role, a: number, b: number): boolean => (rol
 export const withinReservation = (obs: BilateralObservation, price: number): boolean =>
   atLeastAsGood(obs.role, price, obs.reservation);
 
-/** The last own turn this side is sure to get (with an uncertain deadline there may be more). */
-export const isLastOwnTurn = (obs: BilateralObservation): boolean => obs.ownTurn >= obs.ownTurns - 1;
-
 /** The last own turn, known to be the last: only a fixed deadline tells a side that. */
-export const isKnownLastOwnTurn = (obs: BilateralObservation): boolean => obs.turnLimit !== null && isLastOwnTurn(obs);
+export const isKnownLastOwnTurn = (obs: BilateralObservation): boolean => obs.turnLimit !== null && obs.ownTurn >= obs.ownTurns - 1;
 
 /**
- * The opening anchor: how far from its own reservation a side opens, as a fraction of the list
- * price. A seller opens at `c + anchor × list`, a buyer at `v − anchor × list` (at least one cent).
- * Measured from the reservation, not from the list price, so no preset leaves a side opening at its
- * own reservation while it has room, and both roles open equally far from their reservations.
+ * The opening anchor of the hardliner: how far from its own reservation it asks, as a fraction of
+ * the list price. A seller asks `c + anchor × list`, a buyer offers `v − anchor × list` (at least
+ * one cent).
  */
 export const anchorParam = (value: number): ParamInfo => ({
   default: value,
   min: 0,
   max: 5,
-  doc: 'opening distance from own reservation, as a fraction of list price (seller: cost + anchor × list; buyer: value − anchor × list)',
+  doc: 'distance of its price from its own reservation, as a fraction of list price (seller: cost + anchor × list; buyer: value − anchor × list)',
 });
 
-/** The opening aspiration price: the reservation moved `anchor` list prices in this side's favour. */
+/** The reservation moved `anchor` list prices in this side's favour (at least one cent). */
 export function aspiration(obs: BilateralObservation, anchor: number): number {
   const margin = anchor * obs.item.listPrice;
   if (obs.role === 'seller') return obs.reservation + margin;
@@ -78,61 +75,178 @@ export function rationalPrice(obs: BilateralObservation, target: number): number
   return p < MIN_PRICE ? null : p;
 }
 
-// ---- offering policies: observation → target price (before rounding) ------------------------
+// ---- the clock and the price range both sides share (NegMAS's time-based negotiators) --------
 
-/** Own time in [0, 1]: 0 at the first own turn, 1 at the last one this side is sure to get. */
-export function ownTime(obs: BilateralObservation): number {
-  const turns = obs.ownTurns;
-  return turns <= 1 ? 1 : Math.min(1, obs.ownTurn / (turns - 1));
+/**
+ * The number of turns the shared clock runs over: the turn limit when it is fixed (as NegMAS's
+ * `n_steps`), the middle of the range when it is uncertain (the expected limit).
+ */
+export const horizon = (obs: BilateralObservation): number =>
+  obs.turnLimit ?? (obs.turnRange.min + obs.turnRange.max) / 2;
+
+/**
+ * NegMAS's relative time, `(turn + 1) / (T + 1)`: one clock for both sides, whoever moves, so the
+ * side that opens has no head start. Within a fixed limit it never reaches 1, so no time-based
+ * strategy ever offers its own reservation; past the middle of an uncertain range it stays at 1.
+ */
+export function relativeTime(obs: BilateralObservation): number {
+  const t = (obs.turn + 1) / (horizon(obs) + 1);
+  return t < 1 ? t : 1;
 }
 
-/** Fraction of the aspiration-to-reservation range conceded at time t: κ + (1 − κ)·t^(1/β). */
+/** Where this side opens: the end of the public price range best for it, never beyond its reservation. */
+export function rangeStart(obs: BilateralObservation): number {
+  const { lo, hi } = obs.priceRange;
+  const r = obs.reservation;
+  return obs.role === 'seller' ? (hi > r ? hi : r) : lo < r ? lo : r;
+}
+
+/**
+ * NegMAS's tolerance around an aspiration, in dollars: its 1e-4 of normalised utility over the price
+ * range. Read off NegMAS's own outcomes (test/fixtures/negmas): every offer there lies within
+ * 1.00990e-4 to 1.01021e-4 of the range from its target, so the range is normalised a hundredth
+ * short of its width (1e-4 / 0.99).
+ */
+export const NEGMAS_TOLERANCE = 1e-4 / 0.99;
+export const tolerance = (obs: BilateralObservation): number => NEGMAS_TOLERANCE * (obs.priceRange.hi - obs.priceRange.lo);
+
+/** Whole cents in `dollars`, with float noise below a millionth of a cent removed first. */
+const cents = (dollars: number): number => Math.round(dollars * 1e8) / 1e6;
+
+/**
+ * NegMAS's offer for a target price: the cent worst for this side whose utility is still within
+ * the tolerance of the target (a seller's lowest such price, a buyer's highest), never beyond its
+ * reservation and at least one cent. `null` when there is none (a buyer who values the item under a cent).
+ */
+export function worstCentWithin(obs: BilateralObservation, target: number): number | null {
+  const r = obs.reservation;
+  const tol = tolerance(obs);
+  if (obs.role === 'seller') {
+    const p = Math.ceil(cents(target - tol)) / 100;
+    const floor = Math.ceil(cents(r)) / 100;
+    const price = p > floor ? p : floor;
+    return price < MIN_PRICE ? MIN_PRICE : price;
+  }
+  const ceiling = Math.floor(cents(r)) / 100;
+  if (ceiling < MIN_PRICE) return null;
+  const p = Math.floor(cents(target + tol)) / 100;
+  const price = p < ceiling ? p : ceiling;
+  return price < MIN_PRICE ? MIN_PRICE : price; // NegMAS may offer $0.00, which the protocol refuses
+}
+
+
+// ---- offering policies: observation → target price (before rounding) ------------------------
+
+/** Fraction of the opening-to-reservation range conceded at time t: κ + (1 − κ)·t^(1/β). */
 export const concession = (t: number, beta: number, kappa: number): number => kappa + (1 - kappa) * t ** (1 / beta);
 
-/** Time-dependent offering (Faratin et al.): from the aspiration to the reservation over own turns. */
-export function timeDependentTarget(obs: BilateralObservation, anchor: number, beta: number, kappa: number): number {
-  const start = aspiration(obs, anchor);
-  return start + concession(ownTime(obs), beta, kappa) * (obs.reservation - start);
+/**
+ * Time-based offering as in NegMAS's `TimeBasedConcedingNegotiator`: from the best end of the
+ * price range to the reservation as `t^(1/β)` on the shared clock (β = 1/4, 1, 4 are NegMAS's
+ * Boulware, Linear and Conceder exponents 4, 1 and 1/4).
+ */
+export function timeBasedTarget(obs: BilateralObservation, beta: number, kappa: number): number {
+  const start = rangeStart(obs);
+  return start + concession(relativeTime(obs), beta, kappa) * (obs.reservation - start);
 }
 
 // ---- acceptance policies ---------------------------------------------------------------------
 
-/** AC_next: take the pending offer if it is within reservation and no worse than my next offer. */
-export function acceptNext(obs: BilateralObservation, next: number): boolean {
-  const pending = obs.pending;
-  return pending !== null && withinReservation(obs, pending) && atLeastAsGood(obs.role, pending, next);
+/**
+ * An acceptance policy: whether to take the pending offer, given the price this side would offer
+ * instead and its target; and, for the oracle reference (core/bilateral/oracle.ts), the least
+ * favourable price for this side that it takes at this turn (a cent; null where it takes none).
+ */
+export interface Acceptance {
+  accepts(obs: BilateralObservation, next: number, target: number): boolean;
+  threshold(obs: BilateralObservation, next: number, target: number): number | null;
 }
 
-/** Take any pending offer within reservation. */
-export function acceptAnyWithinReservation(obs: BilateralObservation): boolean {
-  const pending = obs.pending;
-  return pending !== null && withinReservation(obs, pending);
+/** The least favourable cent for this side at or beyond `price` in its favour, never beyond its reservation. */
+function thresholdCent(obs: BilateralObservation, price: number): number | null {
+  const r = obs.reservation;
+  if (obs.role === 'seller') {
+    const p = Math.ceil(cents(price > r ? price : r)) / 100;
+    return p < MIN_PRICE ? MIN_PRICE : p;
+  }
+  const p = Math.floor(cents(price < r ? price : r)) / 100;
+  return p < MIN_PRICE ? null : p;
 }
+
+/** AC_next: take the pending offer if it is within reservation and no worse than my next offer. */
+export const acceptNext: Acceptance = {
+  accepts: (obs, next) => {
+    const pending = obs.pending;
+    return pending !== null && withinReservation(obs, pending) && atLeastAsGood(obs.role, pending, next);
+  },
+  threshold: (obs, next) => thresholdCent(obs, next),
+};
+
+/** NegMAS's acceptance: the pending offer is within the reservation and within the tolerance of the target. */
+export const acceptWithinTolerance: Acceptance = {
+  accepts: (obs, _next, target) => {
+    const pending = obs.pending;
+    if (pending === null || !withinReservation(obs, pending)) return false;
+    const tol = tolerance(obs);
+    return obs.role === 'seller' ? pending >= target - tol : pending <= target + tol;
+  },
+  threshold: (obs, _next, target) => thresholdCent(obs, obs.role === 'seller' ? target - tolerance(obs) : target + tolerance(obs)),
+};
+
+/** Take any pending offer within reservation. */
+export const acceptAnyWithinReservation: Acceptance = {
+  accepts: (obs) => obs.pending !== null && withinReservation(obs, obs.pending),
+  threshold: (obs) => thresholdCent(obs, obs.reservation),
+};
 
 // ---- composition -----------------------------------------------------------------------------
 
 export interface Policies {
-  /** The price this side would offer now, before rounding and the reservation clamp. */
+  /** The price this side aims at now, before rounding and the reservation clamp. */
   offer(obs: BilateralObservation): number;
-  /** Whether to take the pending offer, given the price this side would offer instead. */
-  accept(obs: BilateralObservation, next: number): boolean;
+  /** The offer a target makes (default: `rationalPrice`, the nearest cent within the reservation). */
+  price?(obs: BilateralObservation, target: number): number | null;
+  /** When to take the pending offer. */
+  accept: Acceptance;
+  /**
+   * Its offers answer the other side's (tit-for-tat): the oracle then searches the game with the
+   * agent itself. Otherwise they depend only on the clock, and the agent carries its `schedule`.
+   */
+  reactive?: boolean;
   /** Walk away at the last own turn, when the deadline says it is the last, instead of an offer that cannot be answered in time. */
   walkAwayAtEnd?: boolean;
+}
+
+/** A scripted agent; one whose moves depend only on the clock also says what it does at a turn, for the oracle. */
+export interface ScriptedAgent extends BilateralAgent {
+  schedule?: (obs: BilateralObservation) => ScheduledMove;
 }
 
 /**
  * One rational agent from an offering and an acceptance policy: accept if the acceptance policy
  * says so, otherwise offer (or walk away where there is no rational offer to make).
  */
-export function composeAgent(policies: Policies): BilateralAgent {
+export function composeAgent(policies: Policies): ScriptedAgent {
   const { offer, accept } = policies;
+  const toPrice = policies.price ?? rationalPrice;
   const walkAwayAtEnd = policies.walkAwayAtEnd ?? false;
-  return {
+  const agent: ScriptedAgent = {
     act(obs) {
-      const price = rationalPrice(obs, offer(obs));
-      if (obs.pending !== null && accept(obs, price ?? obs.reservation)) return ACCEPT_REPLY;
+      const target = offer(obs);
+      const price = toPrice(obs, target);
+      if (obs.pending !== null && accept.accepts(obs, price ?? obs.reservation, target)) return ACCEPT_REPLY;
       if (price === null || (walkAwayAtEnd && isKnownLastOwnTurn(obs))) return WALK_AWAY_REPLY;
       return offerReply(price);
     },
   };
+  if (!policies.reactive)
+    agent.schedule = (obs) => {
+      const target = offer(obs);
+      const price = toPrice(obs, target);
+      return {
+        offer: price === null || (walkAwayAtEnd && isKnownLastOwnTurn(obs)) ? null : price,
+        accepts: accept.threshold(obs, price ?? obs.reservation, target),
+      };
+    };
+  return agent;
 }

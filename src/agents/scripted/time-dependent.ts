@@ -1,26 +1,29 @@
 import type { ParamInfo, StrategyDef } from './types';
-import { acceptNext, anchorParam, composeAgent, timeDependentTarget } from './policy';
+import { acceptWithinTolerance, composeAgent, timeBasedTarget, worstCentWithin } from './policy';
 
 export const kappaParam = (value: number): ParamInfo => ({
   default: value,
   min: 0,
   max: 0.99,
-  doc: 'fraction of the aspiration-to-reservation range already conceded in the opening offer',
+  doc: 'fraction of the way from the best end of the price range to its reservation already conceded in the opening offer',
 });
 
 export const betaParam = (value: number): ParamInfo => ({
   default: value,
   min: 0.01,
   max: 100,
-  doc: 'concession exponent: below 1 holds out until late (Boulware), above 1 concedes early (Conceder)',
+  doc: 'concession speed: the target moves as t^(1/β), so below 1 holds out until late (Boulware; NegMAS: 0.25, t⁴), above 1 concedes early (Conceder; NegMAS: 4, t^0.25)',
 });
 
-const ANCHOR = { anchor: anchorParam(0.4) };
-
-/** A time-dependent strategy with AC_next; `beta` fixed when not given as a parameter. */
-function timeDependent(name: string, summary: string, beta: ParamInfo | number): StrategyDef {
-  const params: Record<string, ParamInfo> =
-    typeof beta === 'number' ? { kappa: kappaParam(0), ...ANCHOR } : { beta, kappa: kappaParam(0), ...ANCHOR };
+/**
+ * A time-based strategy as NegMAS's `BoulwareTBNegotiator`, `LinearTBNegotiator` and
+ * `ConcederTBNegotiator` play single-issue price bargaining: it opens at the best end of the
+ * public price range and concedes toward its reservation on the clock both sides share; it offers
+ * the cent worst for it within NegMAS's tolerance of its target, and accepts an offer within that
+ * tolerance of its current target. `beta` is fixed when not given as a parameter.
+ */
+function timeBased(name: string, summary: string, beta: ParamInfo | number): StrategyDef {
+  const params: Record<string, ParamInfo> = typeof beta === 'number' ? { kappa: kappaParam(0) } : { beta, kappa: kappaParam(0) };
   return {
     name,
     summary,
@@ -28,28 +31,31 @@ function timeDependent(name: string, summary: string, beta: ParamInfo | number):
     deterministic: true,
     rational: true,
     create(p) {
-      const anchor = p.anchor as number;
       const b = typeof beta === 'number' ? beta : (p.beta as number);
       const kappa = p.kappa as number;
-      return composeAgent({ offer: (obs) => timeDependentTarget(obs, anchor, b, kappa), accept: acceptNext });
+      return composeAgent({
+        offer: (obs) => timeBasedTarget(obs, b, kappa),
+        price: worstCentWithin,
+        accept: acceptWithinTolerance,
+      });
     },
   };
 }
 
-export const boulware = timeDependent(
+export const boulware = timeBased(
   'boulware',
-  'Time-dependent, holds its price until late (β = 0.2), then concedes to its reservation; accepts by AC_next.',
-  betaParam(0.2),
+  "NegMAS's Boulware (time-based, target t⁴ of the way from the best end of the price range to its reservation): holds out until late; accepts an offer at least as good as its current target.",
+  betaParam(0.25),
 );
 
-export const linear = timeDependent(
+export const linear = timeBased(
   'linear',
-  'Time-dependent with β fixed at 1: concedes in even steps to its reservation; accepts by AC_next.',
+  "NegMAS's Linear (time-based, concedes in even steps from the best end of the price range toward its reservation); accepts an offer at least as good as its current target.",
   1,
 );
 
-export const conceder = timeDependent(
+export const conceder = timeBased(
   'conceder',
-  'Time-dependent, concedes early (β = 5) and then holds near its reservation; accepts by AC_next.',
-  betaParam(5),
+  "NegMAS's Conceder (time-based, target t^0.25 of the way): concedes early, then holds near its reservation; accepts an offer at least as good as its current target.",
+  betaParam(4),
 );
