@@ -12,6 +12,7 @@ import { z } from 'zod';
 import type { BilateralEvent } from '../core/bilateral/events';
 import type { Move } from '../core/bilateral/moves';
 import { bilateral, type BilateralObservation } from '../core/bilateral/protocol';
+import { surplusShare } from '../core/bilateral/metrics';
 import { hashString } from '../core/rng';
 import { hasGainsFromTrade, zoneBinOf, type Role, type Scenario } from '../core/scenario';
 import type { Retry } from '../core/session';
@@ -250,14 +251,14 @@ export interface SftFilter {
   irOnly?: boolean;
 }
 
-/** The seat's share of v − c on a deal with gains from trade, its utility, and the deal price. */
+/** The seat's share of v − c (in [0, 1], as `surplusShare` defines it) on a deal with gains from trade, and whether it lost money. */
 export function seatOutcome(source: SftSource, seat: Role): { deal: boolean; share: number | null; loss: boolean; ended: string } {
   const end = source.events.at(-1);
   const outcome = end?.type === 'end' ? end.outcome : null;
   const { buyerValue: v, sellerCost: c } = source.scenario;
   if (outcome?.kind !== 'deal') return { deal: false, share: null, loss: false, ended: outcome?.kind ?? 'unfinished' };
   const utility = seat === 'buyer' ? v - outcome.price : outcome.price - c;
-  return { deal: true, share: hasGainsFromTrade(source.scenario) ? utility / (v - c) : null, loss: utility < -1e-9, ended: 'deal' };
+  return { deal: true, share: hasGainsFromTrade(source.scenario) ? surplusShare(source.scenario, outcome.price, seat) : null, loss: utility < -1e-9, ended: 'deal' };
 }
 
 /** The seats of a negotiation that pass the filter. Negotiations that ended in an error or were cancelled teach nothing: none pass. */

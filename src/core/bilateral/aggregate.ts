@@ -2,7 +2,7 @@ import { TIERS, type Tier } from '../catalog';
 import { createRng, deriveSeed } from '../rng';
 import { ROLES, ZONE_BINS, zoneBinOf, type Role, type Scenario, type ZoneBin } from '../scenario';
 import { ANALYTIC_MIN_UNITS, RatioMomentsBlock, ratioInterval, type Interval, type RatioMoments } from '../stats';
-import type { NegotiationMetrics } from './metrics';
+import { zonePosition, type NegotiationMetrics } from './metrics';
 import { UsageAccumulator, type RunUsage, type UsagePair } from './usage';
 
 /** The per-agent statistics of DESIGN.md, in the order they are stored. */
@@ -18,22 +18,30 @@ export const RATE_NAMES = [
   'opening',
   'concession',
   'patience',
+  'irLoss',
+  'windfallShare',
+  'oracleShare',
+  'oracleGap',
 ] as const;
 export type RateName = (typeof RATE_NAMES)[number];
 
-/** Statistics whose values lie in [0, 1] per negotiation (shares can leave it on an IR violation). */
+/** Statistics whose values lie in [0, 1] per negotiation (shares always do: see `surplusShare`). */
 const BOUNDED: Record<RateName, boolean> = {
   dealRate: true,
   noDealRateNoGft: true,
   walkAwayShare: true,
-  surplusShare: false,
-  expectedSurplusShare: false,
+  surplusShare: true,
+  expectedSurplusShare: true,
   irViolationRate: true,
+  irLoss: false,
+  windfallShare: true,
   invalidMoveRate: true,
   errorRate: true,
   opening: false,
   concession: false,
   patience: true,
+  oracleShare: true,
+  oracleGap: true,
 };
 const BOUNDED_LIST = RATE_NAMES.map((name) => BOUNDED[name]);
 
@@ -136,52 +144,87 @@ const bump = (sums: Float64Array, i: number, x: number): void => {
   sums[i] = (sums[i] as number) + x;
 };
 
+/** Where each rate's numerator sits in the interleaved [num, den] sums (its denominator follows). */
+const AT = Object.fromEntries(RATE_NAMES.map((name, k) => [name, 2 * k])) as Record<RateName, number>;
+const DEAL = AT.dealRate;
+const NO_DEAL_NO_GFT = AT.noDealRateNoGft;
+const WALK_AWAY = AT.walkAwayShare;
+const SHARE = AT.surplusShare;
+const EXPECTED = AT.expectedSurplusShare;
+const IR = AT.irViolationRate;
+const IR_LOSS = AT.irLoss;
+const WINDFALL = AT.windfallShare;
+const INVALID = AT.invalidMoveRate;
+const ERROR = AT.errorRate;
+const OPENING = AT.opening;
+const CONCESSION = AT.concession;
+const PATIENCE = AT.patience;
+const ORACLE = AT.oracleShare;
+const ORACLE_GAP = AT.oracleGap;
+
 /**
  * Adds one side of one negotiation to `sums`: numerator and denominator of each rate, interleaved
  * [num, den] in RATE_NAMES order; terms that are zero are left out. A negotiation that ended in an
- * error counts only in `errorRate`.
+ * error counts only in `errorRate`. `irLoss` is the mean loss of the seat's IR-violating deals (over
+ * list price); `windfallShare` the part of its gains (utility over list price, summed over its
+ * deals) that came from the other side's violations; `oracleShare` and `oracleGap` are means over
+ * its negotiations with gains from trade where the oracle is known.
  */
-function addUnit(m: NegotiationMetrics, role: Role, sums: Float64Array): void {
-  bump(sums, 15, 1);
+function addUnit(m: NegotiationMetrics, role: Role, sums: Float64Array, listPrice: number): void {
+  bump(sums, ERROR + 1, 1);
   if (m.outcome === 'error') {
-    bump(sums, 14, 1);
+    bump(sums, ERROR, 1);
     return;
   }
   const side = m[role];
   if (m.gft) {
-    bump(sums, 1, 1); // dealRate's denominator
-    bump(sums, 9, 1); // expectedSurplusShare's
+    bump(sums, DEAL + 1, 1);
+    bump(sums, EXPECTED + 1, 1);
+    const share = m.deal ? (side.share ?? 0) : 0;
     if (m.deal) {
-      const share = side.share ?? 0;
-      bump(sums, 0, 1);
-      bump(sums, 6, share);
-      bump(sums, 7, 1);
-      bump(sums, 8, share);
+      bump(sums, DEAL, 1);
+      bump(sums, SHARE, share);
+      bump(sums, SHARE + 1, 1);
+      bump(sums, EXPECTED, share);
+    }
+    if (side.oracleShare !== null) {
+      bump(sums, ORACLE, side.oracleShare);
+      bump(sums, ORACLE + 1, 1);
+      bump(sums, ORACLE_GAP, side.oracleGap ?? side.oracleShare - share);
+      bump(sums, ORACLE_GAP + 1, 1);
     }
   } else {
-    bump(sums, 3, 1); // noDealRateNoGft's denominator
-    if (!m.deal) bump(sums, 2, 1);
+    bump(sums, NO_DEAL_NO_GFT + 1, 1);
+    if (!m.deal) bump(sums, NO_DEAL_NO_GFT, 1);
   }
   if (m.deal) {
-    bump(sums, 11, 1); // irViolationRate's denominator
-    if (side.irViolation) bump(sums, 10, 1);
+    bump(sums, IR + 1, 1);
+    if (side.irViolation) {
+      bump(sums, IR, 1);
+      bump(sums, IR_LOSS, side.irLoss ?? 0);
+      bump(sums, IR_LOSS + 1, 1);
+    }
+    if (side.utility > 0) {
+      bump(sums, WINDFALL, side.windfall ?? 0);
+      bump(sums, WINDFALL + 1, side.utility / listPrice);
+    }
   } else {
-    bump(sums, 5, 1); // walkAwayShare's denominator
-    if (m.outcome === 'walk_away') bump(sums, 4, 1);
+    bump(sums, WALK_AWAY + 1, 1);
+    if (m.outcome === 'walk_away') bump(sums, WALK_AWAY, 1);
   }
-  bump(sums, 12, side.invalidMoves);
-  bump(sums, 13, side.moves + side.invalidMoves);
+  bump(sums, INVALID, side.invalidMoves);
+  bump(sums, INVALID + 1, side.moves + side.invalidMoves);
   if (side.opening !== null) {
-    bump(sums, 16, side.opening);
-    bump(sums, 17, 1);
+    bump(sums, OPENING, side.opening);
+    bump(sums, OPENING + 1, 1);
   }
   if (side.concession !== null) {
-    bump(sums, 18, side.concession);
-    bump(sums, 19, 1);
+    bump(sums, CONCESSION, side.concession);
+    bump(sums, CONCESSION + 1, 1);
   }
   if (side.patience !== null) {
-    bump(sums, 20, side.patience);
-    bump(sums, 21, 1);
+    bump(sums, PATIENCE, side.patience);
+    bump(sums, PATIENCE + 1, 1);
   }
 }
 
@@ -211,7 +254,7 @@ class Seat {
   private stratum = 0;
   private readonly open = new Float64Array(WIDTH);
 
-  add(scenarioKey: string, tier: number, zone: number, stratum: number, m: NegotiationMetrics, role: Role): void {
+  add(scenarioKey: string, tier: number, zone: number, stratum: number, m: NegotiationMetrics, role: Role, listPrice: number): void {
     if (scenarioKey !== this.key) {
       if (this.key !== null) this.foldOpen();
       this.key = scenarioKey;
@@ -220,7 +263,7 @@ class Seat {
       this.stratum = stratum;
       this.open.fill(0);
     }
-    addUnit(m, role, this.open);
+    addUnit(m, role, this.open, listPrice);
     const { negotiations, errors } = this;
     negotiations[0] = (negotiations[0] as number) + 1;
     negotiations[tier] = (negotiations[tier] as number) + 1;
@@ -310,14 +353,15 @@ export class Aggregator {
     if (this.reopened) this.apart++;
     const p = this.pair(buyer, seller);
     this.usage.add(p.usage, m);
-    p.buyerSeat.add(key, this.tier, this.zone, this.stratum, m, 'buyer');
-    p.sellerSeat.add(key, this.tier, this.zone, this.stratum, m, 'seller');
+    const list = scenario.item.listPrice;
+    p.buyerSeat.add(key, this.tier, this.zone, this.stratum, m, 'buyer', list);
+    p.sellerSeat.add(key, this.tier, this.zone, this.stratum, m, 'seller', list);
     p.n++;
     if (m.outcome === 'error') {
       p.errors++;
       return;
     }
-    if (m.gft && m.deal) this.addPosition(m.seller.share ?? 0);
+    if (m.gft && m.price !== null) this.addPosition(zonePosition(scenario, m.price));
     if (m.gft) {
       p.gft++;
       if (m.deal) {

@@ -9,21 +9,48 @@ export const PATIENCE_THRESHOLD = 0.05;
 /** One side's measures, and its moves, invalid answers, forfeits and model calls (the SeatTally). */
 export interface SideMetrics extends SeatTally {
   utility: number;
-  /** Share of v − c captured; only on a deal with gains from trade. */
+  /**
+   * Share of the zone `v − c` captured, in [0, 1]; only on a deal with gains from trade. A deal
+   * outside the zone gives the side that gained all of it (1) and the side that lost none (0): what
+   * lies beyond the zone is the loser's `irLoss` and the winner's `windfall`, measured apart.
+   */
   share: number | null;
   irViolation: boolean;
+  /** What a deal that broke this side's individual rationality cost it (−utility), over list price; 0 otherwise, null without a deal. */
+  irLoss: number | null;
+  /**
+   * The part of this side's utility that came from the other side's IR violation (the least of its
+   * own gain and the other's loss), over list price; 0 otherwise, null without a deal.
+   */
+  windfall: number | null;
+  /**
+   * The oracle reference (core/bilateral/oracle.ts): the largest share of the gains this side could
+   * have got on this scenario against the other side's exact policy, and that minus the share it got
+   * (0 without a deal). Null where the other side is not a deterministic scripted strategy or there
+   * were no gains from trade; `computeMetrics` leaves them null, the oracle scorer fills them in.
+   */
+  oracleShare: number | null;
+  oracleGap: number | null;
   /** Own offers over list price, in order. */
   offers: number[];
   /** `opening`: the first own offer over list price. */
   opening: number | null;
-  /** First own offer minus last own offer, in own-utility terms, over list price. */
+  /**
+   * First own offer minus the last own position (its last offer, or the price it accepted), in
+   * own-utility terms, over list price.
+   */
   totalConcession: number | null;
-  /** `concession`: how far the last own offer moved from the first toward the reservation, over that range (0 if the first was the reservation). */
+  /**
+   * `concession`: how far the last own position (its last offer, or the price it accepted) moved
+   * from the first offer toward the reservation, over that range (0 if the first was the reservation).
+   */
   concession: number | null;
   /**
    * `patience`: the fraction of this side's own turns (under the turn limit) that passed before its
    * cumulative concession first exceeded 5% of the opening-to-reservation range; 1 if it never did,
-   * 0 if it opened at its reservation.
+   * 0 if it opened at its reservation. Accepting counts as moving to the accepted price, so an
+   * early acceptance is an early concession; a side that accepts before it has made any offer
+   * conceded then (patience: its own turns before that one, over its own turns).
    */
   patience: number | null;
 }
@@ -38,21 +65,46 @@ export interface NegotiationMetrics {
   seller: SideMetrics;
 }
 
+/** A utility below this (a rounding error's worth of dollars) is a loss. */
+const IR_EPS = 1e-9;
+
+/**
+ * The share of the zone `[c, v]` a deal at `price` gives `role`, in [0, 1]: the price is moved into
+ * the zone first, so a deal beyond it gives the side that gained everything and the other nothing.
+ * Only for a scenario with gains from trade (`v > c`). Every surplus share Parley shows is this one.
+ */
+export function surplusShare(s: Pick<Scenario, 'buyerValue' | 'sellerCost'>, price: number, role: Role): number {
+  const v = s.buyerValue;
+  const c = s.sellerCost;
+  const p = price < c ? c : price > v ? v : price;
+  return role === 'seller' ? (p - c) / (v - c) : (v - p) / (v - c);
+}
+
+/** Where a deal at `price` lies in the zone, (p − c)/(v − c): below 0 or above 1 when it breaks one side's individual rationality. */
+export const zonePosition = (s: Pick<Scenario, 'buyerValue' | 'sellerCost'>, price: number): number =>
+  (price - s.sellerCost) / (s.buyerValue - s.sellerCost);
+
 /** Seller gains from a higher price, buyer from a lower one. */
 const gainDirection = (role: Role): number => (role === 'seller' ? 1 : -1);
 
 /**
- * What the fold gathers for one side: its offers over list price (in order), the first and last
- * offer, the turn at which its concession first passed the patience threshold, and its counts.
+ * What the fold gathers for one side: its offers over list price (in order), its first offer and
+ * last position, the own time at which its concession first passed the patience threshold, and
+ * its counts.
  */
 class SideTally implements SeatTally {
   offers: number[] = [];
   first = 0;
+  /** The last position: its last offer, or the price it accepted. */
   last = 0;
   /** first − reservation: the range patience and concession are measured over. */
   range = 0;
-  /** The turn of the first offer past the patience threshold; -1 while there is none. */
-  crossed = -1;
+  /** How far the last position had moved from the first offer toward the reservation, as a fraction of the range. */
+  conceded = 0;
+  /** Own turns (interpolated within the crossing step) before the patience threshold was passed; -1 while it has not been. */
+  crossedAt = -1;
+  /** The turn it accepted the other side's offer, -1 if it did not. */
+  accepted = -1;
   moves = 0;
   invalidMoves = 0;
   forfeits = 0;
@@ -70,25 +122,65 @@ class SideTally implements SeatTally {
     if (this.offers.length === 0) {
       this.first = price;
       this.range = price - this.reservation;
-    } else if (this.crossed < 0 && this.range !== 0 && (this.first - price) / this.range > PATIENCE_THRESHOLD) {
-      // (o₁ − o)/(o₁ − R) is the fraction of the way from the opening to the reservation, for either role.
-      this.crossed = turn;
-    }
+    } else this.moveTo(price, turn);
     this.last = price;
     this.offers.push(price / this.listPrice);
   }
+
+  /** Accepting the other side's offer at `price`: its last position (DESIGN.md: accepting is conceding). */
+  accept(price: number, turn: number): void {
+    this.accepted = turn;
+    if (this.offers.length === 0) return;
+    this.moveTo(price, turn);
+    this.last = price;
+  }
+
+  /**
+   * A new position at `turn`. The side held its previous one through its own turns before this
+   * one, so a crossing of the threshold happened during the step to this own turn: it counts the
+   * own turns before it plus the part of the step that reached the threshold.
+   */
+  private moveTo(price: number, turn: number): void {
+    if (this.crossedAt >= 0 || this.range === 0) return;
+    // (o₁ − p)/(o₁ − R) is the fraction of the way from the opening to the reservation, for either role.
+    const conceded = (this.first - price) / this.range;
+    if (conceded > PATIENCE_THRESHOLD) {
+      // Own turn index: each side moves every other turn, so turn t is its floor(t/2)-th own turn.
+      const ownTurn = Math.floor(turn / 2);
+      this.crossedAt = ownTurn - 1 + (PATIENCE_THRESHOLD - this.conceded) / (conceded - this.conceded);
+    } else this.conceded = conceded;
+  }
+}
+
+/** Whether the other side ended the negotiation while this side had own turns left and had not yet conceded: its patience is not observed. */
+function cutShort(role: Role, result: BilateralResult, scenario: Scenario): boolean {
+  const byOther =
+    (result.kind === 'deal' && result.acceptedBy !== role) ||
+    (result.kind === 'walk_away' && result.by !== role) ||
+    result.kind === 'error' ||
+    result.kind === 'cancelled';
+  if (!byOther) return false;
+  // Own turns taken: the turns before the end that were this side's.
+  const taken = role === scenario.firstMover ? Math.ceil(result.turn / 2) : Math.floor(result.turn / 2);
+  return taken < turnsFor(role, scenario.firstMover, scenario.turnLimit);
 }
 
 /** One side's metrics, the behaviour measures written straight into the result (it is the hot path). */
-function sideMetrics(role: Role, t: SideTally, scenario: Scenario, price: number | null, gft: boolean): SideMetrics {
+function sideMetrics(role: Role, t: SideTally, scenario: Scenario, result: BilateralResult, gft: boolean): SideMetrics {
   const v = scenario.buyerValue;
   const c = scenario.sellerCost;
   const listPrice = scenario.item.listPrice;
+  const price = result.kind === 'deal' ? result.price : null;
   const utility = price === null ? 0 : role === 'buyer' ? v - price : price - c;
+  const other = price === null ? 0 : role === 'buyer' ? price - c : v - price;
   const m: SideMetrics = {
     utility,
-    share: price !== null && gft ? utility / (v - c) : null,
-    irViolation: price !== null && utility < -1e-9,
+    share: price !== null && gft ? surplusShare(scenario, price, role) : null,
+    irViolation: price !== null && utility < -IR_EPS,
+    irLoss: price === null ? null : utility < -IR_EPS ? -utility / listPrice : 0,
+    windfall: price === null ? null : other < -IR_EPS && utility > 0 ? (utility < -other ? utility : -other) / listPrice : 0,
+    oracleShare: null,
+    oracleGap: null,
     offers: t.offers,
     opening: null,
     totalConcession: null,
@@ -102,6 +194,7 @@ function sideMetrics(role: Role, t: SideTally, scenario: Scenario, price: number
     tokensOut: t.tokensOut,
     latencyMs: t.latencyMs,
   };
+  // No offer, no opening to measure from (a side that accepted before offering has none either).
   if (t.offers.length === 0) return m;
   const { first, last, range } = t;
   m.opening = first / listPrice;
@@ -112,8 +205,8 @@ function sideMetrics(role: Role, t: SideTally, scenario: Scenario, price: number
     return m;
   }
   m.concession = (first - last) / range;
-  // Own turn index: each side moves every other turn, so turn t is its floor(t/2)-th own turn.
-  m.patience = t.crossed < 0 ? 1 : Math.floor(t.crossed / 2) / turnsFor(role, scenario.firstMover, scenario.turnLimit);
+  if (t.crossedAt >= 0) m.patience = t.crossedAt / turnsFor(role, scenario.firstMover, scenario.turnLimit);
+  else if (!cutShort(role, result, scenario)) m.patience = 1;
   return m;
 }
 
@@ -125,6 +218,8 @@ export function computeMetrics(scenario: Scenario, events: readonly BilateralEve
   const seller = new SideTally(scenario.sellerCost, listPrice);
   let result: BilateralResult | null = null;
   let turnsUsed = 0;
+  // The standing offer (the last one made, until a rejection clears it): the price an accept takes.
+  let pending: number | null = null;
   for (let i = 0; i < events.length; i++) {
     const e = events[i] as BilateralEvent;
     if (e.type === 'end') {
@@ -134,7 +229,13 @@ export function computeMetrics(scenario: Scenario, events: readonly BilateralEve
     }
     const side = e.actor === 'buyer' ? buyer : seller;
     countSeatEvent(side, e);
-    if (e.type === 'move' && e.move.action?.type === 'offer') side.offer(roundCents(e.move.action.price), e.turn);
+    if (e.type !== 'move') continue;
+    const action = e.move.action;
+    if (action?.type === 'offer') {
+      side.offer(roundCents(action.price), e.turn);
+      pending = action.price;
+    } else if (action?.type === 'accept' && pending !== null) side.accept(roundCents(pending), e.turn);
+    else if (action?.type === 'reject') pending = null;
   }
   if (result === null) throw new Error('metrics of an event log without an end');
   const price = result.kind === 'deal' ? result.price : null;
@@ -144,7 +245,7 @@ export function computeMetrics(scenario: Scenario, events: readonly BilateralEve
     price,
     outcome: result.kind,
     turnsUsed,
-    buyer: sideMetrics('buyer', buyer, scenario, price, gft),
-    seller: sideMetrics('seller', seller, scenario, price, gft),
+    buyer: sideMetrics('buyer', buyer, scenario, result, gft),
+    seller: sideMetrics('seller', seller, scenario, result, gft),
   };
 }

@@ -14,9 +14,10 @@
  *   seat turned down a better price than the one it then named. Parley keeps one offer on the table
  *   at a time, so this is how "accepting worse than one's own standing offer" shows in its log: the
  *   seat's own price and the price it could take meet at the moment it names its own.
- * - `surplus` = surplus × the seat's share of v − c on a deal with gains from trade, clamped to
- *   [0, 1] (a loss is priced by the IR penalty; a share over 1, when the other side took a loss,
- *   earns no more than the whole surplus). 0 without a deal, or on a deal without gains from trade.
+ * - `surplus` = surplus × the seat's share of v − c on a deal with gains from trade, in [0, 1] as
+ *   `surplusShare` (metrics.ts) defines it (a loss is priced by the IR penalty; a deal beyond the
+ *   zone, when the other side took a loss, earns no more than the whole surplus). 0 without a deal,
+ *   or on a deal without gains from trade.
  * - `irPenalty` = −irViolation when the deal left the seat with a loss (negative utility).
  * - `walkAwayCredit` = +walkAwayNoGft when there were no gains from trade (v ≤ c) and the seat
  *   itself walked away: so "accept at a loss" (−1 by default) and "walk away rationally" (+0.5) no
@@ -28,6 +29,7 @@
 import { z } from 'zod';
 import { hasGainsFromTrade, opponentOf, roundCents, type Role, type Scenario } from '../scenario';
 import type { BilateralEvent } from './events';
+import { surplusShare } from './metrics';
 
 export const RewardWeightsSchema = z.object({
   /** Cost of each invalid answer. */
@@ -67,7 +69,7 @@ export interface RewardCounts {
   invalidMoves: number;
   retreats: number;
   crossings: number;
-  /** The seat's share of v − c on a deal with gains from trade, unclamped; null otherwise. */
+  /** The seat's share of v − c on a deal with gains from trade (`surplusShare`, in [0, 1]); null otherwise. */
   share: number | null;
   irViolation: boolean;
   walkedAwayWithoutGains: boolean;
@@ -140,13 +142,13 @@ export function bilateralReward(
   if (outcome.kind === 'deal') {
     const utility = seat === 'buyer' ? v - outcome.price : outcome.price - c;
     irViolation = utility < -1e-9;
-    if (gft) share = utility / (v - c);
+    if (gft) share = surplusShare(scenario, outcome.price, seat);
   }
   const walkedAwayWithoutGains = !gft && outcome.kind === 'walk_away' && outcome.by === seat;
   const terms: RewardTerms = {
     compliance: -w.invalidMove * invalidMoves,
     consistency: -w.inconsistency * (retreats + crossings),
-    surplus: share === null ? 0 : w.surplus * Math.min(1, Math.max(0, share)),
+    surplus: share === null ? 0 : w.surplus * share,
     irPenalty: irViolation ? -w.irViolation : 0,
     walkAwayCredit: walkedAwayWithoutGains ? w.walkAwayNoGft : 0,
   };

@@ -46,6 +46,10 @@ function side(s: SideSpec = {}): SideMetrics {
     utility: 0,
     share: s.share ?? null,
     irViolation: s.ir ?? false,
+    irLoss: null,
+    windfall: null,
+    oracleShare: null,
+    oracleGap: null,
     offers: [],
     opening: s.opening ?? null,
     totalConcession: null,
@@ -71,14 +75,17 @@ function nm(opts: {
 }): NegotiationMetrics {
   const deal = opts.outcome === 'deal';
   const withShares = deal && opts.gft && opts.buyerShare !== undefined;
+  // On key()'s scenario (v = 150, c = 90) the buyer's share b is a price of 150 − 60b; a share is
+  // kept inside [0, 1] as metrics.ts keeps it, the deal's price says where it really landed.
+  const clamp = (x: number) => Math.min(1, Math.max(0, x));
   return {
     gft: opts.gft,
     deal,
-    price: deal ? 100 : null,
+    price: deal ? (withShares ? 150 - 60 * opts.buyerShare! : 100) : null,
     outcome: opts.outcome,
     turnsUsed: 4,
-    buyer: side({ ...opts.buyer, share: withShares ? opts.buyerShare! : null }),
-    seller: side({ ...opts.seller, share: withShares ? 1 - opts.buyerShare! : null }),
+    buyer: side({ ...opts.buyer, share: withShares ? clamp(opts.buyerShare!) : null }),
+    seller: side({ ...opts.seller, share: withShares ? clamp(1 - opts.buyerShare!) : null }),
   };
 }
 
@@ -523,7 +530,8 @@ describe('Aggregator: intervals stratified by opener', () => {
 
   it('a plan with one opener gives exactly the intervals recorded before strata existed', () => {
     // Recorded from the unstratified aggregator on the same plan (single-opener-intervals.json);
-    // rates added since have no record and are left out of the comparison.
+    // rates added since have no record and are left out of the comparison. surplusShare and
+    // expectedSurplusShare were re-recorded when shares became bounded in [0, 1] (Wilson intervals).
     const golden = JSON.parse(readFileSync(new URL('./single-opener-intervals.json', import.meta.url), 'utf8')) as {
       standings: { samples: number; seed: number };
       rows: { ci: Record<string, Interval | null> }[];

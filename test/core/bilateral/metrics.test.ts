@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { BilateralEvent, BilateralResult } from '../../../src/core/bilateral/events';
-import { computeMetrics } from '../../../src/core/bilateral/metrics';
+import { computeMetrics, surplusShare, zonePosition } from '../../../src/core/bilateral/metrics';
 import { ACCEPT, WALK_AWAY, offer, say, type Move } from '../../../src/core/bilateral/moves';
 import { bilateral } from '../../../src/core/bilateral/protocol';
 import { runSession } from '../../../src/core/session';
@@ -52,19 +52,42 @@ describe('computeMetrics: outcome and surplus', () => {
     expect(atValue.buyer.irViolation).toBe(false);
   });
 
-  it('flags an IR violation for the side a deal leaves with negative utility (shares still sum to 1)', () => {
+  it('flags an IR violation for the side a deal leaves with negative utility; shares stay in [0, 1], the excess measured apart', () => {
+    // $10 over the buyer's value of 150: the seller has the whole zone (share 1) and $10 beyond it.
     const overpaid = computeMetrics(SCN, log([offer(160), ACCEPT], deal(160, 2)));
     expect(overpaid.buyer.utility).toBe(-10);
+    expect(overpaid.seller.utility).toBe(70);
     expect(overpaid.buyer.irViolation).toBe(true);
     expect(overpaid.seller.irViolation).toBe(false);
-    expect(overpaid.buyer.share).toBeCloseTo(-10 / 60, 12);
-    expect(overpaid.seller.share).toBeCloseTo(70 / 60, 12);
-    expect(overpaid.buyer.share! + overpaid.seller.share!).toBeCloseTo(1, 12);
+    expect(overpaid.buyer.share).toBe(0);
+    expect(overpaid.seller.share).toBe(1);
+    expect(overpaid.buyer.irLoss).toBeCloseTo(10 / 200, 12);
+    expect(overpaid.seller.irLoss).toBe(0);
+    expect(overpaid.seller.windfall).toBeCloseTo(10 / 200, 12);
+    expect(overpaid.buyer.windfall).toBe(0);
 
+    // $5 under the seller's cost of 90: the buyer has the zone and $5 beyond it.
     const underSold = computeMetrics(SCN, log([offer(180), offer(85), ACCEPT], deal(85, 3, 'seller')));
     expect(underSold.seller.utility).toBe(-5);
     expect(underSold.seller.irViolation).toBe(true);
     expect(underSold.buyer.irViolation).toBe(false);
+    expect([underSold.buyer.share, underSold.seller.share]).toEqual([1, 0]);
+    expect(underSold.seller.irLoss).toBeCloseTo(5 / 200, 12);
+    expect(underSold.buyer.windfall).toBeCloseTo(5 / 200, 12);
+    expect([underSold.buyer.irLoss, underSold.seller.windfall]).toEqual([0, 0]);
+  });
+
+  it('surplusShare moves the price into the zone first, so every share lies in [0, 1]', () => {
+    expect(surplusShare(SCN, 130, 'seller')).toBeCloseTo(40 / 60, 12);
+    expect(surplusShare(SCN, 130, 'buyer')).toBeCloseTo(20 / 60, 12);
+    for (const price of [0.01, 60, 89.99, 90, 120, 150, 150.01, 400]) {
+      const seller = surplusShare(SCN, price, 'seller');
+      expect(seller).toBeGreaterThanOrEqual(0);
+      expect(seller).toBeLessThanOrEqual(1);
+      expect(seller + surplusShare(SCN, price, 'buyer')).toBeCloseTo(1, 12);
+    }
+    expect(zonePosition(SCN, 160)).toBeCloseTo(70 / 60, 12);
+    expect(zonePosition(SCN, 85)).toBeCloseTo(-5 / 60, 12);
   });
 
   it('without gains from trade a deal has no shares, and hurts at least one side', () => {
@@ -77,12 +100,20 @@ describe('computeMetrics: outcome and surplus', () => {
     expect(m.seller.utility).toBe(10);
     expect(m.buyer.irViolation).toBe(true);
     expect(m.seller.irViolation).toBe(false);
+    // The seller's $10 came wholly out of the buyer's $30 loss.
+    expect(m.buyer.irLoss).toBeCloseTo(30 / 200, 12);
+    expect(m.seller.windfall).toBeCloseTo(10 / 200, 12);
     const cheap = computeMetrics(NO_GFT, log([offer(75), ACCEPT], deal(75, 2)));
     expect(cheap.buyer.irViolation).toBe(false);
     expect(cheap.seller.irViolation).toBe(true);
-    // Any price between v = 80 and c = 100 hurts both sides.
+    expect(cheap.buyer.windfall).toBeCloseTo(5 / 200, 12);
+    expect(cheap.seller.irLoss).toBeCloseTo(25 / 200, 12);
+    // Any price between v = 80 and c = 100 hurts both sides, and nobody gains from it.
     const both = computeMetrics(NO_GFT, log([offer(90), ACCEPT], deal(90, 2)));
     expect(both.buyer.irViolation && both.seller.irViolation).toBe(true);
+    expect([both.buyer.windfall, both.seller.windfall]).toEqual([0, 0]);
+    expect(both.buyer.irLoss).toBeCloseTo(10 / 200, 12);
+    expect(both.seller.irLoss).toBeCloseTo(10 / 200, 12);
   });
 
   it('gives zero utility, no shares and no IR violation without a deal, whatever the ending', () => {
@@ -102,6 +133,8 @@ describe('computeMetrics: outcome and surplus', () => {
           expect(side.utility).toBe(0);
           expect(side.share).toBeNull();
           expect(side.irViolation).toBe(false);
+          expect(side.irLoss).toBeNull();
+          expect(side.windfall).toBeNull();
         }
       }
     }
@@ -128,8 +161,9 @@ describe('computeMetrics: opening, concession and patience (DESIGN.md)', () => {
     const m = computeMetrics(SCN, log(moves, { kind: 'turn_limit', turn: 8 }));
     expect(m.seller.totalConcession).toBeCloseTo((190 - 150) / 200, 12);
     expect(m.seller.concession).toBeCloseTo(40 / 100, 12);
-    // 20% of the range by own turn 2: two of its ten own turns passed first.
-    expect(m.seller.patience).toBe(2 / 10);
+    // 0% at own turn 1, 20% at own turn 2: it held for one own turn and a quarter of the step to
+    // own turn 2 took it to 5%, so 1.25 of its ten own turns passed first.
+    expect(m.seller.patience).toBeCloseTo(1.25 / 10, 12);
     expect(m.buyer.totalConcession).toBeNull();
     expect(m.buyer.concession).toBeNull();
     expect(m.buyer.patience).toBeNull();
@@ -143,14 +177,16 @@ describe('computeMetrics: opening, concession and patience (DESIGN.md)', () => {
     const m = computeMetrics(SCN, log(moves, { kind: 'turn_limit', turn: 8 }));
     expect(m.buyer.totalConcession).toBeCloseTo((100 - 60) / 200, 12);
     expect(m.buyer.concession).toBeCloseTo(40 / 90, 12);
-    expect(m.buyer.patience).toBe(1 / 10);
+    // 20/90 of the range at own turn 1: 5% was reached 0.05 / (20/90) = 0.225 of the way there.
+    expect(m.buyer.patience).toBeCloseTo(0.225 / 10, 12);
   });
 
   it('counts a concession only once it exceeds 5% of the range', () => {
-    // Seller range 100: 95 is exactly 5% (not more); 94 is 6%, at own turn 3.
+    // Seller range 100: 185 is exactly 5% (not more) at own turn 2; 184 is 6%, at own turn 3. It
+    // passed 5% at the start of the step to own turn 3: two own turns passed first.
     const moves: Move[] = [offer(190), say('a'), offer(188), say('b'), offer(185), say('c'), offer(184)];
     const m = computeMetrics(SCN, log(moves, { kind: 'turn_limit', turn: 7 }));
-    expect(m.seller.patience).toBe(3 / 10);
+    expect(m.seller.patience).toBeCloseTo(2 / 10, 12);
   });
 
   it('has patience 1 when the seat never conceded that far, and negative concession when it moved away', () => {
@@ -161,9 +197,45 @@ describe('computeMetrics: opening, concession and patience (DESIGN.md)', () => {
     expect(m.buyer.concession).toBeCloseTo(-20 / 50, 12);
     expect(m.seller.patience).toBe(1);
     expect(m.buyer.patience).toBe(1);
+    // It walked away itself at its second own turn without conceding: it held firm.
+    const held = computeMetrics(SCN, log([offer(180), offer(100), WALK_AWAY], { kind: 'walk_away', by: 'seller', turn: 3 }));
+    expect(held.seller.patience).toBe(1);
+  });
+
+  it('has no patience (null) where the other side ended the game before this one conceded or ran out of turns', () => {
+    // The buyer walked away after the seller's one offer: nine of its own turns were never played.
     const one = computeMetrics(SCN, log([offer(180), WALK_AWAY], { kind: 'walk_away', by: 'buyer', turn: 2 }));
-    expect(one.seller.patience).toBe(1);
+    expect(one.seller.patience).toBeNull();
     expect(one.seller.concession).toBe(0);
+    expect(one.seller.opening).toBe(0.9);
+    // The buyer took its opening at once: the seller never had the chance to concede.
+    const taken = computeMetrics(SCN, log([offer(180), ACCEPT], deal(180, 2)));
+    expect(taken.seller.patience).toBeNull();
+    // Its last own turn played: the other side's acceptance cuts nothing short.
+    const short = scenario({ turnLimit: 8 });
+    const lasted = computeMetrics(short, log([offer(190), say('a'), offer(190), say('b'), offer(190), say('c'), offer(190), ACCEPT], deal(190, 8)));
+    expect(lasted.seller.patience).toBe(1);
+    // Having conceded first, its patience is observed whoever ended the game.
+    const conceded = computeMetrics(SCN, log([offer(190), say('a'), offer(150), ACCEPT], deal(150, 4)));
+    expect(conceded.seller.patience).toBeCloseTo(0.125 / 10, 12);
+  });
+
+  it('counts an acceptance as the seat moving to the accepted price: accepting early is conceding early', () => {
+    // The seller opens at 190 and takes the buyer's 100 at its next own turn: 90% of its range at once.
+    const m = computeMetrics(SCN, log([offer(190), offer(100), ACCEPT], deal(100, 3, 'seller')));
+    expect(m.seller.concession).toBeCloseTo(0.9, 12);
+    expect(m.seller.totalConcession).toBeCloseTo(90 / 200, 12);
+    expect(m.seller.patience).toBeCloseTo(0.05 / 0.9 / 10, 12);
+    // Taking an offer better than its own opening is no concession.
+    const better = computeMetrics(SCN, log([offer(140), offer(145), ACCEPT], deal(145, 3, 'seller')));
+    expect(better.seller.concession).toBeCloseTo(-0.1, 12);
+    expect(better.seller.patience).toBe(1);
+  });
+
+  it('has no opening, concession or patience for a seat that accepted before making any offer', () => {
+    const m = computeMetrics(SCN, log([offer(130), ACCEPT], deal(130, 2)));
+    expect([m.buyer.opening, m.buyer.concession, m.buyer.totalConcession, m.buyer.patience]).toEqual([null, null, null, null]);
+    expect(m.buyer.share).toBeCloseTo(20 / 60, 12);
   });
 
   it('gives concession 0 and patience 0 to a seat that opened at its own reservation', () => {
@@ -176,10 +248,11 @@ describe('computeMetrics: opening, concession and patience (DESIGN.md)', () => {
   it('counts own turns under the scenario’s own limit, so patience does not depend on how long the game lasted', () => {
     const short = scenario({ turnLimit: 8 }); // 4 own turns each
     const moves: Move[] = [offer(190), say('a'), offer(150), ACCEPT];
+    // 40% at own turn 1: 5% was reached an eighth of the way there.
     const m = computeMetrics(short, log(moves, deal(150, 4, 'buyer')));
-    expect(m.seller.patience).toBe(1 / 4);
+    expect(m.seller.patience).toBeCloseTo(0.125 / 4, 12);
     const long = computeMetrics(SCN, log(moves, deal(150, 4, 'buyer')));
-    expect(long.seller.patience).toBe(1 / 10);
+    expect(long.seller.patience).toBeCloseTo(0.125 / 10, 12);
   });
 });
 
@@ -240,12 +313,14 @@ describe('computeMetrics over a real session', () => {
     expect(m.buyer.offers).toEqual([0.4, 0.5, 0.6]);
     expect(m.buyer.invalidMoves).toBe(1);
     expect(m.buyer.totalConcession).toBeCloseTo(0.2, 12);
-    // Both conceded more than 5% of their ranges at their second own turn, of ten.
+    // Both conceded more than 5% of their ranges at their second own turn, of ten: the buyer
+    // 20/70 of its range (5% reached 0.175 of the way), the seller 30% (a sixth of the way).
     expect(m.buyer.concession).toBeCloseTo(40 / 70, 12);
-    expect(m.buyer.patience).toBe(1 / 10);
-    expect(m.seller.totalConcession).toBeCloseTo(0.15, 12);
-    expect(m.seller.concession).toBeCloseTo(0.3, 12);
-    expect(m.seller.patience).toBe(1 / 10);
+    expect(m.buyer.patience).toBeCloseTo(0.175 / 10, 12);
+    // The seller's last position is the 120 it accepted.
+    expect(m.seller.totalConcession).toBeCloseTo(0.35, 12);
+    expect(m.seller.concession).toBeCloseTo(0.7, 12);
+    expect(m.seller.patience).toBeCloseTo(0.05 / 0.3 / 10, 12);
     expect(m.seller.share).toBeCloseTo(30 / 60, 12);
     expect(m.turnsUsed).toBe(6);
   });

@@ -112,15 +112,15 @@ describe('bilateralReward: each term by hand', () => {
   });
 
   it('irPenalty: a deal at a loss costs 1 and earns no surplus; the other side share is capped at 1', () => {
-    // The buyer accepts 160 > v = 150: utility −10, share −10/60.
+    // The buyer accepts 160 > v = 150: utility −10; the zone is all the seller’s (shares 0 and 1).
     const events = log([offer(160), ACCEPT], deal(160, 2, 'buyer'));
     const buyer = bilateralReward(SCN, events, 'buyer');
-    expect(buyer.counts.share).toBeCloseTo(-10 / 60, 12);
+    expect(buyer.counts.share).toBe(0);
     expect(buyer.counts.irViolation).toBe(true);
     expect(buyer.terms).toEqual({ compliance: 0, consistency: 0, surplus: 0, irPenalty: -1, walkAwayCredit: 0 });
     expect(buyer.total).toBe(-1);
     const seller = bilateralReward(SCN, events, 'seller');
-    expect(seller.counts.share).toBeCloseTo(70 / 60, 12);
+    expect(seller.counts.share).toBe(1);
     expect(seller.terms.surplus).toBe(1);
     expect(seller.terms.irPenalty).toBe(0);
   });
