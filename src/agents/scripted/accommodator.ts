@@ -1,5 +1,5 @@
 import type { StrategyDef } from './types';
-import { acceptAnyWithinReservation, composeAgent, timeBasedTarget, worstCentWithin } from './policy';
+import { acceptAnyWithinReservation, composeAgent, timeBasedTarget, timeCurve, worstCentWithin } from './policy';
 import { betaParam, kappaParam } from './time-dependent';
 
 export const accommodator: StrategyDef = {
@@ -10,10 +10,10 @@ export const accommodator: StrategyDef = {
   deterministic: true,
   rational: true,
   create(p) {
-    const beta = p.beta as number;
+    const curve = timeCurve(p.beta as number);
     const kappa = p.kappa as number;
     return composeAgent({
-      offer: (obs) => timeBasedTarget(obs, beta, kappa),
+      offer: (obs) => timeBasedTarget(obs, curve, kappa),
       price: worstCentWithin,
       accept: acceptAnyWithinReservation,
     });

@@ -1,5 +1,5 @@
 import type { ParamInfo, StrategyDef } from './types';
-import { acceptWithinTolerance, composeAgent, timeBasedTarget, worstCentWithin } from './policy';
+import { acceptWithinTolerance, composeAgent, timeBasedTarget, timeCurve, worstCentWithin } from './policy';
 
 export const kappaParam = (value: number): ParamInfo => ({
   default: value,
@@ -31,10 +31,10 @@ function timeBased(name: string, summary: string, beta: ParamInfo | number): Str
     deterministic: true,
     rational: true,
     create(p) {
-      const b = typeof beta === 'number' ? beta : (p.beta as number);
+      const curve = timeCurve(typeof beta === 'number' ? beta : (p.beta as number));
       const kappa = p.kappa as number;
       return composeAgent({
-        offer: (obs) => timeBasedTarget(obs, b, kappa),
+        offer: (obs) => timeBasedTarget(obs, curve, kappa),
         price: worstCentWithin,
         accept: acceptWithinTolerance,
       });

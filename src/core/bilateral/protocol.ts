@@ -56,6 +56,8 @@ interface KnownDeadline {
   readonly sellerTurns: number;
   /** The public price range. */
   readonly priceRange: PriceRange;
+  /** The highest price an offer may name: MAX_OFFER_LIST_MULTIPLE list prices, in cents. */
+  readonly ceiling: number;
 }
 
 function knownDeadline(s: Scenario): KnownDeadline {
@@ -66,6 +68,7 @@ function knownDeadline(s: Scenario): KnownDeadline {
     buyerTurns: turnsFor('buyer', s.firstMover, range.min),
     sellerTurns: turnsFor('seller', s.firstMover, range.min),
     priceRange: priceRangeOf(s),
+    ceiling: roundCents(MAX_OFFER_LIST_MULTIPLE * s.item.listPrice),
   };
 }
 
@@ -279,7 +282,7 @@ export const bilateral: Protocol<Scenario, BilateralState, Role, BilateralObserv
         if (raw > 0 && raw < MIN_OFFER_PRICE) return invalid(`offer price must be at least $0.01 (got ${raw})`);
         const price = roundCents(raw);
         if (price <= 0) return invalid(`offer price must be positive (got ${raw})`);
-        const ceiling = roundCents(MAX_OFFER_LIST_MULTIPLE * state.scenario.item.listPrice);
+        const ceiling = state.known.ceiling;
         if (price > ceiling)
           return invalid(`offer price ${raw} is more than ${MAX_OFFER_LIST_MULTIPLE} times the list price (at most ${ceiling})`);
         // The move's own action serves the transcript when its price is already in cents.
