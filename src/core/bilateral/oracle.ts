@@ -147,7 +147,8 @@ function searchPlan(s: Scenario, seat: Role, agent: BilateralAgent, opening: rea
   const other = opponentOf(seat);
   let state = bilateral.initialState(s);
   let own = 0;
-  while (!bilateral.isTerminal(state)) {
+  const whole = s.buyerValue - s.sellerCost - 1e-9;
+  while (!bilateral.isTerminal(state) && best.utility < whole) {
     const actor = bilateral.currentActor(state);
     if (actor === other) {
       const move = reply(agent, state, other);
@@ -219,6 +220,8 @@ function reactiveOracle(s: Scenario, seat: Role, agent: BilateralAgent): OracleO
   // Plan 0: only talk. Then: open at the seat's extreme and name one price of a grid at the second
   // own turn, between its extreme and the counterpart's reservation (a counterpart that mirrors
   // concessions answers a long jump with a long one).
+  // No plan can do better than the whole zone (a rational counterpart trades only inside it).
+  const whole = s.buyerValue - s.sellerCost - 1e-9;
   let best = searchPlan(s, seat, agent, [], NONE);
   const extreme = seat === 'buyer' ? MIN_OFFER_PRICE : roundCents(MAX_OFFER_LIST_MULTIPLE * s.item.listPrice);
   const theirs = seat === 'buyer' ? s.sellerCost : s.buyerValue;
@@ -229,6 +232,7 @@ function reactiveOracle(s: Scenario, seat: Role, agent: BilateralAgent): OracleO
       { action: { type: 'offer', price: extreme } },
       { action: { type: 'offer', price: jump } },
     ];
+    if (best.utility >= whole) break;
     best = searchPlan(s, seat, agent, opening, best);
   }
   return best;
