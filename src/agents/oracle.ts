@@ -3,8 +3,9 @@
  * strategies), and a scorer that fills each seat's `oracleShare` and `oracleGap` into a
  * negotiation's metrics. The search itself is core/bilateral/oracle.ts.
  */
-import { oracleOutcome, oracleShare, type OracleCounterpart } from '../core/bilateral/oracle';
-import type { NegotiationMetrics } from '../core/bilateral/metrics';
+import { oracleOutcome, oracleShare, type OracleCounterpart, type OracleOutcome } from '../core/bilateral/oracle';
+import type { BilateralEvent } from '../core/bilateral/events';
+import { computeMetrics, type NegotiationMetrics } from '../core/bilateral/metrics';
 import type { Scenario, Role } from '../core/scenario';
 import { opponentOf, ROLES } from '../core/scenario';
 import { parseAgentSpec, strategyByName } from './specs';
@@ -97,7 +98,25 @@ export function seatOracle(
   return { oracleShare: best, oracleGap: best - achieved };
 }
 
-/** Both seats' oracle figures of one negotiation (the Arena, the inspector, the debrief). */
-export function scoreOracle(buyer: string, seller: string, scenario: Scenario, metrics: NegotiationMetrics): NegotiationMetrics {
-  return new OracleScorer().score(buyer, seller, scenario, metrics);
+/**
+ * The deal the oracle finds for `seat` against the counterpart `spec` (price, turn of the seat's
+ * move, accept or offer), or null where the counterpart has none; for the inspector and the debrief.
+ */
+export function oracleDeal(scenario: Scenario, seat: Role, spec: string): OracleOutcome | null {
+  const counterpart = oracleCounterpart(spec, opponentOf(seat));
+  return counterpart === null ? null : oracleOutcome(scenario, seat, counterpart);
+}
+
+/**
+ * A negotiation's metrics with its oracle figures: `computeMetrics` and the scorer, for a stored or
+ * finished negotiation (`scorer` shares the search between negotiations of one scenario).
+ */
+export function scoredMetrics(
+  buyer: string,
+  seller: string,
+  scenario: Scenario,
+  events: readonly BilateralEvent[],
+  scorer: OracleScorer = new OracleScorer(),
+): NegotiationMetrics {
+  return scorer.score(buyer, seller, scenario, computeMetrics(scenario, events));
 }

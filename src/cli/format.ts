@@ -96,6 +96,12 @@ export function formatTranscript(
   const side = (role: 'buyer' | 'seller') =>
     `${role} utility ${money(metrics[role].utility)}${metrics[role].share === null ? '' : ` (share ${pct(metrics[role].share)})`}${metrics[role].irViolation ? ' IR VIOLATION' : ''}`;
   lines.push(`${side('buyer')}; ${side('seller')}`);
+  const oracle = (role: 'buyer' | 'seller') => {
+    const m = metrics[role];
+    return m.oracleShare === null ? null : `the ${role} could have got ${pct(m.oracleShare)} against this ${role === 'buyer' ? 'seller' : 'buyer'} (oracle gap ${pct(m.oracleGap)})`;
+  };
+  const oracles = [oracle('buyer'), oracle('seller')].filter((x) => x !== null);
+  if (oracles.length > 0) lines.push(`oracle: ${oracles.join('; ')}`);
   return (
     lines.join('\n') +
     '\n' +
@@ -119,6 +125,13 @@ const BEHAVIOUR_COLUMNS: { name: RateName; title: string }[] = [
   { name: 'opening', title: 'opening (of list)' },
   { name: 'concession', title: 'concession' },
   { name: 'patience', title: 'patience' },
+];
+
+const REFERENCE_COLUMNS: { name: RateName; title: string }[] = [
+  { name: 'oracleShare', title: 'oracle share' },
+  { name: 'oracleGap', title: 'oracle gap' },
+  { name: 'irLoss', title: 'IR loss (of list)' },
+  { name: 'windfallShare', title: 'from violations' },
 ];
 
 const withCi = (value: number | null, ci: Interval | null): string =>
@@ -164,8 +177,24 @@ export function formatBehaviour(rows: readonly LeaderboardRow[]): string {
       ['role', 'agent', ...BEHAVIOUR_COLUMNS.map((c) => c.title)],
       byRoleThenShare(rows).map((r) => [r.role, r.agent, ...BEHAVIOUR_COLUMNS.map((c) => withCi(r[c.name], r.ci[c.name]))]),
     ) +
-    'opening: first offer / list price; concession: how far the last offer moved from the first toward the\n' +
-    'reservation, as a share of that distance; patience: share of own turns before conceding 5% of it\n'
+    'opening: first offer / list price; concession: how far the last position (last offer, or the price it accepted)\n' +
+    'moved from the first offer toward the reservation, as a share of that distance; patience: share of own turns\n' +
+    'before conceding 5% of it (accepting counts as conceding; not counted where the other side ended the game first)\n'
+  );
+}
+
+/** The oracle reference and the individual-rationality measures per agent and role, in the leaderboard's order. */
+export function formatReference(rows: readonly LeaderboardRow[]): string {
+  return (
+    'oracle reference and individual rationality\n' +
+    table(
+      ['role', 'agent', ...REFERENCE_COLUMNS.map((c) => c.title)],
+      byRoleThenShare(rows).map((r) => [r.role, r.agent, ...REFERENCE_COLUMNS.map((c) => withCi(r[c.name], r.ci[c.name]))]),
+    ) +
+    'oracle share: the most of the gains it could have got against the same deterministic scripted opponents on the\n' +
+    'same scenarios (– against models and random); oracle gap: that minus the share it got (a missed deal 0);\n' +
+    'IR loss: mean loss of its deals beyond its own value or cost; from violations: part of its gains that came from\n' +
+    "its opponents' deals beyond theirs\n"
   );
 }
 

@@ -13,7 +13,8 @@ const FLUSH_AT = 1 << 20;
  * `{"format":"parley-run-jsonl","version":N,"run":{…}}`, then one negotiation a line. The header
  * holds the final count, which is known only at the end, so the negotiations stream to a side file
  * as they arrive (no event log is kept in memory) and `finish` writes the header, appends them and
- * moves the whole into place: the path never holds a half-written run.
+ * moves the whole into place: the path never holds a half-written run. Each line also carries both
+ * seats' oracle figures (`oracle`), derived data an import checks and keeps none of.
  */
 export class RunJsonlWriter {
   private buffer: string[] = [];
@@ -37,8 +38,13 @@ export class RunJsonlWriter {
     return this.count;
   }
 
+  /** Adds a negotiation (its metrics' oracle figures, scored already, go on its line). */
   async add(result: NegotiationResult): Promise<void> {
-    const line = JSON.stringify(exportedNegotiation(result)) + '\n';
+    const figures = (seat: 'buyer' | 'seller') => {
+      const { oracleShare, oracleGap } = result.metrics[seat];
+      return oracleShare === null || oracleGap === null ? null : { oracleShare, oracleGap };
+    };
+    const line = JSON.stringify({ ...exportedNegotiation(result), oracle: { buyer: figures('buyer'), seller: figures('seller') } }) + '\n';
     this.buffer.push(line);
     this.buffered += line.length;
     this.count++;

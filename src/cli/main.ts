@@ -30,7 +30,8 @@ import { KEY_ENV } from '../agents/remote';
 import { MOVE_TOKENS, THINKING_MAX_TOKENS } from '../agents/backends/types';
 import { STRATEGIES } from '../agents/scripted';
 import { choiceFlag, intFlag, parseFlags, requiredFlag, UsageError } from './args';
-import { formatBehaviour, formatLeaderboard, formatPairs, formatTranscript, formatUsage } from './format';
+import { formatBehaviour, formatLeaderboard, formatPairs, formatReference, formatTranscript, formatUsage } from './format';
+import { OracleScorer } from '../agents/oracle';
 import { agentCost, priceSpec, runCost, type Prices } from '../agents/pricing';
 import { parseDollars, type Price } from '../core/cost';
 import type { RunUsage } from '../core/bilateral/usage';
@@ -208,6 +209,7 @@ async function runCommand(argv: string[], io: Io): Promise<number> {
     io.signal ? { signal: io.signal } : {},
   );
   const agents = { buyer: buyer.value.label, seller: seller.value.label };
+  new OracleScorer().score(agents.buyer, agents.seller, scenario, result.metrics);
   if (args.switches.has('json')) {
     const cost = (role: Role) => usd(agents[role], result.metrics[role], prices);
     const priced = prices.size > 0 ? { prices: Object.fromEntries(prices), cost: { buyer: cost('buyer'), seller: cost('seller') } } : {};
@@ -320,6 +322,7 @@ async function tournamentCommand(argv: string[], io: Io): Promise<number> {
           throw new UsageError(`--jsonl: cannot write ${jsonlPath} (${e instanceof Error ? e.message : String(e)})`);
         });
   const aggregator = new Aggregator();
+  const scorer = new OracleScorer();
   const started = io.now();
   let lastReport = started;
   let done = 0;
@@ -335,7 +338,7 @@ async function tournamentCommand(argv: string[], io: Io): Promise<number> {
       concurrency,
       signal: cancel.signal,
       onResult: async (r) => {
-        aggregator.add(r.buyer, r.seller, r.scenario, r.metrics);
+        aggregator.add(r.buyer, r.seller, r.scenario, scorer.score(r.buyer, r.seller, r.scenario, r.metrics));
         await writer?.add(r);
         done++;
         if ((done & 255) === 0) {
@@ -403,6 +406,8 @@ async function tournamentCommand(argv: string[], io: Io): Promise<number> {
         formatLeaderboard(standings.leaderboard) +
         '\n' +
         formatBehaviour(standings.leaderboard) +
+        '\n' +
+        formatReference(standings.leaderboard) +
         '\n' +
         (standings.usage.byAgent.length > 0 ? formatUsage(standings.usage, prices) + '\n' : '') +
         formatPairs(standings.pairs),

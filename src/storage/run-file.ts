@@ -4,7 +4,8 @@ import { plannedCount } from '../core/bilateral/tournament';
 import type { Scenario } from '../core/scenario';
 import { fail, isRecord, parseJson, parseJsonList, parseJsonlBody, parseWith, quote, type Located, type Step } from './file-format';
 import { planProblem } from './run-plan';
-import { ExportedNegotiationSchema, RunRecordSchema, type ExportedNegotiation, type RunRecord } from './schema';
+import { ExportedLineSchema, RunRecordSchema, type ExportedLine, type ExportedNegotiation, type RunRecord } from './schema';
+import { OracleScorer, scoredMetrics } from '../agents/oracle';
 
 export const EXPORT_FORMAT = 'parley-run';
 export const EXPORT_FORMAT_JSONL = 'parley-run-jsonl';
@@ -65,7 +66,7 @@ export interface CheckedRun {
 
 interface ParsedFile {
   run: RunRecord;
-  rows: { row: ExportedNegotiation; where: string }[];
+  rows: { row: ExportedLine; where: string }[];
   /** JSONL: a file cut at a line boundary is short of rows; JSON cannot be cut and still parse. */
   jsonl: boolean;
 }
@@ -88,19 +89,19 @@ function parseFile(text: string): Step<ParsedFile> {
   if (!envelope.ok) return envelope;
   const run = parseWith(RunRecordSchema, envelope.value.run, '', 'run');
   if (!run.ok) return run;
-  const rows = parseJsonList(envelope.value.negotiations, 'negotiations', ExportedNegotiationSchema);
+  const rows = parseJsonList(envelope.value.negotiations, 'negotiations', ExportedLineSchema);
   if (!rows.ok) return rows;
   return ok({ run: run.value, rows: rows.value.map(located), jsonl: false });
 }
 
-const located = ({ value, where }: Located<ExportedNegotiation>): ParsedFile['rows'][number] => ({ row: value, where });
+const located = ({ value, where }: Located<ExportedLine>): ParsedFile['rows'][number] => ({ row: value, where });
 
 function parseJsonl(text: string, header: Record<string, unknown>): Step<ParsedFile> {
   const envelope = checkEnvelope(header, EXPORT_FORMAT_JSONL, 'line 1: ');
   if (!envelope.ok) return envelope;
   const run = parseWith(RunRecordSchema, envelope.value.run, 'line 1: ', 'run');
   if (!run.ok) return run;
-  const rows = parseJsonlBody(text.split('\n'), ExportedNegotiationSchema);
+  const rows = parseJsonlBody(text.split('\n'), ExportedLineSchema);
   if (!rows.ok) return rows;
   return ok({ run: run.value, rows: rows.value.map(located), jsonl: true });
 }
@@ -134,6 +135,7 @@ function checkRun(file: ParsedFile): Step<CheckedRun> {
   const jobs = new Map<string, string>();
   const indexes = new Map<number, string>();
   const scenarios = new Map<number, Scenario>();
+  const scorer = new OracleScorer();
   for (const { row, where } of rows) {
     const otherJob = jobs.get(row.jobId);
     if (otherJob) return fail('invalid-file', `${where}: jobId "${row.jobId}" is already used at ${otherJob}`);
@@ -167,6 +169,10 @@ function checkRun(file: ParsedFile): Step<CheckedRun> {
       const type = row.events[e.event]?.type ?? 'event';
       return fail('invalid-file', `${named}: events[${e.event}] (${type} at turn ${e.turn}): ${e.reason}`);
     }
+    if (row.oracle !== undefined) {
+      const wrong = oracleProblem(row, scorer);
+      if (wrong) return fail('invalid-file', `${named}: ${wrong}`);
+    }
   }
   if (rows.length < run.done) {
     const message = `run.done says ${run.done} negotiations but the file holds ${rows.length}`;
@@ -192,7 +198,26 @@ function checkRun(file: ParsedFile): Step<CheckedRun> {
       `${where}: plan index ${gap} is missing before index ${row.index}; a run holds the first negotiations of its plan, so that resuming it plays each of the others once`,
     );
   }
-  return ok({ run, rows: sorted.map((r) => r.row) });
+  // The oracle figures are derived: checked above, then left out, as the metrics are.
+  return ok({ run, rows: sorted.map(({ row: { oracle: _derived, ...kept } }) => kept) });
+}
+
+/** Where a line's oracle figures differ from the search's (derived data must be true), or null. */
+function oracleProblem(row: ExportedLine, scorer: OracleScorer): string | null {
+  const metrics = scoredMetrics(row.buyer, row.seller, row.scenario, row.events, scorer);
+  for (const seat of ['buyer', 'seller'] as const) {
+    const given = row.oracle?.[seat] ?? null;
+    const share = metrics[seat].oracleShare;
+    const gap = metrics[seat].oracleGap;
+    const expected = share === null || gap === null ? null : { oracleShare: share, oracleGap: gap };
+    const same =
+      given === null || expected === null
+        ? given === expected
+        : Math.abs(given.oracleShare - expected.oracleShare) < 1e-9 && Math.abs(given.oracleGap - expected.oracleGap) < 1e-9;
+    if (!same)
+      return `oracle.${seat} is ${JSON.stringify(given)} but the oracle search gives ${JSON.stringify(expected)}`;
+  }
+  return null;
 }
 
 // ---------------------------------------------------------------------------------------------

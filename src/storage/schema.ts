@@ -162,6 +162,18 @@ export type NegotiationRow = z.infer<typeof NegotiationRowSchema>;
 export const ExportedNegotiationSchema = NegotiationRowSchema.omit({ id: true, runId: true });
 export type ExportedNegotiation = z.infer<typeof ExportedNegotiationSchema>;
 
+/** One seat's oracle figures in a file (agents/oracle.ts); null where it has none. */
+const SeatOracleSchema = z.object({ oracleShare: z.number().min(0).max(1), oracleGap: z.number().min(-1).max(1) }).nullable();
+
+/**
+ * A negotiation as a line of a file may hold it: with the oracle figures of both seats (derived
+ * data, which the CLI's `--jsonl` writes; an import checks them against the search and keeps none).
+ */
+export const ExportedLineSchema = ExportedNegotiationSchema.extend({
+  oracle: z.object({ buyer: SeatOracleSchema, seller: SeatOracleSchema }).optional(),
+});
+export type ExportedLine = z.infer<typeof ExportedLineSchema>;
+
 export const negotiationId = (runId: string, jobId: string): string => `${runId}:${jobId}`;
 
 /** A finished negotiation as an export file holds it (the run gives it its ids). */

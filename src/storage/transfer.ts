@@ -1,6 +1,6 @@
 import { idTables, importedIdentity } from './import-id';
 import { Aggregator } from '../core/bilateral/aggregate';
-import { computeMetrics } from '../core/bilateral/metrics';
+import { OracleScorer, scoredMetrics } from '../agents/oracle';
 import { err, ok, type Result } from '../core/result';
 import type { ParleyDb } from './db';
 import { addBatches, runBatches, scanJson } from './batches';
@@ -121,7 +121,8 @@ export const IMPORT_BOOTSTRAP_SAMPLES = 1000;
 function recomputeStandings(run: RunRecord, rows: ExportedNegotiation[]): RunRow['standings'] {
   if (rows.length === 0) return null;
   const aggregator = new Aggregator();
-  for (const row of rows) aggregator.add(row.buyer, row.seller, row.scenario, computeMetrics(row.scenario, row.events));
+  const scorer = new OracleScorer();
+  for (const row of rows) aggregator.add(row.buyer, row.seller, row.scenario, scoredMetrics(row.buyer, row.seller, row.scenario, row.events, scorer));
   const seed = run.config.kind === 'tournament' ? run.config.tournament.seed : 0;
   return aggregator.standings({ samples: IMPORT_BOOTSTRAP_SAMPLES, seed });
 }

@@ -5,6 +5,8 @@ import { computeMetrics } from '../core/bilateral/metrics';
 import { opponentOf, roundCents, type Role, type Scenario } from '../core/scenario';
 import { STRATEGIES } from '../agents/scripted';
 import { parseAgentSpec } from '../agents/specs';
+import { oracleDeal } from '../agents/oracle';
+import { oracleShare } from '../core/bilateral/oracle';
 import { money, pct } from './components/format';
 
 /** The strategies a debrief plays in the user's seat: every deterministic one, with its defaults. */
@@ -44,6 +46,11 @@ export interface Debrief {
   vsEven: number | null;
   /** Each scripted strategy in your seat, in the order played; null until they have played. */
   strategies: StrategyResult[] | null;
+  /**
+   * The oracle reference: the best deal your seat could have made against this opponent's exact
+   * policy (a deterministic scripted one; null against a model or random), and how far above yours.
+   */
+  oracle: { price: number | null; utility: number; turn: number | null; how: 'accept' | 'offer' | null; share: number | null; vsYou: number } | null;
   /** Strategies that got more than you (by at least a cent). */
   beatenBy: StrategyResult[];
   /** Sides whose deal left them below zero. */
@@ -73,6 +80,7 @@ const HOW: Record<string, string> = {
   'tit-for-tat': 'concede only as much as the other side just conceded',
   hardliner: 'name one firm price and wait for the other side to come to it',
   accommodator: 'concede quickly and take the first acceptable offer',
+  haggler: 'give up the same few dollars every round, whatever the price',
 };
 
 const nameOf = (spec: string): string => {
@@ -115,6 +123,8 @@ export function computeDebrief(
   role: Role,
   events: readonly BilateralEvent[],
   played: readonly { strategy: string; events: readonly BilateralEvent[] }[] | null,
+  /** The opponent's spec, for the oracle reference. */
+  opponentSpec?: string,
 ): Debrief {
   const other = opponentOf(role);
   const { buyerValue: v, sellerCost: c } = scenario;
@@ -128,6 +138,8 @@ export function computeDebrief(
       return { strategy, ...result, vsYou: result.utility - you.utility };
     }) ?? null;
   const irBroken = (['buyer', 'seller'] as const).filter((r) => (r === role ? you : opponent).irViolation);
+  const best = opponentSpec === undefined ? null : oracleDeal(scenario, role, opponentSpec);
+  const oracle = best && { ...best, share: oracleShare(scenario, best), vsYou: best.utility - Math.max(0, you.utility) };
   const base = {
     role,
     yourValue: role === 'buyer' ? v : c,
@@ -138,6 +150,7 @@ export function computeDebrief(
     evenSplit,
     vsEven: evenSplit ? you.utility - evenSplit.utility : null,
     strategies,
+    oracle,
     beatenBy: (strategies ?? []).filter((s) => s.vsYou >= EPSILON),
     irBroken,
   };

@@ -30,31 +30,39 @@ export const GLOSSARY = {
   },
   'surplus-share': {
     term: 'Surplus share',
-    text: 'How much of the surplus v − c a side captured in a deal: the seller’s share is (p − c)/(v − c), the buyer’s (v − p)/(v − c); they add up to 100%. Expected share counts a missed deal as 0.',
+    text: 'How much of the surplus v − c a side captured in a deal: the seller’s share is (p − c)/(v − c), the buyer’s (v − p)/(v − c); they add up to 100%, and always lie between 0 and 100%: a deal beyond the zone gives the side that gained the whole surplus, and the rest (one side’s loss, the other’s gain from it) is counted apart. Expected share counts a missed deal as 0.',
   },
   'individual-rationality': {
     term: 'Individual rationality (IR)',
-    text: 'Never accept a deal worse than no deal: a buyer paying above its value, or a seller selling below its cost, breaks it.',
+    text: 'Never accept a deal worse than no deal: a buyer paying above its value, or a seller selling below its cost, breaks it. Its IR loss is what it lost; the other side’s gain from it is counted apart (“from violations”), so an agent that wins only because its opponents overpay shows as such.',
+  },
+  'price-range': {
+    term: 'Price range',
+    text: 'The range of prices both sides know a deal can lie in (NegMAS’s outcome space): for a preset, every value and cost it can draw. The time-based strategies open at the end that is best for them, a seller at its top and a buyer at its bottom.',
+  },
+  oracle: {
+    term: 'Oracle reference',
+    text: 'The most a side could have got on the same scenario against the very same scripted opponent, found by searching that opponent’s exact moves (it knows every value and the real deadline). The oracle gap is that minus what the side got: what it left on the table. None against a language model or the random strategy.',
   },
   anchor: {
     term: 'Anchor (opening offer)',
-    text: 'The first price a side names. An ambitious anchor pulls the final price toward it; the “anchor” parameter sets how far from its own reservation a scripted agent opens, as a fraction of list price.',
+    text: 'The first price a side names. An ambitious anchor pulls the final price toward it. The time-based strategies open at the best end of the price range (κ moves their opening toward their reservation); the hardliner’s “anchor” parameter sets how far from its own reservation it asks, as a fraction of list price.',
   },
   beta: {
     term: 'β (concession exponent)',
-    text: 'How a time-dependent strategy concedes over the turns: β below 1 holds its price until late (Boulware), β = 1 concedes in even steps (linear), β above 1 concedes early (Conceder). Its offer follows κ + (1 − κ)(t/T)^(1/β) of the way to its reservation.',
+    text: 'How a time-based strategy concedes over the turns: β below 1 holds its price until late (Boulware: 0.25), β = 1 concedes in even steps (linear), β above 1 concedes early (Conceder: 4). Its offer is κ + (1 − κ)·t^(1/β) of the way from the best end of the price range to its reservation, on the clock t = (turn + 1)/(T + 1) that both sides share (NegMAS’s).',
   },
   kappa: {
     term: 'κ (initial concession)',
-    text: 'The part of the way from its opening to its reservation that a time-dependent strategy has already conceded in its first offer: 0 opens at the anchor, 0.5 halfway.',
+    text: 'The part of the way from the best end of the price range to its reservation that a time-based strategy has already conceded in its first offer: 0 opens at the range’s end (NegMAS’s default), 0.5 halfway.',
   },
   boulware: {
     term: 'Boulware',
-    text: 'A patient strategy: it holds close to its opening price until the deadline nears, then concedes (small β). Named after a General Electric negotiator of the 1950s.',
+    text: 'A patient strategy: it holds close to its opening price until the deadline nears, then concedes (small β; NegMAS’s Boulware concedes as t⁴). Named after a General Electric negotiator of the 1950s.',
   },
   conceder: {
     term: 'Conceder',
-    text: 'An impatient strategy: it gives most of its ground early and then holds near its reservation (large β).',
+    text: 'An impatient strategy: it gives most of its ground early and then holds near its reservation (large β; NegMAS’s Conceder concedes as t^0.25).',
   },
   'ac-next': {
     term: 'AC_next',
@@ -62,15 +70,15 @@ export const GLOSSARY = {
   },
   'tit-for-tat': {
     term: 'Tit-for-tat',
-    text: 'A strategy that mirrors the other side: it concedes about as much as the opponent conceded on its last move.',
+    text: 'A strategy that mirrors the other side: it concedes, in dollars, as much as the opponent conceded on its last offer, and nothing to a turn without an offer.',
   },
   hardliner: {
-    term: 'Hardliner and accommodator',
-    text: 'A hardliner barely moves from its opening; an accommodator concedes fast and accepts anything within its reservation.',
+    term: 'Hardliner, accommodator and haggler',
+    text: 'A hardliner never moves from one firm price; an accommodator concedes fast and accepts anything within its reservation; a haggler gives up the same few dollars every round, whatever the item costs, as a naive person does.',
   },
   deadline: {
     term: 'Deadline: fixed or uncertain',
-    text: 'Fixed: both sides know the exact last turn, so whoever moves last can make a take-it-or-leave-it offer. Uncertain: the limit is drawn from a range both sides know, and neither knows the exact last turn.',
+    text: 'Fixed: both sides know the exact last turn. Uncertain: the limit is drawn from a range both sides know, and neither knows the exact last turn (the time-based strategies run their clock over the middle of the range).',
   },
   'first-mover': {
     term: 'First mover',
@@ -78,7 +86,7 @@ export const GLOSSARY = {
   },
   'last-word': {
     term: 'The last word',
-    text: 'Whoever makes the final offer before the deadline can demand nearly the whole surplus: the other side must take it or get nothing.',
+    text: 'Whoever makes the final offer before the deadline can demand nearly the whole surplus: the other side must take it or get nothing. Strategies that concede to their reservation on their last sure turn hand it to the other side; Parley’s scripted strategies run on a clock both sides share and never do.',
   },
   preset: {
     term: 'Preset',
@@ -118,7 +126,7 @@ export const GLOSSARY = {
   },
   patience: {
     term: 'Opening, concession and patience',
-    text: 'Opening: the first offer over list price. Concession: how far a side moved from its opening toward its reservation. Patience: the fraction of its turns before it first conceded more than 5%.',
+    text: 'Opening: the first offer over list price. Concession: how far a side moved from its opening toward its reservation (accepting an offer counts as moving to its price). Patience: the fraction of its turns before it first conceded more than 5% of that way, so accepting early is conceding early, never patience.',
   },
   'nash-price': {
     term: 'Nash bargaining price',

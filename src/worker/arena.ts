@@ -4,6 +4,7 @@ import { createRng, deriveSeed, hashString } from '../core/rng';
 import type { Role, Scenario } from '../core/scenario';
 import { createAgentFactory, everyModelThinks, HUMAN_SPEC, parseAgentSpecs } from '../agents/registry';
 import { HumanSeat } from '../agents/human';
+import { OracleScorer } from '../agents/oracle';
 import type { Move } from '../core/bilateral/moves';
 import type { BilateralEvent } from '../core/bilateral/events';
 import { llmSettings, type LlmSettings } from '../agents/llm/settings';
@@ -153,7 +154,7 @@ export class ArenaGame {
     );
     await writer.flush();
     const aggregator = new Aggregator();
-    aggregator.add(buyer, seller, scenario, result.metrics);
+    aggregator.add(buyer, seller, scenario, new OracleScorer().score(buyer, seller, scenario, result.metrics));
     await updateRun(db, run.id, { status: 'done', standings: aggregator.standings({ samples: 0 }), updatedAt: now() });
     return run.id;
   }

@@ -9,6 +9,7 @@ import { createRng, deriveSeed } from '../core/rng';
 import { scenarioAt, type Role, type Scenario } from '../core/scenario';
 import { addGains, emptyGains } from '../core/theory';
 import { createAgentFactory, isModelSpec, parseAgentSpecs } from '../agents/registry';
+import { OracleScorer } from '../agents/oracle';
 import { learnPlanned, type LearnCell, type LearnCellResult, type LearnExperiment } from './messages';
 import type { Standings } from '../core/bilateral/aggregate';
 
@@ -86,6 +87,7 @@ export async function runLearnExperiment(experiment: LearnExperiment, opts: Lear
   const planned = learnPlanned(experiment);
   const makeAgent = createAgentFactory();
   const aggregator = experiment.standings ? new Aggregator() : null;
+  const scorer = aggregator ? new OracleScorer() : null;
   const cells: LearnCellResult[] = [];
   let done = 0;
   let sliceStart = now();
@@ -116,7 +118,7 @@ export async function runLearnExperiment(experiment: LearnExperiment, opts: Lear
       const m = played.metrics;
       tally.n++;
       tally.first ??= { price: m.price, outcome: m.outcome, turns: m.turnsUsed };
-      aggregator?.add(cell.buyer, cell.seller, scenario, m);
+      if (aggregator && scorer) aggregator.add(cell.buyer, cell.seller, scenario, scorer.score(cell.buyer, cell.seller, scenario, m));
       done++;
       if (m.outcome === 'error') {
         tally.errors++;

@@ -1,5 +1,5 @@
 import { Aggregator } from '../core/bilateral/aggregate';
-import { computeMetrics } from '../core/bilateral/metrics';
+import { OracleScorer, scoredMetrics } from '../agents/oracle';
 import { plannedCount, runTournament } from '../core/bilateral/tournament';
 import { createAgentFactory, everyModelThinks, parseAgentSpecs, webllmModels, type LocalBackends } from '../agents/registry';
 import type { EnginePool } from '../agents/backends/webllm/pool';
@@ -69,10 +69,11 @@ export class TournamentRun {
   /** Rebuilds the aggregate from what is stored, in plan order, noting the stored job ids. */
   private async storedAggregate(ids: Set<string>): Promise<Aggregator> {
     const aggregator = new Aggregator();
+    const scorer = new OracleScorer();
     // Stored negotiations are a prefix of the plan: feeding them first keeps resumed results identical.
     await forEachNegotiation(this.host.db, this.runId, (row) => {
       ids.add(row.jobId);
-      aggregator.add(row.buyer, row.seller, row.scenario, computeMetrics(row.scenario, row.events));
+      aggregator.add(row.buyer, row.seller, row.scenario, scoredMetrics(row.buyer, row.seller, row.scenario, row.events, scorer));
     });
     return aggregator;
   }
@@ -139,6 +140,7 @@ export class TournamentRun {
       const anyRemote = specs.ok && specs.value.some((s) => s.remote !== undefined);
       const engines = useEngines(this.host.engines, config.agents);
       const anyLocal = engines.models.length > 0;
+      const scorer = new OracleScorer();
       try {
         const summary = await runTournament(config, createAgentFactory(remoteSettings(this.remote), engines.local, config.llm), {
           skip,
@@ -146,7 +148,7 @@ export class TournamentRun {
           // One GPU answers one request at a time, and a lost GPU must stop the run at one negotiation.
           concurrency: anyRemote && !anyLocal ? REMOTE_CONCURRENCY : 1,
           onResult: async (r) => {
-            aggregator.add(r.buyer, r.seller, r.scenario, r.metrics);
+            aggregator.add(r.buyer, r.seller, r.scenario, scorer.score(r.buyer, r.seller, r.scenario, r.metrics));
             await writer.add(negotiationRow(this.runId, r));
             done++;
             report(false);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EXIT_INTERRUPTED, main } from '../../src/cli/main';
 import { Aggregator } from '../../src/core/bilateral/aggregate';
-import { computeMetrics } from '../../src/core/bilateral/metrics';
+import { OracleScorer, scoredMetrics } from '../../src/agents/oracle';
 import { planTournament } from '../../src/core/bilateral/tournament';
 import { EXPORT_FORMAT_JSONL, EXPORT_VERSION, readRunFile } from '../../src/storage/run-file';
 import { fullTournamentConfig } from '../../src/storage/schema';
@@ -50,14 +50,38 @@ describe('tournament --jsonl', () => {
     expect(EXPORT_VERSION).toBe(3);
     // What the app recomputes on import is what the CLI printed.
     const aggregator = new Aggregator();
-    for (const row of rows) aggregator.add(row.buyer, row.seller, row.scenario, computeMetrics(row.scenario, row.events));
+    const scorer = new OracleScorer();
+    for (const row of rows) aggregator.add(row.buyer, row.seller, row.scenario, scoredMetrics(row.buyer, row.seller, row.scenario, row.events, scorer));
     const doc = JSON.parse(r.out);
     const standings = JSON.parse(JSON.stringify(aggregator.standings({ samples: 50, seed: 7 })));
     expect(standings.leaderboard).toEqual(doc.leaderboard);
     expect(standings.byZone).toEqual(doc.byZone);
     expect(standings.pairs).toEqual(doc.pairs);
+    // Each line names both seats' oracle figures, null against random; what is stored keeps none.
+    const first = JSON.parse(lines[1] as string);
+    expect(first.buyer).toBe('boulware');
+    expect(first.seller).toBe('conceder:beta=3');
+    expect(first.oracle.buyer === null || typeof first.oracle.buyer.oracleShare === 'number').toBe(true);
+    const againstRandom = lines.slice(1, -1).map((l) => JSON.parse(l)).filter((l) => l.seller === 'random');
+    expect(againstRandom.length).toBeGreaterThan(0);
+    for (const l of againstRandom) expect(l.oracle.buyer).toBeNull();
+    expect(lines.slice(1, -1).some((l) => JSON.parse(l).oracle.buyer !== null)).toBe(true);
+    expect(rows.every((row) => !('oracle' in row))).toBe(true);
     // Nothing is left beside the file.
     expect(readdirSync(dir).filter((name) => name.startsWith('run.jsonl'))).toEqual(['run.jsonl']);
+  });
+
+  it('a line whose oracle figures are not the search’s is refused, naming the line', async () => {
+    const path = file('forged.jsonl');
+    expect((await tournament(path)).status).toBe(0);
+    const lines = readFileSync(path, 'utf8').split('\n');
+    const at = lines.findIndex((l, i) => i > 0 && l !== '' && JSON.parse(l).oracle?.buyer !== null);
+    const line = JSON.parse(lines[at] as string);
+    line.oracle.buyer = { oracleShare: 1, oracleGap: 1 };
+    lines[at] = JSON.stringify(line);
+    const checked = readRunFile(lines.join('\n'));
+    expect(checked.ok).toBe(false);
+    if (!checked.ok) expect(checked.error.message).toMatch(new RegExp(`^line ${at + 1} \\(job "[^"]+"\\): oracle\\.buyer is \\{"oracleShare":1,"oracleGap":1\\} but the oracle search gives`));
   });
 
   it('the same arguments write byte-identical files, whatever is printed', async () => {

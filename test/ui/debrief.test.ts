@@ -88,6 +88,17 @@ describe('the debrief', () => {
     expect(right.headline).toBe('No deal, and rightly: there were no gains from trade.');
   });
 
+  it('says what the user could have got against the opponent’s exact policy (the oracle), and none against random', () => {
+    // A hardliner seller asks c + 0.1 × list = 118 and takes nothing less: the buyer's best is to
+    // pay 118, $82 of the $100 to share, which it gets by offering it at once (the buyer opens).
+    const paid = computeDebrief(scenario, 'buyer', offered('buyer', 150, 'accept'), null, 'hardliner');
+    expect(paid.oracle).toMatchObject({ price: 118, utility: 82, how: 'offer', turn: 0, vsYou: 32 });
+    expect(paid.oracle?.share).toBeCloseTo(0.82, 12);
+    const none = computeDebrief(scenario, 'buyer', offered('buyer', 150, 'accept'), null, 'random');
+    expect(none.oracle).toBeNull();
+    expect(computeDebrief(scenario, 'buyer', offered('buyer', 150, 'accept'), null).oracle).toBeNull();
+  });
+
   it('before the strategies have played, the advice follows the user’s share alone', () => {
     expect(computeDebrief(scenario, 'seller', offered('buyer', 120, 'accept'), null).advice).toBe(
       'You took less than half of the $100.00 to share: open further from your own value and concede in smaller steps.',

@@ -98,6 +98,10 @@ export function seatRewards(scenario: Scenario, events: readonly BilateralEvent[
 const SIDE_COLUMNS = [
   ['share', (s) => s.share],
   ['irViolation', (s) => s.irViolation],
+  ['irLoss', (s) => s.irLoss],
+  ['windfall', (s) => s.windfall],
+  ['oracleShare', (s) => s.oracleShare],
+  ['oracleGap', (s) => s.oracleGap],
   ['opening', (s) => s.opening],
   ['concession', (s) => s.concession],
   ['patience', (s) => s.patience],
@@ -142,8 +146,11 @@ export const NEGOTIATIONS_CSV_HEADER: readonly string[] = [
 /**
  * One line per negotiation: who played, the scenario (its zone bin, and the turn range the agents
  * knew, empty when the deadline was fixed), the outcome and the metrics of each side. `gft` and the
- * IR violations are 1 or 0; a share is empty without a deal with gains from trade, and opening,
- * concession and patience are empty for a side that made no offer. The reward columns are each
+ * IR violations are 1 or 0; a share (in [0, 1]) is empty without a deal with gains from trade; a deal
+ * beyond the zone is the loser's irLoss and the winner's windfall (over list price, empty without a
+ * deal); oracleShare and oracleGap are empty where the other side is no deterministic scripted
+ * strategy or there were no gains; opening and concession are empty for a side that made no offer,
+ * patience also where it was not observed (DESIGN.md). The reward columns are each
  * seat's `bilateralReward` with the default weights (total, then each weighted term), empty when
  * the row has none.
  */
