@@ -130,9 +130,12 @@ function negotiate(s: Scenario, buyerRules: Rules, sellerRules: Rules, offers: F
         if (price < r) price = roundCents(price + 0.01);
         if (price < 0.01) price = 0.01;
       } else {
-        price = roundCents(target < r ? target : r);
-        if (price > r) price = roundCents(price - 0.01);
-        if (price < 0.01) price = NaN;
+        if (r < 0.01) price = NaN;
+        else {
+          price = roundCents(target < r ? target : r);
+          if (price > r) price = roundCents(price - 0.01);
+          if (price < 0.01) price = 0.01;
+        }
       }
     }
     if (pendingBy === 1 - seller) {

@@ -355,3 +355,14 @@ describe('behaviour measures on the scripted strategies (DESIGN.md: patience)', 
     expect(expected(4)).toBeGreaterThan(5 * expected(1));
   });
 });
+
+describe('a public range that starts at $0 (the uniform preset)', () => {
+  const s = { ...scenario(60, 20), priceRange: { lo: 0, hi: 100 } };
+  it.each(['tit-for-tat', 'boulware', 'hardliner:anchor=5'])('%s, buying, opens at a cent rather than walking away', (name) => {
+    expect(moveOf(agent(name, 'buyer'), observeAfter(s, [say('hi')]))).toEqual(offer(0.01));
+  });
+  it('the haggler, buying, opens at $0 plus the half step of its first turn', () => {
+    expect(moveOf(agent('haggler', 'buyer'), observeAfter(s, [say('hi')]))).toEqual(offer(5));
+    expect(moveOf(agent('haggler:step=0.01', 'buyer'), observeAfter(s, [say('hi')]))).toEqual(offer(0.01));
+  });
+});

@@ -70,9 +70,10 @@ export function rationalPrice(obs: BilateralObservation, target: number): number
     if (p < r) p = roundCents(p + 0.01); // rounding fell below an off-cent cost
     return p < MIN_PRICE ? MIN_PRICE : p;
   }
+  if (r < MIN_PRICE) return null;
   let p = roundCents(target < r ? target : r);
   if (p > r) p = roundCents(p - 0.01); // rounding rose above an off-cent value
-  return p < MIN_PRICE ? null : p;
+  return p < MIN_PRICE ? MIN_PRICE : p; // a target under a cent (a range from $0) is the least offer
 }
 
 // ---- the clock and the price range both sides share (NegMAS's time-based negotiators) --------
