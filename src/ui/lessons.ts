@@ -20,7 +20,7 @@ export type Lesson =
   | (LessonText & { page: 'arena'; setup: ArenaSetup })
   | (LessonText & { page: 'tournament'; setup: TournamentSetup });
 
-const SCRIPTED = ['boulware', 'linear', 'conceder', 'tit-for-tat', 'hardliner', 'accommodator'];
+const SCRIPTED = ['boulware', 'linear', 'conceder', 'tit-for-tat', 'hardliner', 'accommodator', 'haggler'];
 
 export const LESSONS: readonly Lesson[] = [
   {
@@ -90,11 +90,11 @@ export const LESSONS: readonly Lesson[] = [
     id: 'price-tiers',
     title: 'Price tiers and zone width',
     page: 'tournament',
-    summary: 'Four strategies on many items, from a few dollars to a few thousand.',
-    look: 'In “By price tier” and “By zone width”, see which strategies keep their share on cheap items and on narrow zones: a wide zone hides weak play.',
+    summary: 'Five strategies on many items, from a few dollars to a few thousand; one of them, the haggler, concedes in dollars rather than in shares of the price.',
+    look: 'In “By price tier”, see the haggler give cheap items away and stall on dear ones while the others stay level; in “By zone width”, see which keep their share on narrow zones: a wide zone hides weak play.',
     setup: {
       lesson: 'price-tiers',
-      agents: ['boulware', 'conceder', 'hardliner', 'accommodator'],
+      agents: ['boulware', 'conceder', 'hardliner', 'accommodator', 'haggler'],
       scenariosPerPair: 40,
       preset: 'standard',
       seed: 2,

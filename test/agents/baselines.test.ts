@@ -49,9 +49,9 @@ describe('the field of deterministic baselines', () => {
   it('patience: boulware above linear, linear at least conceder, in both roles (an acceptance is a concession)', async () => {
     const { leaderboard } = await standings({ agents: field });
     for (const role of ['buyer', 'seller'] as const) {
-      const [b, l, c] = ['boulware', 'linear', 'conceder'].map((n) => row(leaderboard, n, role).patience as number);
-      expect([role, b > (l as number)]).toEqual([role, true]);
-      expect([role, (l as number) >= (c as number)]).toEqual([role, true]);
+      const patience = (n: string) => row(leaderboard, n, role).patience as number;
+      expect([role, patience('boulware') > patience('linear')]).toEqual([role, true]);
+      expect([role, patience('linear') >= patience('conceder')]).toEqual([role, true]);
       // the hardliner never concedes: its patience is 1 wherever it is observed
       expect(row(leaderboard, 'hardliner', role).patience).toBe(1);
     }

@@ -3,7 +3,7 @@ import { makeAgent } from '../../src/agents/registry';
 import { DEFAULT_LLM_SETTINGS } from '../../src/agents/llm/settings';
 import { runTournament, type NegotiationResult } from '../../src/core/bilateral/tournament';
 import { Aggregator } from '../../src/core/bilateral/aggregate';
-import { computeMetrics } from '../../src/core/bilateral/metrics';
+import { OracleScorer, scoredMetrics } from '../../src/agents/oracle';
 import { addBatches } from '../../src/storage/batches';
 import { openDb, type ParleyDb } from '../../src/storage/db';
 import { createRun } from '../../src/storage/runs';
@@ -53,8 +53,9 @@ export async function tournamentRows(runId: string): Promise<NegotiationRow[]> {
 /** Standings as importRun computes them, for comparing after a round trip. */
 export function standingsOf(rows: NegotiationRow[], seed: number): RunRow['standings'] {
   const aggregator = new Aggregator();
+  const scorer = new OracleScorer();
   for (const row of [...rows].sort((a, b) => a.index - b.index))
-    aggregator.add(row.buyer, row.seller, row.scenario, computeMetrics(row.scenario, row.events));
+    aggregator.add(row.buyer, row.seller, row.scenario, scoredMetrics(row.buyer, row.seller, row.scenario, row.events, scorer));
   return aggregator.standings({ samples: 1000, seed });
 }
 

@@ -107,7 +107,7 @@ describe('the Learn page, with the real worker', () => {
     const section = must(target.querySelector<HTMLElement>('[aria-labelledby="learn-sweep"]'));
     await vi.waitFor(() => must(section.querySelector('canvas[data-chart-ready="true"]')), { timeout: 10_000 });
     const scenarios = generateScenarios({ preset: 'standard', seed: 1, count: 30, deadline: { kind: 'uncertain', min: 16, max: 24 }, firstMover: 'alternate' });
-    const share = sellerShareOverDeals(await playAll(scenarios, 'linear', 'boulware:anchor=0.2'));
+    const share = sellerShareOverDeals(await playAll(scenarios, 'linear', 'boulware:kappa=0.2'));
     const row = [...section.querySelectorAll('[data-testid="sweep-table"] tbody tr')].find((r) => text(r.querySelector('th')) === '0.2');
     expect(text(must(row).querySelector('td'))).toBe(pct(share, 1));
     const tiers = must(target.querySelector<HTMLElement>('[aria-labelledby="learn-tiers"]'));

@@ -95,7 +95,7 @@ function expectNoBoxWiderThanTheViewport(root: Element): void {
 describe('the Arena', () => {
   test('a 200-character remote model typed into the picker, and names with an override in a played game, fit and stay apart', async () => {
     const scenario = generateScenarios({ preset: 'standard', seed: 3, count: 1 })[0]!;
-    const played = await play(scenario, agent('boulware', 'buyer'), agent('conceder', 'seller'));
+    const played = await play(scenario, agent('linear', 'buyer'), agent('conceder', 'seller'));
     const session = new ArenaSession();
     session.scenario = scenario;
     session.agents = { buyer: LONG, seller: RLO };

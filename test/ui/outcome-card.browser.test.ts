@@ -39,15 +39,18 @@ describe('OutcomeCard', () => {
     expect(flagged[0]?.getAttribute('role')).toBe('alert');
     const loss = -run.metrics.buyer.utility;
     expect(text(flagged[0])).toContain(`the buyer (pushover) lost $${loss.toFixed(2)}`);
+    // Shares stay shares: the buyer's is 0, the seller's the whole zone; the excess is named apart.
     const [b, sl] = shares(target);
-    expect(b! + sl!).toBeCloseTo(100, 6);
-    expect(b).toBeLessThan(0);
+    expect([b, sl]).toEqual([0, 100]);
+    const beyond = run.metrics.seller.windfall! * s.item.listPrice;
+    expect(beyond).toBeCloseTo(loss, 9);
+    expect(text(flagged[0])).toContain(`The seller gained $${beyond.toFixed(2)} of that beyond the zone`);
     // The headline does not read as a success: it says so, in the danger colour, not the deal's green.
     const headline = must(target.querySelector<HTMLElement>('.headline'));
     expect(text(headline)).toMatch(/^Deal at .*\. It breaks individual rationality\.$/);
     expect(headline.classList.contains('violated')).toBe(true);
     const colour = getComputedStyle(headline).color;
-    const ok = render(OutcomeCard, { scenario: s, ...(await play(s, agent('conceder', 'buyer'), agent('boulware', 'seller'))), agents: { buyer: 'conceder', seller: 'boulware' } });
+    const ok = render(OutcomeCard, { scenario: s, ...(await play(s, agent('accommodator', 'buyer'), agent('conceder', 'seller'))), agents: { buyer: 'accommodator', seller: 'conceder' } });
     const green = getComputedStyle(must(ok.querySelector<HTMLElement>('.headline.deal'))).color;
     expect(colour).not.toBe(green);
   });

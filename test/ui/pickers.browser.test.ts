@@ -25,18 +25,18 @@ describe('AgentPicker', () => {
     // The parameters are folded under "Advanced" until opened (with defaults, they start closed).
     const advanced = must(target.querySelector<HTMLDetailsElement>('details.advanced'));
     expect(advanced.open).toBe(false);
-    expect(text(advanced.querySelector('summary'))).toBe('Advanced: parameters (beta, kappa, anchor)');
+    expect(text(advanced.querySelector('summary'))).toBe('Advanced: parameters (beta, kappa)');
     await userEvent.click(must(advanced.querySelector('summary')));
     expect(advanced.open).toBe(true);
     const beta = control<HTMLInputElement>(target, 'beta');
     expect([beta.min, beta.max]).toEqual(['0.01', '100']);
-    expect(text(document.getElementById(beta.getAttribute('aria-describedby') ?? ''))).toContain('concession exponent');
+    expect(text(document.getElementById(beta.getAttribute('aria-describedby') ?? ''))).toContain('concession speed');
     await userEvent.fill(beta, '0.3');
     expect(get()).toBe('boulware:beta=0.3');
     expect(parseAgentSpec(get()).ok).toBe(true);
     expect(text(target.querySelector('.spec code'))).toBe('boulware:beta=0.3');
 
-    await userEvent.fill(beta, '0.2');
+    await userEvent.fill(beta, '0.25');
     expect(get()).toBe('boulware');
   });
 

@@ -6,12 +6,13 @@ import { makeScenario, type Deadline, type FirstMoverChoice, type Preset, type R
 import type { LearnCell, LearnExperiment } from '../../../worker/messages';
 
 /** The deterministic scripted strategies, in the order the app lists them. */
-export const LEARN_STRATEGIES = ['boulware', 'linear', 'conceder', 'tit-for-tat', 'hardliner', 'accommodator'] as const;
+export const LEARN_STRATEGIES = ['boulware', 'linear', 'conceder', 'tit-for-tat', 'hardliner', 'accommodator', 'haggler'] as const;
 /** The strategies that concede over time (a hardliner never does, so it never closes against itself). */
 export const CONCEDING = ['boulware', 'linear', 'conceder', 'tit-for-tat'] as const;
 /**
- * The private-information widget's strategies: three that concede to their reservation by the
- * deadline, and the hardliner, which trades only when the zone is wider than its anchor.
+ * The private-information widget's strategies: two time-based ones (boulware holds out, linear
+ * concedes evenly), tit-for-tat, and the hardliner, which trades only when the zone is wider than
+ * its anchor.
  */
 export const PRIVATE_INFO_STRATEGIES = ['boulware', 'linear', 'tit-for-tat', 'hardliner'] as const;
 
@@ -58,12 +59,12 @@ export function uniformExperiment(strategies: readonly string[], count: number, 
 }
 
 export const SWEEPS = {
-  anchor: { label: 'opening anchor', values: [0, 0.05, 0.1, 0.2, 0.3, 0.4, 0.6, 0.8, 1] },
-  beta: { label: 'concession speed β', values: [0.1, 0.2, 0.5, 1, 2, 5, 10] },
+  kappa: { label: 'opening κ (the way already conceded)', values: [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 0.95] },
+  beta: { label: 'concession speed β', values: [0.1, 0.25, 0.5, 1, 2, 4, 10] },
 } as const;
 export type SweepKind = keyof typeof SWEEPS;
 
-/** The swept agent: a time-dependent strategy with one parameter set (β = 0.2 and anchor 0.4 otherwise). */
+/** The swept agent: boulware with one parameter set (β = 0.25 and κ = 0, NegMAS's, otherwise). */
 export const sweptSpec = (kind: SweepKind, value: number): string => `boulware:${kind}=${value}`;
 
 /** The swept agent at each value, in `role`, against one opponent on the standard preset. */
