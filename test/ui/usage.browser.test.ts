@@ -108,8 +108,9 @@ describe('NegotiationPage', () => {
     expect(row('Latency')).toEqual(['Latency', lat(buyer), lat(seller)]);
     expect(row('Estimated cost')).toEqual(['Estimated cost', formatUsd(estimateCost(buyer, price)), '—']);
     // Every offer over list price, to one decimal, in order.
-    const offers = (side: typeof buyer) => side.offers.map((x) => `${(100 * x).toFixed(1)}%`).join(', ') || '–';
-    expect(row('Offers / list price')).toEqual(['Offers / list price', offers(buyer), offers(seller)]);
+    const offers = (role: 'buyer' | 'seller') =>
+      played.events.flatMap((e) => (e.type === 'move' && e.actor === role && e.move.action?.type === 'offer' ? [`${((100 * e.move.action.price) / played.scenario.item.listPrice).toFixed(1)}%`] : [])).join(', ') || '–';
+    expect(row('Offers / list price')).toEqual(['Offers / list price', offers('buyer'), offers('seller')]);
   });
 });
 

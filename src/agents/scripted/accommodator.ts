@@ -1,5 +1,5 @@
 import type { StrategyDef } from './types';
-import { acceptAnyWithinReservation, composeAgent, timeBasedTarget, timeCurve, worstCentWithin } from './policy';
+import { timeBasedAgent, timeCurve } from './policy';
 import { betaParam, kappaParam } from './time-dependent';
 
 export const accommodator: StrategyDef = {
@@ -12,10 +12,6 @@ export const accommodator: StrategyDef = {
   create(p) {
     const curve = timeCurve(p.beta as number);
     const kappa = p.kappa as number;
-    return composeAgent({
-      offer: (obs) => timeBasedTarget(obs, curve, kappa),
-      price: worstCentWithin,
-      accept: acceptAnyWithinReservation,
-    });
+    return timeBasedAgent(curve, kappa, true);
   },
 };

@@ -119,10 +119,12 @@ const cents = (dollars: number): number => Math.round(dollars * 1e8) / 1e6;
  * the tolerance of the target (a seller's lowest such price, a buyer's highest), never beyond its
  * reservation and at least one cent. `null` when there is none (a buyer who values the item under a cent).
  */
-export function worstCentWithin(obs: BilateralObservation, target: number): number | null {
-  const r = obs.reservation;
-  const tol = tolerance(obs);
-  if (obs.role === 'seller') {
+export const worstCentWithin = (obs: BilateralObservation, target: number): number | null =>
+  worstCent(obs.role, obs.reservation, target, tolerance(obs));
+
+/** `worstCentWithin` on the numbers it reads (a time-based agent reads each once per turn). */
+export function worstCent(role: Role, r: number, target: number, tol: number): number | null {
+  if (role === 'seller') {
     const p = Math.ceil(cents(target - tol)) / 100;
     // A cent at or above the reservation is within it; below, the reservation's own cent (rounded up).
     const price = p >= r ? p : Math.ceil(cents(r)) / 100;
@@ -158,6 +160,45 @@ export function timeCurve(beta: number): (t: number) => number {
 export function timeBasedTarget(obs: BilateralObservation, curve: (t: number) => number, kappa: number): number {
   const start = rangeStart(obs);
   return start + (kappa + (1 - kappa) * curve(relativeTime(obs))) * (obs.reservation - start);
+}
+
+/**
+ * A time-based strategy as one agent: NegMAS's offer (`timeBasedTarget`, then `worstCentWithin`)
+ * and its acceptance (`acceptWithinTolerance`, or any offer within the reservation), the numbers
+ * of the observation read once a turn (it is the engine's hottest path). `schedule` composes the
+ * same policies for the oracle.
+ */
+export function timeBasedAgent(curve: (t: number) => number, kappa: number, acceptAny: boolean): ScriptedAgent {
+  const composed = composeAgent({
+    offer: (obs) => timeBasedTarget(obs, curve, kappa),
+    price: worstCentWithin,
+    accept: acceptAny ? acceptAnyWithinReservation : acceptWithinTolerance,
+  });
+  return {
+    act(obs) {
+      const role = obs.role;
+      const r = obs.reservation;
+      const { lo, hi } = obs.priceRange;
+      const seller = role === 'seller';
+      const start = seller ? (hi > r ? hi : r) : lo < r ? lo : r;
+      const turnLimit = obs.turnLimit;
+      let horizon: number;
+      if (turnLimit !== null) horizon = turnLimit;
+      else {
+        const range = obs.turnRange;
+        horizon = (range.min + range.max) / 2;
+      }
+      const t0 = (obs.turn + 1) / (horizon + 1);
+      const target = start + (kappa + (1 - kappa) * curve(t0 < 1 ? t0 : 1)) * (r - start);
+      const tol = NEGMAS_TOLERANCE * (hi - lo);
+      const price = worstCent(role, r, target, tol);
+      const pending = obs.pending;
+      if (pending !== null && (seller ? pending >= r : pending <= r) && (acceptAny || (seller ? pending >= target - tol : pending <= target + tol)))
+        return ACCEPT_REPLY;
+      return price === null ? WALK_AWAY_REPLY : offerReply(price);
+    },
+    schedule: composed.schedule,
+  };
 }
 
 // ---- acceptance policies ---------------------------------------------------------------------

@@ -1,5 +1,5 @@
 import type { ParamInfo, StrategyDef } from './types';
-import { acceptWithinTolerance, composeAgent, timeBasedTarget, timeCurve, worstCentWithin } from './policy';
+import { timeBasedAgent, timeCurve } from './policy';
 
 export const kappaParam = (value: number): ParamInfo => ({
   default: value,
@@ -33,11 +33,7 @@ function timeBased(name: string, summary: string, beta: ParamInfo | number): Str
     create(p) {
       const curve = timeCurve(typeof beta === 'number' ? beta : (p.beta as number));
       const kappa = p.kappa as number;
-      return composeAgent({
-        offer: (obs) => timeBasedTarget(obs, curve, kappa),
-        price: worstCentWithin,
-        accept: acceptWithinTolerance,
-      });
+      return timeBasedAgent(curve, kappa, false);
     },
   };
 }

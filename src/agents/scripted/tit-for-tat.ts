@@ -3,10 +3,7 @@ import type { StrategyDef } from './types';
 import { acceptNext, clampBetween, composeAgent, rangeStart } from './policy';
 
 /** Whether the opponent's turn just before this one was an offer (turns alternate strictly). */
-function opponentJustOffered(obs: BilateralObservation): boolean {
-  const last = obs.transcript[obs.transcript.length - 1];
-  return last !== undefined && 'action' in last && last.action?.type === 'offer';
-}
+const opponentJustOffered = (obs: BilateralObservation): boolean => obs.pendingTurn === obs.turn - 1;
 
 /**
  * Tit-for-tat in the manner of NegMAS's `NaiveTitForTatNegotiator`: it opens at the best end of the

@@ -31,8 +31,6 @@ export interface SideMetrics extends SeatTally {
    */
   oracleShare: number | null;
   oracleGap: number | null;
-  /** Own offers over list price, in order. */
-  offers: number[];
   /** `opening`: the first own offer over list price. */
   opening: number | null;
   /**
@@ -93,7 +91,8 @@ const gainDirection = (role: Role): number => (role === 'seller' ? 1 : -1);
  * its counts.
  */
 class SideTally implements SeatTally {
-  offers: number[] = [];
+  /** Own offers so far. */
+  offers = 0;
   first = 0;
   /** The last position: its last offer, or the price it accepted. */
   last = 0;
@@ -113,24 +112,21 @@ class SideTally implements SeatTally {
   tokensOut = 0;
   latencyMs = 0;
 
-  constructor(
-    private readonly reservation: number,
-    private readonly listPrice: number,
-  ) {}
+  constructor(private readonly reservation: number) {}
 
   offer(price: number, turn: number): void {
-    if (this.offers.length === 0) {
+    if (this.offers === 0) {
       this.first = price;
       this.range = price - this.reservation;
     } else this.moveTo(price, turn);
     this.last = price;
-    this.offers.push(price / this.listPrice);
+    this.offers++;
   }
 
   /** Accepting the other side's offer at `price`: its last position (DESIGN.md: accepting is conceding). */
   accept(price: number, turn: number): void {
     this.accepted = turn;
-    if (this.offers.length === 0) return;
+    if (this.offers === 0) return;
     this.moveTo(price, turn);
     this.last = price;
   }
@@ -181,7 +177,6 @@ function sideMetrics(role: Role, t: SideTally, scenario: Scenario, result: Bilat
     windfall: price === null ? null : other < -IR_EPS && utility > 0 ? (utility < -other ? utility : -other) / listPrice : 0,
     oracleShare: null,
     oracleGap: null,
-    offers: t.offers,
     opening: null,
     totalConcession: null,
     concession: null,
@@ -195,7 +190,7 @@ function sideMetrics(role: Role, t: SideTally, scenario: Scenario, result: Bilat
     latencyMs: t.latencyMs,
   };
   // No offer, no opening to measure from (a side that accepted before offering has none either).
-  if (t.offers.length === 0) return m;
+  if (t.offers === 0) return m;
   const { first, last, range } = t;
   m.opening = first / listPrice;
   m.totalConcession = (gainDirection(role) * (first - last)) / listPrice;
@@ -210,12 +205,20 @@ function sideMetrics(role: Role, t: SideTally, scenario: Scenario, result: Bilat
   return m;
 }
 
+/** A side's offers over list price, in order (rounded to cents first, as the protocol takes them): for the inspector. */
+export function offersOverList(scenario: Scenario, events: readonly BilateralEvent[], role: Role): number[] {
+  const list = scenario.item.listPrice;
+  const out: number[] = [];
+  for (const e of events) if (e.type === 'move' && e.actor === role && e.move.action?.type === 'offer') out.push(roundCents(e.move.action.price) / list);
+  return out;
+}
+
 /** Per-negotiation metrics: a fold over the event log, exactly as defined in DESIGN.md. */
 export function computeMetrics(scenario: Scenario, events: readonly BilateralEvent[]): NegotiationMetrics {
   const gft = hasGainsFromTrade(scenario);
   const listPrice = scenario.item.listPrice;
-  const buyer = new SideTally(scenario.buyerValue, listPrice);
-  const seller = new SideTally(scenario.sellerCost, listPrice);
+  const buyer = new SideTally(scenario.buyerValue);
+  const seller = new SideTally(scenario.sellerCost);
   let result: BilateralResult | null = null;
   let turnsUsed = 0;
   // The standing offer (the last one made, until a rejection clears it): the price an accept takes.

@@ -62,6 +62,7 @@ export function oracleOutcome(s: Scenario, seat: Role, counterpart: OracleCounte
  */
 class ClockObservation implements BilateralObservation {
   readonly pending = null;
+  readonly pendingTurn = null;
   readonly ownStanding = null;
   readonly ownOffers: readonly number[] = [];
   readonly opponentOffers: readonly number[] = [];

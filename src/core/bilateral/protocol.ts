@@ -34,6 +34,8 @@ export interface BilateralObservation {
   readonly ownTurns: number;
   /** The opponent's standing offer, which this side may accept. */
   readonly pending: number | null;
+  /** The turn the opponent made its standing offer (the one before this turn: it has just offered). */
+  readonly pendingTurn: number | null;
   /** This side's own standing offer, if it is still on the table. */
   readonly ownStanding: number | null;
   readonly ownOffers: readonly number[];
@@ -60,7 +62,21 @@ interface KnownDeadline {
   readonly ceiling: number;
 }
 
+/**
+ * Worked out once per scenario object: a tournament plays each scenario with every pair (scenarios
+ * are values, never changed in place once played).
+ */
+const KNOWN = new WeakMap<Scenario, KnownDeadline>();
+
 function knownDeadline(s: Scenario): KnownDeadline {
+  const known = KNOWN.get(s);
+  if (known !== undefined) return known;
+  const made = workOutDeadline(s);
+  KNOWN.set(s, made);
+  return made;
+}
+
+function workOutDeadline(s: Scenario): KnownDeadline {
   const range = knownTurnRange(s);
   return {
     range,
@@ -187,6 +203,10 @@ class Observation implements BilateralObservation {
     const e = this.#state.standing;
     return e !== null && e.actor !== this.role ? e.action.price : null;
   }
+  get pendingTurn(): number | null {
+    const e = this.#state.standing;
+    return e !== null && e.actor !== this.role ? e.turn : null;
+  }
   get ownStanding(): number | null {
     const e = this.#state.standing;
     return e !== null && e.actor === this.role ? e.action.price : null;
@@ -203,9 +223,9 @@ class Observation implements BilateralObservation {
 
   /** Plain data, for JSON and for comparing observations in tests. */
   toJSON(): BilateralObservation {
-    const { role, item, reservation, turn, turnLimit, turnRange, firstMover, priceRange, ownTurn, ownTurns, pending, ownStanding } = this;
+    const { role, item, reservation, turn, turnLimit, turnRange, firstMover, priceRange, ownTurn, ownTurns, pending, pendingTurn, ownStanding } = this;
     const { ownOffers, opponentOffers, transcript } = this;
-    return { role, item, reservation, turn, turnLimit, turnRange, firstMover, priceRange, ownTurn, ownTurns, pending, ownStanding, ownOffers, opponentOffers, transcript };
+    return { role, item, reservation, turn, turnLimit, turnRange, firstMover, priceRange, ownTurn, ownTurns, pending, pendingTurn, ownStanding, ownOffers, opponentOffers, transcript };
   }
 }
 

@@ -50,7 +50,6 @@ function side(s: SideSpec = {}): SideMetrics {
     windfall: null,
     oracleShare: null,
     oracleGap: null,
-    offers: [],
     opening: s.opening ?? null,
     totalConcession: null,
     concession: s.concession ?? null,

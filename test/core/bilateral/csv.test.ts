@@ -123,7 +123,6 @@ function side(over: Partial<SideMetrics> = {}): SideMetrics {
     windfall: null,
     oracleShare: null,
     oracleGap: null,
-    offers: [],
     opening: null,
     totalConcession: null,
     concession: null,

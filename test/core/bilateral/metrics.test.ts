@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { BilateralEvent, BilateralResult } from '../../../src/core/bilateral/events';
-import { computeMetrics, surplusShare, zonePosition } from '../../../src/core/bilateral/metrics';
+import { computeMetrics, offersOverList, surplusShare, zonePosition } from '../../../src/core/bilateral/metrics';
 import { ACCEPT, WALK_AWAY, offer, say, type Move } from '../../../src/core/bilateral/moves';
 import { bilateral } from '../../../src/core/bilateral/protocol';
 import { runSession } from '../../../src/core/session';
@@ -148,10 +148,11 @@ describe('computeMetrics: outcome and surplus', () => {
 describe('computeMetrics: opening, concession and patience (DESIGN.md)', () => {
   // SCN: v = 150, c = 90, list price 200, 20 turns, seller first: each side has 10 own turns.
   it('normalises the opening and every offer by list price, rounding to cents first', () => {
-    const m = computeMetrics(SCN, log([offer(189.996), offer(50), say('hmm'), offer(70.004)], { kind: 'turn_limit', turn: 4 }));
-    expect(m.seller.offers).toEqual([190 / 200]);
+    const events = log([offer(189.996), offer(50), say('hmm'), offer(70.004)], { kind: 'turn_limit', turn: 4 });
+    const m = computeMetrics(SCN, events);
+    expect(offersOverList(SCN, events, 'seller')).toEqual([190 / 200]);
     expect(m.seller.opening).toBe(0.95);
-    expect(m.buyer.offers).toEqual([50 / 200, 70 / 200]);
+    expect(offersOverList(SCN, events, 'buyer')).toEqual([50 / 200, 70 / 200]);
     expect(m.buyer.opening).toBe(0.25);
   });
 
@@ -168,7 +169,7 @@ describe('computeMetrics: opening, concession and patience (DESIGN.md)', () => {
     expect(m.buyer.concession).toBeNull();
     expect(m.buyer.patience).toBeNull();
     expect(m.buyer.opening).toBeNull();
-    expect(m.buyer.offers).toEqual([]);
+    expect(offersOverList(SCN, log(moves, { kind: 'turn_limit', turn: 8 }), 'buyer')).toEqual([]);
   });
 
   it('measures a buyer: concession as the price rising toward its value', () => {
@@ -272,8 +273,8 @@ describe('computeMetrics: moves, invalid moves, forfeits and costs', () => {
     const m = computeMetrics(SCN, events);
     expect([m.seller.moves, m.seller.invalidMoves, m.seller.forfeits]).toEqual([2, 1, 0]);
     expect([m.buyer.moves, m.buyer.invalidMoves, m.buyer.forfeits]).toEqual([1, 3, 1]);
-    expect(m.buyer.offers).toEqual([]);
-    expect(m.seller.offers).toEqual([0.9, 0.85]);
+    expect(offersOverList(SCN, events, 'buyer')).toEqual([]);
+    expect(offersOverList(SCN, events, 'seller')).toEqual([0.9, 0.85]);
     expect(m.turnsUsed).toBe(4);
   });
 
@@ -310,7 +311,7 @@ describe('computeMetrics over a real session', () => {
     expect(rec.outcome).toEqual({ kind: 'deal', price: 120, turn: 6, acceptedBy: 'seller' });
     const m = computeMetrics(scn, rec.events);
     expect(m.price).toBe(120);
-    expect(m.buyer.offers).toEqual([0.4, 0.5, 0.6]);
+    expect(offersOverList(scn, rec.events, 'buyer')).toEqual([0.4, 0.5, 0.6]);
     expect(m.buyer.invalidMoves).toBe(1);
     expect(m.buyer.totalConcession).toBeCloseTo(0.2, 12);
     // Both conceded more than 5% of their ranges at their second own turn, of ten: the buyer

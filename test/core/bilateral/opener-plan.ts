@@ -29,7 +29,6 @@ const side = (s: Partial<SideMetrics>): SideMetrics => ({
   windfall: null,
   oracleShare: null,
   oracleGap: null,
-  offers: [],
   opening: null,
   totalConcession: null,
   concession: null,
