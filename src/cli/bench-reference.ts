@@ -7,7 +7,7 @@
  */
 import { priceRangeOf, roundCents, type Scenario } from '../core/scenario';
 import { turnsFor } from '../core/bilateral/protocol';
-import { timeCurve } from '../agents/scripted/policy';
+import { conceded } from '../agents/scripted/policy';
 
 export const REFERENCE_STRATEGIES = ['boulware', 'linear', 'conceder', 'tit-for-tat', 'hardliner', 'accommodator', 'haggler'] as const;
 type Name = (typeof REFERENCE_STRATEGIES)[number];
@@ -18,8 +18,7 @@ interface Rules {
   beta: number;
   kappa: number;
   acceptAny: boolean;
-  /** t^(1/β), the strategies' own curve (the same arithmetic, so the same prices). */
-  curve?: (t: number) => number;
+
 }
 
 const RULES: Record<Name, Rules> = {
@@ -31,7 +30,6 @@ const RULES: Record<Name, Rules> = {
   accommodator: { offer: 0, beta: 10, kappa: 0, acceptAny: true },
   haggler: { offer: 3, beta: 1, kappa: 0, acceptAny: false },
 };
-for (const rules of Object.values(RULES)) rules.curve = timeCurve(rules.beta);
 const TFT_STEP = 0.15;
 const HARDLINER_ANCHOR = 0.1;
 const HAGGLER_STEP = 5;
@@ -83,7 +81,8 @@ function negotiate(s: Scenario, buyerRules: Rules, sellerRules: Rules, offers: F
     if (rules.offer === 0) {
       const t0 = (turn + 1) / (horizon + 1);
       const time = t0 < 1 ? t0 : 1;
-      target = start + (rules.kappa + (1 - rules.kappa) * (rules.curve as (t: number) => number)(time)) * (r - start);
+      // t^(1/β) as the strategies work it out (the same arithmetic, so the same prices)
+      target = start + (rules.kappa + (1 - rules.kappa) * conceded(time, 1 / rules.beta)) * (r - start);
       // worstCentWithin
       if (seller) {
         const p = Math.ceil(cents(target - tol)) / 100;

@@ -104,7 +104,7 @@ describe('the human seat', () => {
     const seat = new HumanSeat(() => void (asked += 1));
     const controller = new AbortController();
     controller.abort(new Error('gone'));
-    const obs = { role: 'buyer', item: scenario.item, reservation: 1, turn: 0, turnLimit: 10, turnRange: { min: 10, max: 10 }, firstMover: 'buyer', priceRange: { lo: 1, hi: 2 }, ownTurn: 0, ownTurns: 5, pending: null, pendingTurn: null, ownStanding: null, ownOffers: [], opponentOffers: [], transcript: [] } as const;
+    const obs = { role: 'buyer', item: scenario.item, reservation: 1, turn: 0, turnLimit: 10, turnRange: { min: 10, max: 10 }, firstMover: 'buyer', priceRange: { lo: 1, hi: 2 }, ownTurn: 0, ownTurns: 5, pending: null, ownStanding: null, ownOffers: [], opponentOffers: [], transcript: [], pastTurn: () => undefined } as const;
     await expect(seat.act(obs, controller.signal)).rejects.toThrow('gone');
     expect(asked).toBe(0);
   });
@@ -112,7 +112,7 @@ describe('the human seat', () => {
 
 describe('the prompt', () => {
   it('always fits its message schema: a very long refusal reason is clipped, not left to fail on the way', () => {
-    const obs = { role: 'seller', item: scenario.item, reservation: 67.89, turn: 3, turnLimit: null, turnRange: { min: 8, max: 12 }, firstMover: 'buyer', priceRange: { lo: 50, hi: 130 }, ownTurn: 1, ownTurns: 4, pending: 99.5, pendingTurn: 2, ownStanding: null, ownOffers: [120], opponentOffers: [80, 99.5], transcript: [] } as const;
+    const obs = { role: 'seller', item: scenario.item, reservation: 67.89, turn: 3, turnLimit: null, turnRange: { min: 8, max: 12 }, firstMover: 'buyer', priceRange: { lo: 50, hi: 130 }, ownTurn: 1, ownTurns: 4, pending: 99.5, ownStanding: null, ownOffers: [120], opponentOffers: [80, 99.5], transcript: [], pastTurn: () => undefined } as const;
     const prompt = humanPrompt(obs, { attempt: 1, reason: 'x'.repeat(5000) });
     expect(HumanPromptSchema.safeParse(prompt).success).toBe(true);
     expect(prompt.retry?.reason).toHaveLength(2000);

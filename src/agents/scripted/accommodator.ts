@@ -1,5 +1,5 @@
 import type { StrategyDef } from './types';
-import { timeBasedAgent, timeCurve } from './policy';
+import { timeBasedAgent } from './policy';
 import { betaParam, kappaParam } from './time-dependent';
 
 export const accommodator: StrategyDef = {
@@ -10,8 +10,6 @@ export const accommodator: StrategyDef = {
   deterministic: true,
   rational: true,
   create(p) {
-    const curve = timeCurve(p.beta as number);
-    const kappa = p.kappa as number;
-    return timeBasedAgent(curve, kappa, true);
+    return timeBasedAgent(p.beta as number, p.kappa as number, true);
   },
 };

@@ -140,26 +140,28 @@ export function worstCent(role: Role, r: number, target: number, tol: number): n
 // ---- offering policies: observation → target price (before rounding) ------------------------
 
 /**
- * The fraction of the way conceded at time t, `t^(1/β)`, as a function made once per strategy: the
- * exponents NegMAS names (4, 1, 1/4) by multiplication and square roots, which are many times
- * faster than a general power and reproduce NegMAS's outcomes as exactly (test/agents/negmas-parity).
+ * The fraction of the way conceded at time t, `t^e` with `e = 1/β`: the exponents NegMAS names
+ * (4, 1, 1/4) by multiplication and square roots, which are many times faster than a general power
+ * and reproduce NegMAS's outcomes as exactly (test/agents/negmas-parity).
  */
-export function timeCurve(beta: number): (t: number) => number {
-  const e = 1 / beta;
-  if (e === 1) return (t) => t;
-  if (e === 4) return (t) => (t * t) * (t * t);
-  if (e === 0.25) return (t) => Math.sqrt(Math.sqrt(t));
-  return (t) => t ** e;
+export function conceded(t: number, e: number): number {
+  if (e === 1) return t;
+  if (e === 4) {
+    const u = t * t;
+    return u * u;
+  }
+  if (e === 0.25) return Math.sqrt(Math.sqrt(t));
+  return t ** e;
 }
 
 /**
  * Time-based offering as in NegMAS's `TimeBasedConcedingNegotiator`: from the best end of the
- * price range to the reservation as `κ + (1 − κ)·curve(t)` on the shared clock (`timeCurve(β)`;
- * β = 1/4, 1, 4 are NegMAS's Boulware, Linear and Conceder exponents 4, 1 and 1/4).
+ * price range to the reservation as `κ + (1 − κ)·t^e` on the shared clock (`e = 1/β`; β = 1/4, 1,
+ * 4 are NegMAS's Boulware, Linear and Conceder exponents 4, 1 and 1/4).
  */
-export function timeBasedTarget(obs: BilateralObservation, curve: (t: number) => number, kappa: number): number {
+export function timeBasedTarget(obs: BilateralObservation, e: number, kappa: number): number {
   const start = rangeStart(obs);
-  return start + (kappa + (1 - kappa) * curve(relativeTime(obs))) * (obs.reservation - start);
+  return start + (kappa + (1 - kappa) * conceded(relativeTime(obs), e)) * (obs.reservation - start);
 }
 
 /**
@@ -168,9 +170,10 @@ export function timeBasedTarget(obs: BilateralObservation, curve: (t: number) =>
  * of the observation read once a turn (it is the engine's hottest path). `schedule` composes the
  * same policies for the oracle.
  */
-export function timeBasedAgent(curve: (t: number) => number, kappa: number, acceptAny: boolean): ScriptedAgent {
+export function timeBasedAgent(beta: number, kappa: number, acceptAny: boolean): ScriptedAgent {
+  const e = 1 / beta;
   const composed = composeAgent({
-    offer: (obs) => timeBasedTarget(obs, curve, kappa),
+    offer: (obs) => timeBasedTarget(obs, e, kappa),
     price: worstCentWithin,
     accept: acceptAny ? acceptAnyWithinReservation : acceptWithinTolerance,
   });
@@ -189,7 +192,7 @@ export function timeBasedAgent(curve: (t: number) => number, kappa: number, acce
         horizon = (range.min + range.max) / 2;
       }
       const t0 = (obs.turn + 1) / (horizon + 1);
-      const target = start + (kappa + (1 - kappa) * curve(t0 < 1 ? t0 : 1)) * (r - start);
+      const target = start + (kappa + (1 - kappa) * conceded(t0 < 1 ? t0 : 1, e)) * (r - start);
       const tol = NEGMAS_TOLERANCE * (hi - lo);
       const price = worstCent(role, r, target, tol);
       const pending = obs.pending;

@@ -1,5 +1,5 @@
 import type { ParamInfo, StrategyDef } from './types';
-import { timeBasedAgent, timeCurve } from './policy';
+import { timeBasedAgent } from './policy';
 
 export const kappaParam = (value: number): ParamInfo => ({
   default: value,
@@ -31,9 +31,7 @@ function timeBased(name: string, summary: string, beta: ParamInfo | number): Str
     deterministic: true,
     rational: true,
     create(p) {
-      const curve = timeCurve(typeof beta === 'number' ? beta : (p.beta as number));
-      const kappa = p.kappa as number;
-      return timeBasedAgent(curve, kappa, false);
+      return timeBasedAgent(typeof beta === 'number' ? beta : (p.beta as number), p.kappa as number, false);
     },
   };
 }

@@ -2,8 +2,11 @@ import type { BilateralObservation } from '../../core/bilateral/protocol';
 import type { StrategyDef } from './types';
 import { acceptNext, clampBetween, composeAgent, rangeStart } from './policy';
 
-/** Whether the opponent's turn just before this one was an offer (turns alternate strictly). */
-const opponentJustOffered = (obs: BilateralObservation): boolean => obs.pendingTurn === obs.turn - 1;
+/** The price of the offer made at `turn`, or null where that turn made none. */
+function offerAt(obs: BilateralObservation, turn: number): number | null {
+  const e = obs.pastTurn(turn);
+  return e !== undefined && 'action' in e && e.action?.type === 'offer' ? e.action.price : null;
+}
 
 /**
  * Tit-for-tat in the manner of NegMAS's `NaiveTitForTatNegotiator`: it opens at the best end of the
@@ -18,15 +21,17 @@ const opponentJustOffered = (obs: BilateralObservation): boolean => obs.pendingT
 export function titForTatTarget(obs: BilateralObservation, step: number): number {
   const start = rangeStart(obs);
   const reservation = obs.reservation;
-  const own = obs.ownOffers;
-  if (own.length === 0) return start;
-  const myLast = own[own.length - 1] as number;
-  const opp = obs.opponentOffers;
-  const n = opp.length;
-  let next: number;
-  if (!opponentJustOffered(obs)) next = myLast; // nothing new to answer: silence earns no concession
-  else if (n < 2) next = myLast + step * (reservation - start);
-  else next = myLast - ((opp[n - 1] as number) - (opp[n - 2] as number));
+  // Turns alternate, so its own turns are turn − 2, turn − 4, … and the opponent's turn − 1, turn − 3, …
+  const turn = obs.turn;
+  let myLast: number | null = null;
+  for (let t = turn - 2; t >= 0 && myLast === null; t -= 2) myLast = offerAt(obs, t);
+  if (myLast === null) return start;
+  // Nothing new to answer: silence earns no concession.
+  const latest = offerAt(obs, turn - 1);
+  if (latest === null) return myLast;
+  let before: number | null = null;
+  for (let t = turn - 3; t >= 0 && before === null; t -= 2) before = offerAt(obs, t);
+  const next = before === null ? myLast + step * (reservation - start) : myLast - (latest - before);
   return clampBetween(next, start, reservation);
 }
 

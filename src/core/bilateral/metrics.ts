@@ -112,7 +112,27 @@ class SideTally implements SeatTally {
   tokensOut = 0;
   latencyMs = 0;
 
-  constructor(private readonly reservation: number) {}
+  private reservation = 0;
+
+  /** Starts a fold for a side with this reservation (the fold is synchronous, so two tallies serve every negotiation). */
+  reset(reservation: number): this {
+    this.reservation = reservation;
+    this.offers = 0;
+    this.first = 0;
+    this.last = 0;
+    this.range = 0;
+    this.conceded = 0;
+    this.crossedAt = -1;
+    this.accepted = -1;
+    this.moves = 0;
+    this.invalidMoves = 0;
+    this.forfeits = 0;
+    this.calls = 0;
+    this.tokensIn = 0;
+    this.tokensOut = 0;
+    this.latencyMs = 0;
+    return this;
+  }
 
   offer(price: number, turn: number): void {
     if (this.offers === 0) {
@@ -213,12 +233,15 @@ export function offersOverList(scenario: Scenario, events: readonly BilateralEve
   return out;
 }
 
+const BUYER_TALLY = new SideTally();
+const SELLER_TALLY = new SideTally();
+
 /** Per-negotiation metrics: a fold over the event log, exactly as defined in DESIGN.md. */
 export function computeMetrics(scenario: Scenario, events: readonly BilateralEvent[]): NegotiationMetrics {
   const gft = hasGainsFromTrade(scenario);
   const listPrice = scenario.item.listPrice;
-  const buyer = new SideTally(scenario.buyerValue);
-  const seller = new SideTally(scenario.sellerCost);
+  const buyer = BUYER_TALLY.reset(scenario.buyerValue);
+  const seller = SELLER_TALLY.reset(scenario.sellerCost);
   let result: BilateralResult | null = null;
   let turnsUsed = 0;
   // The standing offer (the last one made, until a rejection clears it): the price an accept takes.

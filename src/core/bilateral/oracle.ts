@@ -62,11 +62,13 @@ export function oracleOutcome(s: Scenario, seat: Role, counterpart: OracleCounte
  */
 class ClockObservation implements BilateralObservation {
   readonly pending = null;
-  readonly pendingTurn = null;
   readonly ownStanding = null;
   readonly ownOffers: readonly number[] = [];
   readonly opponentOffers: readonly number[] = [];
   readonly transcript = [];
+  pastTurn(): undefined {
+    return undefined;
+  }
   readonly reservation: number;
   readonly turnLimit: number | null;
   readonly turnRange: { readonly min: number; readonly max: number };

@@ -1,5 +1,5 @@
 import type { Protocol, ProtocolError } from '../protocol';
-import { err, ok, type Result } from '../result';
+import { err, type Result } from '../result';
 import { knownTurnRange, opponentOf, priceRangeOf, roundCents, type PriceRange, type Role, type Scenario } from '../scenario';
 import { MAX_MESSAGE_LENGTH, type Action, type Move } from './moves';
 
@@ -34,13 +34,13 @@ export interface BilateralObservation {
   readonly ownTurns: number;
   /** The opponent's standing offer, which this side may accept. */
   readonly pending: number | null;
-  /** The turn the opponent made its standing offer (the one before this turn: it has just offered). */
-  readonly pendingTurn: number | null;
   /** This side's own standing offer, if it is still on the table. */
   readonly ownStanding: number | null;
   readonly ownOffers: readonly number[];
   readonly opponentOffers: readonly number[];
   readonly transcript: readonly TranscriptEntry[];
+  /** One past turn's entry (as `transcript[turn]`, without copying the transcript); undefined for a turn not yet taken. */
+  pastTurn(turn: number): TranscriptEntry | undefined;
 }
 
 /** How many turns `role` gets in a negotiation of `turnLimit` turns that `firstMover` opens. */
@@ -62,21 +62,7 @@ interface KnownDeadline {
   readonly ceiling: number;
 }
 
-/**
- * Worked out once per scenario object: a tournament plays each scenario with every pair (scenarios
- * are values, never changed in place once played).
- */
-const KNOWN = new WeakMap<Scenario, KnownDeadline>();
-
 function knownDeadline(s: Scenario): KnownDeadline {
-  const known = KNOWN.get(s);
-  if (known !== undefined) return known;
-  const made = workOutDeadline(s);
-  KNOWN.set(s, made);
-  return made;
-}
-
-function workOutDeadline(s: Scenario): KnownDeadline {
   const range = knownTurnRange(s);
   return {
     range,
@@ -108,9 +94,19 @@ const prefix = <T>(items: readonly T[], n: number): readonly T[] => (items.lengt
 
 /**
  * A negotiation between turns. Values: `apply` returns a new state and never changes this one.
- * The lists are shared with the states before and after (see `append`) and copied out on reading.
+ * The log is shared with the states before and after (see `append`) and copied out on reading;
+ * each side's offers are read out of it (only tit-for-tat and the SFT export ask for them).
  */
 export class BilateralState {
+  /**
+   * A state is also the successful `Result` that `apply` returns for it (`{ ok: true, value }`):
+   * one object less on the engine's hottest path, every turn of every negotiation.
+   */
+  readonly ok = true as const;
+  get value(): this {
+    return this;
+  }
+
   constructor(
     readonly scenario: Scenario,
     /** Turns taken so far (valid moves and forfeits). */
@@ -118,10 +114,6 @@ export class BilateralState {
     /** The turn that made the one standing offer on the table, if any: the other side may accept it. */
     readonly standing: OfferEntry | null,
     readonly log: TranscriptEntry[],
-    readonly buyerLog: number[],
-    readonly nBuyer: number,
-    readonly sellerLog: number[],
-    readonly nSeller: number,
     readonly outcome: BilateralOutcome | null,
     /** What both sides know of the deadline (worked out once per negotiation). */
     readonly known: KnownDeadline,
@@ -131,10 +123,21 @@ export class BilateralState {
     return prefix(this.log, this.turn);
   }
   get buyerOffers(): readonly number[] {
-    return prefix(this.buyerLog, this.nBuyer);
+    return this.offersBy('buyer');
   }
   get sellerOffers(): readonly number[] {
-    return prefix(this.sellerLog, this.nSeller);
+    return this.offersBy('seller');
+  }
+
+  /** The prices `role` has offered so far, in order. */
+  offersBy(role: Role): number[] {
+    const out: number[] = [];
+    const log = this.log;
+    for (let i = 0; i < this.turn; i++) {
+      const e = log[i] as TranscriptEntry;
+      if (e.actor === role && 'action' in e && e.action?.type === 'offer') out.push(e.action.price);
+    }
+    return out;
   }
 
   /** The standing offer: who made it and its price. */
@@ -152,15 +155,12 @@ export class BilateralState {
 
 /**
  * One side's view of a state, read through to the state when asked: making one costs two fields,
- * and the public lists are copied out only if the agent reads them. The state is held in a private
+ * and the public lists are copied out when (and each time) the agent reads them. The state is held in a private
  * field (`#state`), which no code outside this class can reach, so nothing private to the other
  * side (its reservation) is reachable from the observation.
  */
 class Observation implements BilateralObservation {
   readonly #state: BilateralState;
-  #transcript: readonly TranscriptEntry[] | null = null;
-  #own: readonly number[] | null = null;
-  #opponent: readonly number[] | null = null;
 
   constructor(
     state: BilateralState,
@@ -203,29 +203,29 @@ class Observation implements BilateralObservation {
     const e = this.#state.standing;
     return e !== null && e.actor !== this.role ? e.action.price : null;
   }
-  get pendingTurn(): number | null {
-    const e = this.#state.standing;
-    return e !== null && e.actor !== this.role ? e.turn : null;
-  }
   get ownStanding(): number | null {
     const e = this.#state.standing;
     return e !== null && e.actor === this.role ? e.action.price : null;
   }
   get transcript(): readonly TranscriptEntry[] {
-    return (this.#transcript ??= this.#state.transcript);
+    return this.#state.transcript;
+  }
+  pastTurn(turn: number): TranscriptEntry | undefined {
+    const state = this.#state;
+    return turn >= 0 && turn < state.turn ? state.log[turn] : undefined;
   }
   get ownOffers(): readonly number[] {
-    return (this.#own ??= this.role === 'buyer' ? this.#state.buyerOffers : this.#state.sellerOffers);
+    return this.role === 'buyer' ? this.#state.buyerOffers : this.#state.sellerOffers;
   }
   get opponentOffers(): readonly number[] {
-    return (this.#opponent ??= this.role === 'buyer' ? this.#state.sellerOffers : this.#state.buyerOffers);
+    return this.role === 'buyer' ? this.#state.sellerOffers : this.#state.buyerOffers;
   }
 
   /** Plain data, for JSON and for comparing observations in tests. */
-  toJSON(): BilateralObservation {
-    const { role, item, reservation, turn, turnLimit, turnRange, firstMover, priceRange, ownTurn, ownTurns, pending, pendingTurn, ownStanding } = this;
+  toJSON(): Omit<BilateralObservation, 'pastTurn'> {
+    const { role, item, reservation, turn, turnLimit, turnRange, firstMover, priceRange, ownTurn, ownTurns, pending, ownStanding } = this;
     const { ownOffers, opponentOffers, transcript } = this;
-    return { role, item, reservation, turn, turnLimit, turnRange, firstMover, priceRange, ownTurn, ownTurns, pending, pendingTurn, ownStanding, ownOffers, opponentOffers, transcript };
+    return { role, item, reservation, turn, turnLimit, turnRange, firstMover, priceRange, ownTurn, ownTurns, pending, ownStanding, ownOffers, opponentOffers, transcript };
   }
 }
 
@@ -236,28 +236,14 @@ export const MAX_OFFER_LIST_MULTIPLE = 100;
 
 const invalid = (reason: string): Result<BilateralState, ProtocolError> => err({ kind: 'invalid-move', reason });
 
-/** The next state after one turn (a move or a forfeit); `offer` is the price when the move was an offer. */
-function advance(
-  state: BilateralState,
-  actor: Role,
-  entry: TranscriptEntry,
-  standing: OfferEntry | null,
-  offer: number | null,
-  outcome: BilateralOutcome | null,
-): BilateralState {
+/** The next state after one turn (a move or a forfeit). */
+function advance(state: BilateralState, entry: TranscriptEntry, standing: OfferEntry | null, outcome: BilateralOutcome | null): BilateralState {
   const turn = state.turn + 1;
-  const isBuyer = actor === 'buyer';
-  const buyerOffer = offer !== null && isBuyer;
-  const sellerOffer = offer !== null && !isBuyer;
   return new BilateralState(
     state.scenario,
     turn,
     standing,
     append(state.log, state.turn, entry),
-    buyerOffer ? append(state.buyerLog, state.nBuyer, offer) : state.buyerLog,
-    buyerOffer ? state.nBuyer + 1 : state.nBuyer,
-    sellerOffer ? append(state.sellerLog, state.nSeller, offer) : state.sellerLog,
-    sellerOffer ? state.nSeller + 1 : state.nSeller,
     outcome === null && turn >= state.scenario.turnLimit ? { kind: 'turn_limit', turn } : outcome,
     state.known,
   );
@@ -270,7 +256,7 @@ function entryOf(turn: number, actor: Role, message: string | undefined, action:
 export const bilateral: Protocol<Scenario, BilateralState, Role, BilateralObservation, Move, BilateralOutcome> = {
   name: 'bilateral',
 
-  initialState: (scenario) => new BilateralState(scenario, 0, null, [], [], 0, [], 0, null, knownDeadline(scenario)),
+  initialState: (scenario) => new BilateralState(scenario, 0, null, [], null, knownDeadline(scenario)),
 
   currentActor: (state) =>
     state.turn % 2 === 0 ? state.scenario.firstMover : opponentOf(state.scenario.firstMover),
@@ -291,7 +277,7 @@ export const bilateral: Protocol<Scenario, BilateralState, Role, BilateralObserv
     if (action === undefined) {
       if (message === undefined) return invalid('a move needs a message or an action');
       const said: TranscriptEntry = { turn: state.turn, actor, message };
-      return ok(advance(state, actor, said, state.standing, null, null));
+      return advance(state, said, state.standing, null);
     }
     const standing = state.standing;
     const pendingFromOpponent = standing !== null && standing.actor !== actor ? standing.action.price : null;
@@ -309,35 +295,31 @@ export const bilateral: Protocol<Scenario, BilateralState, Role, BilateralObserv
         const offered = price === raw ? action : { type: 'offer' as const, price };
         const entry: OfferEntry =
           message === undefined ? { turn: state.turn, actor, action: offered } : { turn: state.turn, actor, message, action: offered };
-        return ok(advance(state, actor, entry, entry, price, null));
+        return advance(state, entry, entry, null);
       }
       case 'accept':
         if (pendingFromOpponent === null) return invalid('there is no offer from the other side to accept');
-        return ok(
-          advance(state, actor, entryOf(state.turn, actor, message, action), null, null, {
-            kind: 'deal',
-            price: pendingFromOpponent,
-            turn: state.turn + 1,
-            acceptedBy: actor,
-          }),
-        );
+        return advance(state, entryOf(state.turn, actor, message, action), null, {
+          kind: 'deal',
+          price: pendingFromOpponent,
+          turn: state.turn + 1,
+          acceptedBy: actor,
+        });
       case 'reject':
         if (pendingFromOpponent === null) return invalid('there is no offer from the other side to reject');
-        return ok(advance(state, actor, entryOf(state.turn, actor, message, action), null, null, null));
+        return advance(state, entryOf(state.turn, actor, message, action), null, null);
       case 'walk_away':
-        return ok(
-          advance(state, actor, entryOf(state.turn, actor, message, action), standing, null, {
-            kind: 'walk_away',
-            by: actor,
-            turn: state.turn + 1,
-          }),
-        );
+        return advance(state, entryOf(state.turn, actor, message, action), standing, {
+          kind: 'walk_away',
+          by: actor,
+          turn: state.turn + 1,
+        });
       default:
         return invalid(`unknown action ${JSON.stringify((action as { type?: unknown })?.type ?? action)}`);
     }
   },
 
-  forfeit: (state, actor) => advance(state, actor, { turn: state.turn, actor, forfeited: true }, state.standing, null, null),
+  forfeit: (state, actor) => advance(state, { turn: state.turn, actor, forfeited: true }, state.standing, null),
 
   isTerminal: (state) => state.outcome !== null,
 
