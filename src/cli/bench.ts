@@ -1,7 +1,8 @@
 // `npm run bench`: a paper-scale round-robin of every deterministic strategy in one thread.
 import os from 'node:os';
 import { Aggregator } from '../core/bilateral/aggregate';
-import { runTournament, type TournamentConfig } from '../core/bilateral/tournament';
+import { runTournament, type NegotiationResult, type TournamentConfig } from '../core/bilateral/tournament';
+import { OracleScorer } from '../agents/oracle';
 import { scenarioAt } from '../core/scenario';
 import { playReference, REFERENCE_STRATEGIES, type ReferenceOutcome } from './bench-reference';
 import { makeAgent } from '../agents/registry';
@@ -99,6 +100,23 @@ console.log(
   `one-loop reference (same scenarios made the same way, same deals at the same prices, no events): ${Math.round(median(referenceRates)).toLocaleString('en-US')} negotiations/s; ` +
     `engine at ${((100 * median(playRates)) / median(referenceRates)).toFixed(1)}% of it by wall time, ` +
     `${((100 * median(referenceCpu)) / median(engineCpu)).toFixed(1)}% by CPU time (${median(engineCpu).toFixed(0)} ms against ${median(referenceCpu).toFixed(1)} ms)`,
+);
+
+// The oracle reference, a stage of its own after play (the app and the CLI run it on every
+// negotiation as they aggregate): one search per scenario, counterpart and role.
+// The results are gathered after the engine's runs, so that holding them cannot slow those.
+const firstResults: Pick<NegotiationResult, 'buyer' | 'seller' | 'scenario' | 'metrics'>[] = [];
+await runTournament(config, makeAgent, { onResult: ({ buyer, seller, scenario, metrics }) => void firstResults.push({ buyer, seller, scenario, metrics }) });
+const oracleCpu: number[] = [];
+for (let r = 0; r < repeats + 2; r++) {
+  const scorer = new OracleScorer();
+  const c0 = cpuMs();
+  for (const res of firstResults) scorer.score(res.buyer, res.seller, res.scenario, res.metrics);
+  if (r >= 2) oracleCpu.push(cpuMs() - c0);
+}
+console.log(
+  `oracle reference (each seat's best against its deterministic counterpart, searched per scenario, counterpart and role): ` +
+    `${median(oracleCpu).toFixed(0)} ms CPU for ${firstResults.length} negotiations, ${((1000 * median(oracleCpu)) / firstResults.length).toFixed(1)} µs each`,
 );
 
 // The market game: scripted sellers at 10 × 10 and 20 × 20, and the optimal matching's cost.
