@@ -14,7 +14,7 @@ export const scenarioDeadline = (s: Pick<Scenario, 'turnLimit' | 'turnRange'>): 
 
 /** Why the defaults are what they are, in one line. */
 export const DEADLINE_WHY =
-  'With a fixed, known limit, whoever moves last receives the other’s reservation price as an ultimatum; an uncertain limit and alternating openers hand that edge to neither role.';
+  'With a fixed, known limit, an agent that concedes to its reservation at the end hands it to whoever moves last, as an ultimatum; an uncertain limit and alternating openers keep a model from timing one. The scripted strategies concede on a clock both sides share and never offer their reservation: against itself each gives the seller 47–52% of the gains whoever opens.';
 
 /** A run's set-up in one line, an Arena game's agents named apart. */
 export function describeConfig(run: Pick<RunRow, 'config'>): Phrase {
