@@ -110,7 +110,7 @@ describe('share links and lessons', () => {
     const session = new RecordingTournament();
     const target = render(TournamentPage, { session, runs: new RunsStore(() => freshDb()), setup: setupOf(lessonHref(classLesson)) });
     expect(text(target.querySelector('aside.lesson'))).toContain('Lesson: A class tournament.');
-    expect([...target.querySelectorAll('ul.agents code')].map((c) => text(c))).toEqual(['boulware', 'linear', 'conceder', 'tit-for-tat', 'hardliner', 'accommodator']);
+    expect([...target.querySelectorAll('ul.agents code')].map((c) => text(c))).toEqual(['boulware', 'linear', 'conceder', 'tit-for-tat', 'hardliner', 'accommodator', 'haggler']);
     expect(control<HTMLInputElement>(target, 'Seed').value).toBe('2026');
     expect(session.started).toEqual([]);
     await userEvent.click(must(target.querySelector<HTMLButtonElement>('button.primary')));
