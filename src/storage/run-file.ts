@@ -6,6 +6,8 @@ import { fail, isRecord, parseJson, parseJsonList, parseJsonlBody, parseWith, qu
 import { planProblem } from './run-plan';
 import { ExportedLineSchema, RunRecordSchema, type ExportedLine, type ExportedNegotiation, type RunRecord } from './schema';
 import { OracleScorer, scoredMetrics } from '../agents/oracle';
+import { arenaSeat, SeatContext } from '../core/bilateral/tournament';
+import { scriptedSeatProblem } from './scripted-replay';
 
 export const EXPORT_FORMAT = 'parley-run';
 export const EXPORT_FORMAT_JSONL = 'parley-run-jsonl';
@@ -169,6 +171,10 @@ function checkRun(file: ParsedFile): Step<CheckedRun> {
       const type = row.events[e.event]?.type ?? 'event';
       return fail('invalid-file', `${named}: events[${e.event}] (${type} at turn ${e.turn}): ${e.reason}`);
     }
+    const scripted = scriptedSeatProblem(row.scenario, row.events, { buyer: row.buyer, seller: row.seller }, (role) =>
+      run.config.kind === 'arena' ? arenaSeat(run.id, role) : new SeatContext(run.config.tournament.seed, row.jobId, role),
+    );
+    if (scripted) return fail('invalid-file', `${named}: ${scripted}`);
     if (row.oracle !== undefined) {
       const wrong = oracleProblem(row, scorer);
       if (wrong) return fail('invalid-file', `${named}: ${wrong}`);

@@ -1,6 +1,5 @@
 import { Aggregator } from '../core/bilateral/aggregate';
-import { playNegotiation, type BilateralAgent } from '../core/bilateral/tournament';
-import { createRng, deriveSeed, hashString } from '../core/rng';
+import { arenaSeat, playNegotiation, type BilateralAgent } from '../core/bilateral/tournament';
 import type { Role, Scenario } from '../core/scenario';
 import { createAgentFactory, everyModelThinks, HUMAN_SPEC, parseAgentSpecs } from '../agents/registry';
 import { HumanSeat } from '../agents/human';
@@ -79,12 +78,6 @@ export interface ArenaRequest {
   llm?: Partial<LlmSettings>;
 }
 
-/** The seeds of one Arena game's seats, from its id: a debrief's replays seed the opponent the same way. */
-function seatSeeds(gameId: string, role: Role) {
-  const seed = hashString(gameId);
-  return { rng: createRng(seed ^ (role === 'buyer' ? 1 : 2)), negotiationId: gameId, seed: deriveSeed(seed, gameId, role) };
-}
-
 /**
  * One live Arena negotiation: events stream to the page as they happen; the result is saved as a run.
  * A seat whose spec is `human` is the user's: it asks the page for each move (`arena.turn`) and
@@ -125,7 +118,7 @@ export class ArenaGame {
     const engines = useEngines(this.host.engines, [buyer, seller]);
     const makeAgent = createAgentFactory(remoteSettings(this.request.remote), engines.local, llm);
     const seat = (role: Role, spec: string): BilateralAgent =>
-      spec === HUMAN_SPEC && this.human ? this.human : paced(makeAgent(spec, role, seatSeeds(gameId, role)), this.pacer);
+      spec === HUMAN_SPEC && this.human ? this.human : paced(makeAgent(spec, role, arenaSeat(gameId, role)), this.pacer);
     let result: Awaited<ReturnType<typeof playNegotiation>>;
     try {
       result = await playNegotiation(
@@ -190,7 +183,7 @@ export async function compareInSeat(
   try {
     const games: { strategy: string; events: BilateralEvent[] }[] = [];
     for (const strategy of strategies) {
-      const seats = { [role]: makeAgent(strategy, role, seatSeeds(gameId, role)), [other]: makeAgent(opponent, other, seatSeeds(gameId, other)) } as Record<Role, BilateralAgent>;
+      const seats = { [role]: makeAgent(strategy, role, arenaSeat(gameId, role)), [other]: makeAgent(opponent, other, arenaSeat(gameId, other)) } as Record<Role, BilateralAgent>;
       const played = await playNegotiation(scenario, seats, signal ? { signal } : {});
       games.push({ strategy, events: played.events });
     }

@@ -1,4 +1,4 @@
-import { createRng, deriveSeed, type Rng } from '../rng';
+import { createRng, deriveSeed, hashString, type Rng } from '../rng';
 import { type Deadline, type FirstMoverChoice, type Preset, type Role, type Scenario } from '../scenario';
 import { isThenable, playSession, type Agent, type RunOptions, type SessionRecord } from '../session';
 import type { Clock } from '../clock';
@@ -143,7 +143,7 @@ export interface TournamentSummary {
 }
 
 /** Each seat of each negotiation draws from its own stream, so results never depend on play order. */
-class SeatContext implements SeatInfo {
+export class SeatContext implements SeatInfo {
   private stream: Rng | null = null;
   private seatSeed: number | null = null;
   constructor(
@@ -157,6 +157,15 @@ class SeatContext implements SeatInfo {
   get rng(): Rng {
     return (this.stream ??= createRng(this.seed));
   }
+}
+
+/**
+ * The seeds of one Arena game's seats, from its id (the run's id): the game, its debrief's replays
+ * and the import's check of a scripted seat all seed a seat this way.
+ */
+export function arenaSeat(gameId: string, role: Role): SeatInfo {
+  const seed = hashString(gameId);
+  return { rng: createRng(seed ^ (role === 'buyer' ? 1 : 2)), negotiationId: gameId, seed: deriveSeed(seed, gameId, role) };
 }
 
 /** Plays a round-robin, streaming each result in plan order; cancellable and resumable. */
