@@ -7,7 +7,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   customAppConfig,
   customModelRecord,
+  CustomModelListSchema,
   CustomModelSchema,
+  modelLocation,
   useCustomModels,
   type CustomModel,
 } from '../../../../src/agents/backends/webllm/custom';
@@ -26,6 +28,47 @@ const MINE: CustomModel = {
 
 afterEach(() => useCustomModels([]));
 
+const URL_PROBLEM = (what: string) => `The URL of ${what} must start with https:// or be a path on this site starting with /.`;
+const PATH_PROBLEM = (what: string) =>
+  `The URL of ${what} may not hold backslashes, spaces or control characters, and a path on this site starts with one / and stays on it.`;
+
+/** Forms that name another site, another protocol, or read as something else: each refused at input. */
+const HOSTILE = [
+  '/\\evil.example/w/',
+  '/\\/evil.example/w/',
+  '//evil.example/w/',
+  '\\\\evil.example\\w',
+  '\\evil.example',
+  '/..//evil.example/w/',
+  '/./\\evil.example/w',
+  'http://evil.example/w/',
+  'HTTP://evil.example/w/',
+  'https:evil.example/w/',
+  'https:/evil.example/w/',
+  'https:\\\\evil.example/w/',
+  'https://user:secret@evil.example/w/',
+  'https://',
+  'javascript:alert(1)',
+  ' javascript:alert(1)',
+  'data:text/html,<script>alert(1)</script>',
+  'blob:https://evil.example/1',
+  'file:///etc/passwd',
+  'ftp://evil.example/w/',
+  'evil.example/w/',
+  'w/',
+  '/\t/evil.example/w/',
+  '/\n/evil.example/w/',
+  '/\r/evil.example/w/',
+  '/w /x',
+  '/w\u00a0x',
+  '/w\u0000x',
+  '/w\u001bx',
+  '/w\u007fx',
+  '/w\u202ex',
+  '/w\u200bx',
+  'https://evil.example/\tx',
+];
+
 describe('custom WebLLM models', () => {
   it('checks each field with its own message, and keeps what is typed', () => {
     const draft = { name: 'my model!', weightsUrl: 'http://example.org/w/', libraryUrl: '', contextWindow: '512' };
@@ -34,7 +77,7 @@ describe('custom WebLLM models', () => {
     if (read.ok) return;
     expect(read.problems).toEqual({
       name: 'The name may hold letters, digits, ".", "_" and "-", and starts with a letter or digit.',
-      weightsUrl: 'The URL of the MLC weights must start with https:// or be a path on this site starting with /.',
+      weightsUrl: URL_PROBLEM('the MLC weights'),
       libraryUrl: 'Give the URL of the model library.',
       contextWindow: 'The context window is at least 1,024 tokens.',
     });
@@ -49,6 +92,41 @@ describe('custom WebLLM models', () => {
     const good = { name: MINE.name, weightsUrl: ` ${MINE.weightsUrl} `, libraryUrl: MINE.libraryUrl, contextWindow: '8,192' };
     expect(readDraft(good, [])).toEqual({ ok: true, value: MINE });
     expect(readDraft(good, [MINE.name])).toEqual({ ok: false, problems: { name: 'A model of yours already has that name.' } });
+  });
+
+  it('takes only a path on this site or an https URL, parsed as a URL: hostile forms are refused at input with the message', () => {
+    for (const url of HOSTILE) {
+      const read = readDraft({ name: MINE.name, weightsUrl: url, libraryUrl: url, contextWindow: '4096' }, []);
+      expect(read.ok, JSON.stringify(url)).toBe(false);
+      if (read.ok) continue;
+      expect(Object.keys(read.problems).sort()).toEqual(['libraryUrl', 'weightsUrl']);
+      expect([URL_PROBLEM('the MLC weights'), PATH_PROBLEM('the MLC weights')]).toContain(read.problems.weightsUrl);
+      expect(modelLocation(url), JSON.stringify(url)).toBeNull();
+    }
+    // A form that looks like a path, or holds what no URL may, is told so; another scheme is told to use https.
+    const problem = (url: string) => {
+      const read = readDraft({ name: MINE.name, weightsUrl: url, libraryUrl: '/l.wasm', contextWindow: '4096' }, []);
+      return read.ok ? null : read.problems.weightsUrl;
+    };
+    for (const url of ['/\\evil.example/w/', '/\t/evil.example/w/', '/..//evil.example/w/', '/w\u202ex', 'https:\\\\evil.example/w/'])
+      expect(problem(url), JSON.stringify(url)).toBe(PATH_PROBLEM('the MLC weights'));
+    for (const url of ['//evil.example/w/', 'http://evil.example/w/', 'javascript:alert(1)', 'https://user:secret@evil.example/w/'])
+      expect(problem(url), url).toBe(URL_PROBLEM('the MLC weights'));
+    // What is good stays good, and a path resolves to the page's own origin, whatever it is.
+    for (const url of ['/w/', '/models/Qwen3-1.7B-parley/', '/libs/a.wasm?v=2', '/%2F%2Fevil.example', 'https://huggingface.co/me/x/resolve/main/', 'HTTPS://Example.ORG/w/'])
+      expect(modelLocation(url), url).not.toBeNull();
+    const paths = customModelRecord({ ...MINE, weightsUrl: '/w/', libraryUrl: '/%2F%2Fevil.example' }, 'http://localhost:5173');
+    expect(new URL(paths.model).origin).toBe('http://localhost:5173');
+    expect(new URL(paths.model_lib).origin).toBe('http://localhost:5173');
+  });
+
+  it('never builds a record that fetches from elsewhere, even for a list that skipped the check', () => {
+    // The issue's case: "/\\host/w/" passed the old "path on this site" rule and resolved to http://host/w/.
+    expect(new URL('/\\host/w/', 'http://parley.example').origin).toBe('http://host');
+    for (const url of HOSTILE)
+      expect(() => customModelRecord({ ...MINE, weightsUrl: url }, 'http://parley.example'), JSON.stringify(url)).toThrow(/not a model URL/);
+    // Nor does a stored list holding one pass the schema that reads it back (settings, the worker's messages).
+    expect(CustomModelListSchema.safeParse([{ ...MINE, weightsUrl: '/\\host/w/' }]).success).toBe(false);
   });
 
   it('is one record of WebLLM’s app config: weights as a folder, paths on this site made absolute, its context window', () => {
