@@ -1,8 +1,5 @@
 // `parley market` and `parley market-tournament`: the multi-product market from the command line.
 // Metric definitions: docs/market-metrics.md.
-import { createReadStream, createWriteStream } from 'node:fs';
-import { open, rename, rm, type FileHandle } from 'node:fs/promises';
-import { pipeline } from 'node:stream/promises';
 import { MarketAggregator, STANDING_METRICS, type MarketStandingRow } from '../core/market/aggregate';
 import type { MarketEvent, MarketResult } from '../core/market/events';
 import { optimalAllocation } from '../core/market/matching';
@@ -39,6 +36,7 @@ import type { MarketAgentFactory } from '../core/market/tournament';
 import { choiceFlag, intFlag, numberFlag, parseFlags, requiredFlag, UsageError, type ParsedArgs } from './args';
 import { money, pct } from './format';
 import { llmFlags, printable, remoteSettings } from './model-flags';
+import { HeadedJsonlFile } from './output-file';
 // Only the type: main.ts imports this file, and a value import back would make a cycle.
 import type { Io } from './main';
 
@@ -239,52 +237,25 @@ export const MARKET_JSONL_VERSION = 1;
  * is known only at the end, when the whole moves into place (the path never holds half a run).
  */
 class MarketJsonlWriter {
-  private lines: string[] = [];
-  private size = 0;
   count = 0;
-  private constructor(
-    private readonly path: string,
-    private readonly rowsPath: string,
-    private readonly rows: FileHandle,
-  ) {}
+  private constructor(private readonly file: HeadedJsonlFile) {}
 
   static async open(path: string): Promise<MarketJsonlWriter> {
-    const rowsPath = `${path}.rows.tmp`;
-    return new MarketJsonlWriter(path, rowsPath, await open(rowsPath, 'w'));
+    return new MarketJsonlWriter(await HeadedJsonlFile.open(path));
   }
 
   async add(r: MarketTournamentResult): Promise<void> {
     const { id, config, marketIndex, seller, buyer, scenario, events, outcome, metrics } = r;
-    const line = JSON.stringify({ id, config: config.name, heldOut: config.heldOut, marketIndex, seller, buyer, scenario, events, outcome, metrics }) + '\n';
-    this.lines.push(line);
-    this.size += line.length;
     this.count++;
-    if (this.size >= 1 << 20) await this.flush();
-  }
-
-  private async flush(): Promise<void> {
-    if (this.lines.length === 0) return;
-    const text = this.lines.join('');
-    this.lines = [];
-    this.size = 0;
-    await this.rows.writeFile(text);
+    await this.file.add(JSON.stringify({ id, config: config.name, heldOut: config.heldOut, marketIndex, seller, buyer, scenario, events, outcome, metrics }) + '\n');
   }
 
   async finish(run: object): Promise<void> {
-    await this.flush();
-    await this.rows.close();
-    const part = `${this.path}.tmp`;
-    const out = createWriteStream(part);
-    out.write(JSON.stringify({ format: MARKET_JSONL_FORMAT, version: MARKET_JSONL_VERSION, run }) + '\n');
-    await pipeline(createReadStream(this.rowsPath), out);
-    await rename(part, this.path);
-    await rm(this.rowsPath, { force: true });
+    await this.file.finish(JSON.stringify({ format: MARKET_JSONL_FORMAT, version: MARKET_JSONL_VERSION, run }) + '\n');
   }
 
   async abandon(): Promise<void> {
-    await this.rows.close().catch(() => undefined);
-    await rm(this.rowsPath, { force: true });
-    await rm(`${this.path}.tmp`, { force: true });
+    await this.file.abandon();
   }
 }
 
