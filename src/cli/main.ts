@@ -37,6 +37,7 @@ import { parseDollars, type Price } from '../core/cost';
 import type { RunUsage } from '../core/bilateral/usage';
 import { fullTournamentConfig, type RunRecord, type StoredTournamentConfig } from '../storage/schema';
 import { RunJsonlWriter } from './jsonl';
+import { realPathOf } from './output-file';
 import { llmFlags, printable, remoteSettings } from './model-flags';
 import { readRunFile } from '../storage/run-file';
 import { readRunFileText } from './read-run-file';
@@ -314,6 +315,8 @@ async function tournamentCommand(argv: string[], io: Io): Promise<number> {
     );
   const jsonlPath = args.values.get('jsonl');
   if (jsonlPath !== undefined && jsonlPath.trim() === '') throw new UsageError('--jsonl needs a file path');
+  if (jsonlPath !== undefined && fromPath !== undefined && (await realPathOf(jsonlPath)) === (await realPathOf(fromPath)))
+    throw new UsageError(`--jsonl ${jsonlPath} is the --scenarios-from file itself; write the run somewhere else`);
   // Opened before anything is played, so a path that cannot be written costs no model call.
   const writer =
     jsonlPath === undefined
@@ -486,11 +489,12 @@ export async function main(argv: string[], io: Io): Promise<number> {
         throw new UsageError(`unknown command "${command}"; choose one of: run, tournament, strategies, check, market, market-tournament, serve-env, sft, help`);
     }
   } catch (e) {
+    // Messages name files and specs as given: escaped, so a hostile name cannot rewrite the terminal.
     if (e instanceof UsageError) {
-      io.err(`parley: error: ${e.message}\n`);
+      io.err(printable(`parley: error: ${e.message}`) + '\n');
       return 2;
     }
-    io.err(`parley: internal error: ${e instanceof Error ? e.message : String(e)}\n`);
+    io.err(printable(`parley: internal error: ${e instanceof Error ? e.message : String(e)}`) + '\n');
     return 1;
   }
 }

@@ -3,7 +3,6 @@
  * `sft` (fine-tuning data from a run file). Each has the signature of main.ts's commands: it
  * returns the exit status and throws a UsageError for a bad argument.
  */
-import { open, type FileHandle } from 'node:fs/promises';
 import { setMaxListeners } from 'node:events';
 import { createAgentFactory, parseAgentSpec, WEBLLM_ONLY_IN_BROWSER } from '../agents/registry';
 import { createMarketAgentFactory } from '../agents/market/specs';
@@ -14,6 +13,8 @@ import { readRunFile } from '../storage/run-file';
 import { readRunFileText } from './read-run-file';
 import { choiceFlag, intFlag, numberFlag, parseFlags, requiredFlag, UsageError, type ParsedArgs } from './args';
 import type { Io } from './main';
+import { printable } from './model-flags';
+import { OutputFile, realPathOf } from './output-file';
 import { DEFAULT_IDLE_MS, DEFAULT_MAX_EPISODES, LOOPBACK, startEnvServer } from '../training/server';
 import { selectedSeats, sftExample, SftTally, validationScenarios, type SftFilter, type SftSummary } from '../training/sft';
 
@@ -132,6 +133,8 @@ export async function sftCommand(argv: string[], io: Io): Promise<number> {
   if (out !== undefined && out.trim() === '') throw new UsageError('--out needs a file path');
   const fraction = numberFlag(args, 'validation', 0, 0, 0.9);
   if (fraction > 0 && out === undefined) throw new UsageError('--validation needs --out (the held-out examples go to a second file beside it)');
+  if (out !== undefined)
+    await refuseOverwrite(path, [['--out', out], ...(fraction > 0 ? [['the validation file', validationPath(out)] as [string, string]] : [])]);
   const minShare = args.values.has('min-share') ? numberFlag(args, 'min-share', 0, 0, 1) : undefined;
   const filter: SftFilter = {
     seat: choiceFlag(args, 'seat', [...ROLES, 'both'] as const, 'both'),
@@ -144,7 +147,7 @@ export async function sftCommand(argv: string[], io: Io): Promise<number> {
   };
 
   const problem = (message: string): number => {
-    io.err(`parley: error: ${path}: ${message.replace(/\s*\n\s*/g, ' ')}\n`);
+    io.err(printable(`parley: error: ${path}: ${message.replace(/\s*\n\s*/g, ' ')}`) + '\n');
     return 2;
   };
   const read = await readRunFileText(path);
@@ -161,12 +164,12 @@ export async function sftCommand(argv: string[], io: Io): Promise<number> {
     fraction,
   );
   // Examples stream out as they are made: a large run's examples need not fit in memory at once.
-  const files: FileHandle[] = [];
+  const files: OutputFile[] = [];
   const openOut = async (file: string): Promise<LineSink> => {
     try {
-      const handle = await open(file, 'w');
-      files.push(handle);
-      return new LineSink(async (text) => void (await handle.write(text)));
+      const output = await OutputFile.open(file);
+      files.push(output);
+      return new LineSink((text) => output.write(text));
     } catch (e) {
       throw new UsageError(`--out: cannot write ${file} (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
     }
@@ -184,13 +187,28 @@ export async function sftCommand(argv: string[], io: Io): Promise<number> {
     }
     await train.flush();
     await validation?.flush();
-  } finally {
-    for (const handle of files) await handle.close();
+    for (const file of files) await file.commit();
+  } catch (e) {
+    for (const file of files) await file.abandon();
+    throw e;
   }
   const summary = formatSummary(tally.summary(), style, rows.length);
   if (out === undefined) io.err(summary);
-  else io.out(summary + `train: ${out}\n` + (fraction > 0 ? `validation: ${validationPath(out)}\n` : ''));
+  else io.out(summary + printable(`train: ${out}`) + '\n' + (fraction > 0 ? printable(`validation: ${validationPath(out)}`) + '\n' : ''));
   return 0;
+}
+
+/** Refuses an output that is the run file read, or both outputs one file: compared by real path, before anything is written. */
+async function refuseOverwrite(from: string, outputs: readonly [flag: string, path: string][]): Promise<void> {
+  const input = await realPathOf(from);
+  const seen = new Map<string, string>();
+  for (const [flag, path] of outputs) {
+    const real = await realPathOf(path);
+    if (real === input) throw new UsageError(`${flag} ${path} is the --from file itself; write the examples somewhere else`);
+    const other = seen.get(real);
+    if (other !== undefined) throw new UsageError(`${flag} ${path} is the same file as ${other}; write them to two files`);
+    seen.set(real, `${flag} ${path}`);
+  }
 }
 
 /** Lines gathered up to about a megabyte, then written. */
@@ -225,8 +243,10 @@ export function formatSummary(s: SftSummary, style: string, negotiations: number
   );
   lines.push(`by tier: ${Object.entries(s.byTier).map(([tier, n]) => `${tier}: ${n}`).join(', ') || 'none'}`);
   lines.push('by agent:');
-  const width = Math.max(0, ...Object.keys(s.byAgent).map((a) => a.length));
-  for (const [agent, n] of Object.entries(s.byAgent)) lines.push(`  ${agent.padEnd(width)}  ${n}`);
+  // Agents are named as the run file names them: escaped like every name from a file.
+  const agents = Object.entries(s.byAgent).map(([agent, n]) => [printable(agent), n] as const);
+  const width = Math.max(0, ...agents.map(([a]) => a.length));
+  for (const [agent, n] of agents) lines.push(`  ${agent.padEnd(width)}  ${n}`);
   const sh = s.share;
   lines.push(
     `surplus share over ${sh.n} deals with gains from trade: mean ${fixed(sh.mean)}, min ${fixed(sh.min)}, p25 ${fixed(sh.p25)}, ` +

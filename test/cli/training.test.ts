@@ -1,6 +1,6 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/cli/args';
 import type { Io } from '../../src/cli/main';
@@ -110,6 +110,102 @@ describe('parley sft', () => {
     const io = capture();
     expect(await sftCommand(['--from', join(dir, 'missing.jsonl')], io)).toBe(2);
     expect(io.stderr).toMatch(/^parley: error: .*missing\.jsonl: cannot read it \(ENOENT\)\n$/);
+  });
+});
+
+describe('parley sft never writes over its own input', () => {
+  let dir: string;
+  let run: string;
+  let before: Buffer;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'parley-sft-own-'));
+    run = join(dir, 'run.jsonl');
+    expect((await runCli(['tournament', '--agents', 'boulware,linear', '--scenarios', '4', '--samples', '0', '--jsonl', run])).status).toBe(0);
+    before = readFileSync(run);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** Runs sft through main (exit status and stderr as a user sees them) and checks nothing in the folder changed. */
+  const refused = async (argv: string[], message: RegExp) => {
+    const entries = readdirSync(dir).sort();
+    const r = await runCli(['sft', ...argv]);
+    expect(r.status, r.err).toBe(2);
+    expect(r.err.split('\n').filter(Boolean)).toHaveLength(1);
+    expect(r.err).toMatch(message);
+    expect(readFileSync(run).equals(before)).toBe(true);
+    expect(readdirSync(dir).sort()).toEqual(entries);
+  };
+
+  it('refuses --out naming the --from file, however it is spelled, before anything is written', async () => {
+    const itself = /^parley: error: --out .* is the --from file itself/;
+    await refused(['--from', run, '--out', run], itself);
+    // Relative to the working folder, through ./ and ..: the same file.
+    const relativeRun = `./${relative(process.cwd(), run)}`;
+    await refused(['--from', relativeRun, '--out', run], itself);
+    await refused(['--from', run, '--out', join(dir, '..', basename(dir), '.', 'run.jsonl')], itself);
+    // Through a symlink either way.
+    symlinkSync(run, join(dir, 'link.jsonl'));
+    await refused(['--from', run, '--out', join(dir, 'link.jsonl')], itself);
+    await refused(['--from', join(dir, 'link.jsonl'), '--out', run], itself);
+  });
+
+  it('refuses a validation file that would be the --from file, or the --out file', async () => {
+    // --from is the validation twin of --out: `x.jsonl` holds out to `x.validation.jsonl`.
+    const twin = join(dir, 'x.validation.jsonl');
+    writeFileSync(twin, before);
+    const entries = readdirSync(dir);
+    const r = await runCli(['sft', '--from', twin, '--out', join(dir, 'x.jsonl'), '--validation', '0.25']);
+    expect(r.status).toBe(2);
+    expect(r.err).toMatch(/^parley: error: the validation file .*x\.validation\.jsonl is the --from file itself/);
+    expect(readFileSync(twin).equals(before)).toBe(true);
+    expect(readdirSync(dir)).toEqual(entries);
+    rmSync(twin);
+    // Without --validation nothing is held out, so nothing is written there: allowed.
+    expect((await runCli(['sft', '--from', run, '--out', join(dir, 'run.validation.jsonl')])).status).toBe(0);
+    rmSync(join(dir, 'run.validation.jsonl'));
+    // The validation file a symlink to the --out file: both outputs one file.
+    symlinkSync(join(dir, 'y.jsonl'), join(dir, 'y.validation.jsonl'));
+    writeFileSync(join(dir, 'y.jsonl'), 'mine\n');
+    const both = await runCli(['sft', '--from', run, '--out', join(dir, 'y.jsonl'), '--validation', '0.25']);
+    expect(both.status).toBe(2);
+    expect(both.err).toMatch(/^parley: error: the validation file .*y\.validation\.jsonl is the same file as --out .*y\.jsonl/);
+    expect(readFileSync(join(dir, 'y.jsonl'), 'utf8')).toBe('mine\n');
+  });
+
+  it('tournament --jsonl naming its --scenarios-from file is refused too', async () => {
+    const scenarios = join(dir, 'scenarios.jsonl');
+    const line = JSON.stringify({ id: 's1', listPrice: 100, buyerValue: 110, sellerCost: 80, turns: 8, first: 'buyer' });
+    writeFileSync(scenarios, line + '\n');
+    const r = await runCli(['tournament', '--agents', 'boulware,linear', '--scenarios-from', scenarios, '--jsonl', `./${relative(process.cwd(), scenarios)}`]);
+    expect(r.status).toBe(2);
+    expect(r.err).toMatch(/^parley: error: --jsonl .* is the --scenarios-from file itself/);
+    expect(readFileSync(scenarios, 'utf8')).toBe(line + '\n');
+  });
+
+  it('prints every file name escaped, as check does', async () => {
+    const hostile = join(dir, 'x\u001b[31mred\u202e\u0007.jsonl');
+    const escaped = (text: string) => text.replace(/\u001b/g, '\\u001b').replace(/\u202e/g, '\\u202e').replace(/\u0007/g, '\\u0007');
+    const controls = /[\u0000-\u0008\u000b-\u001f\u007f\u202e]/;
+    writeFileSync(hostile, before);
+    const out = `${hostile}.out.jsonl`;
+    const made = await runCli(['sft', '--from', hostile, '--out', out, '--validation', '0.25']);
+    expect(made.status).toBe(0);
+    expect(made.out + made.err).not.toMatch(controls);
+    expect(made.out).toContain(`train: ${escaped(out)}\n`);
+    expect(made.out).toContain(`validation: ${escaped(validationPath(out))}\n`);
+    // Errors that name the file: unreadable, refused, or the output's folder missing.
+    const missing = await runCli(['sft', '--from', `${hostile}.missing`]);
+    const check = await runCli(['check', `${hostile}.missing`]);
+    expect(missing.err).toBe(check.err);
+    expect(missing.err).toContain(escaped(hostile));
+    const itself = await runCli(['sft', '--from', hostile, '--out', hostile]);
+    const noFolder = await runCli(['sft', '--from', run, '--out', join(hostile, 'x.jsonl')]);
+    const tournament = await runCli(['tournament', '--agents', 'boulware,linear', '--scenarios', '1', '--jsonl', join(`${hostile}.none`, 'r.jsonl')]);
+    for (const r of [missing, itself, noFolder, tournament]) {
+      expect(r.status).toBe(2);
+      expect(r.err).not.toMatch(controls);
+      expect(r.err).toContain(escaped(hostile));
+    }
   });
 });
 
