@@ -14,6 +14,16 @@ export interface SeatSpec {
   webllm?: string;
 }
 
+/**
+ * The environment variable a seat's model needs and the environment lacks, or null: a provider that
+ * takes a key, played at its own host (a --base-url server gets PARLEY_API_KEY or nothing, and may need none).
+ */
+export function missingKey(spec: SeatSpec, baseUrl: string | undefined, env: Record<string, string | undefined>): string | null {
+  const provider = spec.remote?.provider;
+  if (!provider || !PROVIDERS[provider].needsKey || baseUrl) return null;
+  return env[KEY_ENV[provider]] ? null : KEY_ENV[provider];
+}
+
 /** Remote-model settings from the flags and the environment; keys never leave this object. */
 export function remoteSettings(args: ParsedArgs, env: Record<string, string | undefined>, specs: readonly SeatSpec[]): RemoteSettings {
   const baseUrl = args.values.get('base-url');
@@ -21,12 +31,9 @@ export function remoteSettings(args: ParsedArgs, env: Record<string, string | un
     throw new UsageError(`--base-url must be an http(s) URL, got "${baseUrl}"`);
   for (const spec of specs) {
     if (spec.webllm !== undefined) throw new UsageError(`${spec.label}: ${WEBLLM_ONLY_IN_BROWSER}`);
-    const provider = spec.remote?.provider;
-    if (!provider || !PROVIDERS[provider].needsKey || baseUrl) continue;
-    if (!env[KEY_ENV[provider]])
-      throw new UsageError(
-        `${spec.label} needs a key: set ${KEY_ENV[provider]} in the environment (or give --base-url for your own server, with PARLEY_API_KEY)`,
-      );
+    const missing = missingKey(spec, baseUrl, env);
+    if (missing)
+      throw new UsageError(`${spec.label} needs a key: set ${missing} in the environment (or give --base-url for your own server, with PARLEY_API_KEY)`);
   }
   // A provider's variable goes to that provider's host alone; --base-url's server gets PARLEY_API_KEY and nothing else.
   return {

@@ -5,17 +5,17 @@
  */
 import { setMaxListeners } from 'node:events';
 import { createAgentFactory, parseAgentSpec, WEBLLM_ONLY_IN_BROWSER } from '../agents/registry';
-import { createMarketAgentFactory } from '../agents/market/specs';
+import { createMarketAgentFactory, parseMarketSpec } from '../agents/market/specs';
 import { DEFAULT_LLM_SETTINGS, MAX_MAX_TOKENS, MAX_TEMPERATURE, MIN_MAX_TOKENS, MOVE_INTERFACES, type LlmSettings } from '../agents/llm/settings';
-import { KEY_ENV, PROVIDERS, type RemoteSettings } from '../agents/remote';
+import type { RemoteSettings } from '../agents/remote';
 import { ROLES, type Role } from '../core/scenario';
 import { readRunFile } from '../storage/run-file';
 import { readRunFileText } from './read-run-file';
 import { choiceFlag, intFlag, numberFlag, parseFlags, requiredFlag, UsageError, type ParsedArgs } from './args';
 import type { Io } from './main';
-import { printable } from './model-flags';
+import { missingKey, printable, remoteSettings } from './model-flags';
 import { OutputFile, realPathOf } from './output-file';
-import { DEFAULT_IDLE_MS, DEFAULT_MAX_EPISODES, LOOPBACK, startEnvServer } from '../training/server';
+import { DEFAULT_IDLE_MS, DEFAULT_MAX_EPISODES, LOOPBACK, startEnvServer, type EnvGame, type OpponentRefusal } from '../training/server';
 import { selectedSeats, sftExample, SftTally, validationScenarios, type SftFilter, type SftSummary } from '../training/sft';
 
 const MODEL_FLAGS = {
@@ -28,17 +28,9 @@ const MODEL_FLAGS = {
   thinking: false,
 } as const;
 
-/** Where model opponents are played and with which key: a provider's key to that provider alone, PARLEY_API_KEY to --base-url alone. */
-function remoteSettings(args: ParsedArgs, io: Io): RemoteSettings {
-  const baseUrl = args.values.get('base-url');
-  if (baseUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(baseUrl)) throw new UsageError(`--base-url must be an http(s) URL, got "${baseUrl}"`);
-  const env = io.env ?? {};
-  return {
-    ...(baseUrl ? { baseUrl, ...(env.PARLEY_API_KEY ? { baseUrlKey: env.PARLEY_API_KEY } : {}) } : {}),
-    timeoutMs: intFlag(args, 'timeout-ms', 60_000, 100, 3_600_000),
-    concurrency: intFlag(args, 'concurrency', 8, 1, 1024),
-    apiKey: (provider) => env[KEY_ENV[provider]] || undefined,
-  };
+/** Where model opponents are played and with which key: the tournaments' rules (model-flags.ts), and calls in flight per provider. */
+function opponentRemote(args: ParsedArgs, io: Io): RemoteSettings {
+  return { ...remoteSettings(args, io.env ?? {}, []), concurrency: intFlag(args, 'concurrency', 8, 1, 1024) };
 }
 
 /** How model opponents are asked for their moves (the policy's own interface is each episode's). */
@@ -62,19 +54,19 @@ export async function serveEnvCommand(argv: string[], io: Io): Promise<number> {
   if (host.trim() === '' || /\s/.test(host)) throw new UsageError(`--host must be an address such as 127.0.0.1, got "${host}"`);
   const idleMs = intFlag(args, 'idle-ms', DEFAULT_IDLE_MS, 1000, 24 * 3_600_000);
   const maxEpisodes = intFlag(args, 'max-episodes', DEFAULT_MAX_EPISODES, 1, 1_000_000);
-  const remote = remoteSettings(args, io);
+  const remote = opponentRemote(args, io);
   const env = io.env ?? {};
   const makeAgent = createAgentFactory(remote, {}, opponentLlm(args));
   // A market episode's buyers, scripted or a model, with the same remote settings and model flags.
   const makeMarketAgent = createMarketAgentFactory(remote, opponentLlm(args));
-  const checkOpponent = (spec: string): string | null => {
-    const parsed = parseAgentSpec(spec);
-    if (!parsed.ok) return parsed.error;
-    if (parsed.value.webllm !== undefined) return WEBLLM_ONLY_IN_BROWSER;
-    const provider = parsed.value.remote?.provider;
-    if (provider && PROVIDERS[provider].needsKey && !remote.baseUrl && !env[KEY_ENV[provider]])
-      return `${parsed.value.label} needs a key: start the server with ${KEY_ENV[provider]} set (or with --base-url for your own server)`;
-    return null;
+  // Either game's opponent, checked before its episode is made: no provider is asked without its key.
+  const checkOpponent = (spec: string, game: EnvGame): OpponentRefusal | null => {
+    const parsed = game === 'market' ? parseMarketSpec(spec, 'buyer') : parseAgentSpec(spec);
+    if (!parsed.ok) return { code: 'bad-opponent', message: parsed.error };
+    if (parsed.value.webllm !== undefined) return { code: 'bad-opponent', message: `${parsed.value.label}: ${WEBLLM_ONLY_IN_BROWSER}` };
+    const missing = missingKey(parsed.value, remote.baseUrl, env);
+    if (missing === null) return null;
+    return { code: 'missing-key', message: `${parsed.value.label} needs a key: start the server with ${missing} set (or with --base-url for your own server)` };
   };
   let server: Awaited<ReturnType<typeof startEnvServer>>;
   try {

@@ -22,6 +22,7 @@ import { Episode, EpisodeRequestSchema, OpponentError, StepRequestSchema, stepAn
 import type { MarketAgentFactory } from '../core/market/tournament';
 import { makeMarketAgent } from '../agents/market/specs';
 import { MarketEpisodeRequestSchema, startMarketEpisode } from './market-episode';
+import { deeperThan } from './json-depth';
 
 export interface EnvServerOptions {
   /** Builds each episode's opponent from its spec (the registry's factory, with the CLI's remote settings). */
@@ -40,8 +41,20 @@ export interface EnvServerOptions {
   now?: () => number;
   /** Checks for idle episodes this often (default: a tenth of idleMs, between 1 s and 60 s); 0 never (tests). */
   sweepMs?: number;
-  /** Checks an opponent spec before an episode is made: a one-line reason to refuse it, or null. */
-  checkOpponent?: (spec: string) => string | null;
+  /**
+   * Checks an episode's opponent (the bilateral opponent, the market's buyers) before the episode is
+   * made, so nothing is asked of a provider that cannot answer: why to refuse it, or null.
+   */
+  checkOpponent?: (spec: string, game: EnvGame) => OpponentRefusal | null;
+}
+
+export type EnvGame = 'bilateral' | 'market';
+
+/** Why an opponent is refused: a spec the server cannot play (`bad-opponent`), or a model whose key it was not given (`missing-key`). */
+export interface OpponentRefusal {
+  code: 'bad-opponent' | 'missing-key';
+  /** One line; names the key's variable, never a key. */
+  message: string;
 }
 
 export interface EnvServer {
@@ -60,6 +73,12 @@ export const DEFAULT_IDLE_MS = 10 * 60_000;
 export const DEFAULT_MAX_EPISODES = 4096;
 /** Request bodies above this are refused unread (a completion is at most 200,000 characters). */
 const MAX_BODY_BYTES = 1 << 20;
+/**
+ * Bodies that nest arrays and objects deeper than this are refused before any schema reads them: a
+ * request is at most six deep (tool calls with their arguments as an object), and what a model
+ * wrote, however deep, arrives as a string.
+ */
+export const MAX_BODY_DEPTH = 64;
 
 class HttpError extends Error {
   constructor(
@@ -113,14 +132,18 @@ export async function startEnvServer(opts: EnvServerOptions): Promise<EnvServer>
     // A body without a game, or no object at all, is the bilateral schema's to refuse.
     if (game !== undefined && game !== 'bilateral' && game !== 'market')
       throw new HttpError(400, 'unknown-game', `"game" must be "bilateral" or "market", not ${String(JSON.stringify(game)).slice(0, 60)}`);
+    const check = (spec: string, game: EnvGame): void => {
+      const refused = opts.checkOpponent?.(spec, game);
+      if (refused) throw new HttpError(400, refused.code, `opponent: ${refused.message}`);
+    };
     let launch: (id: string) => Promise<{ episode: Episode; view: EpisodeView }>;
     if (game === 'market') {
       const req = parseBody(MarketEpisodeRequestSchema, body);
+      check(req.opponent, 'market');
       launch = (id) => startMarketEpisode(id, req, opts.makeMarketAgent ?? makeMarketAgent);
     } else {
       const req = parseBody(EpisodeRequestSchema, body);
-      const refused = opts.checkOpponent?.(req.opponent);
-      if (refused) throw new HttpError(400, 'bad-opponent', `opponent: ${refused}`);
+      check(req.opponent, 'bilateral');
       launch = (id) => Episode.start(id, req, opts.makeAgent);
     }
     // Episodes still starting (a model opponent may be answering its opening move) count too.
@@ -269,12 +292,17 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   }
   const text = Buffer.concat(chunks).toString('utf8');
   if (text.trim() === '') throw new HttpError(400, 'bad-body', 'the body is empty; send a JSON object');
+  let body: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    body = JSON.parse(text) as unknown;
   } catch (e) {
     throw new HttpError(400, 'bad-json', `the body is not JSON (${(e as Error).message.slice(0, 200)})`);
   }
+  if (deeperThan(body, MAX_BODY_DEPTH))
+    throw new HttpError(400, 'too-deep', `the body nests arrays and objects over ${MAX_BODY_DEPTH} deep (a model's own text goes in a string)`);
+  return body;
 }
+
 
 /** The body through its schema, or a 400 naming the first problem and where. */
 function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {

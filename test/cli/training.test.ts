@@ -293,12 +293,58 @@ describe('parley serve-env', () => {
     }
     expect(view).toMatchObject({ done: true, outcome: { kind: 'walk_away', by: 'buyer' } });
     const refused = await post('/episodes', { game: 'bilateral', seat: 'buyer', opponent: 'anthropic:claude-x', seed: 1 });
-    expect(refused.status).toBe(400);
+    expect([refused.status, refused.json.error.code]).toEqual([400, 'missing-key']);
     expect(refused.json.error.message).toContain('ANTHROPIC_API_KEY');
     stop.abort();
     expect(await done).toBe(0);
     expect(io.stdout + io.stderr).not.toContain(KEY);
     await expect(fetch(`${url}/health`)).rejects.toThrow();
+  });
+
+  it('refuses a model opponent without its key in either game, naming the variable and never a key, before any episode is made', async () => {
+    const stop = new AbortController();
+    // A key for one provider only: the others' are missing.
+    const io = capture({ OPENAI_API_KEY: KEY }, stop.signal);
+    const done = serveEnvCommand(['--port', '0'], io);
+    try {
+      let url: string | undefined;
+      for (let i = 0; i < 200 && url === undefined; i++) {
+        url = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(io.stdout)?.[1];
+        if (url === undefined) await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      const post = async (body: unknown) => {
+        const res = await fetch(`${url}/episodes`, { method: 'POST', body: JSON.stringify(body) });
+        return { status: res.status, json: await res.json() };
+      };
+      const cases = [
+        [{ game: 'market', seed: 1, opponent: 'anthropic:claude-x' }, 'ANTHROPIC_API_KEY'],
+        [{ game: 'market', seed: 1, opponent: 'gemini:gemini-x+think' }, 'GEMINI_API_KEY'],
+        [{ game: 'market', seed: 1, opponent: 'openrouter:some/model' }, 'OPENROUTER_API_KEY'],
+        [{ game: 'bilateral', seat: 'seller', seed: 1, opponent: 'groq:llama-x' }, 'GROQ_API_KEY'],
+      ] as const;
+      for (const [body, variable] of cases) {
+        const r = await post(body);
+        expect([r.status, r.json.error.code], body.opponent).toEqual([400, 'missing-key']);
+        expect(r.json.error.message).toBe(
+          `opponent: ${body.opponent} needs a key: start the server with ${variable} set (or with --base-url for your own server)`,
+        );
+      }
+      // Nothing was started for them: no episode exists that could have called a provider.
+      expect((await (await fetch(`${url}/health`)).json()).episodes).toEqual({ open: 0, done: 0 });
+      // A market opponent the server cannot play at all is refused as such; a scripted one, or a model whose key is set, is served.
+      const browser = await post({ game: 'market', seed: 1, opponent: 'webllm:Qwen3-0.6B-q4f32_1-MLC' });
+      expect([browser.status, browser.json.error.code]).toEqual([400, 'bad-opponent']);
+      const unknown = await post({ game: 'market', seed: 1, opponent: 'haggler' });
+      expect([unknown.status, unknown.json.error.code]).toEqual([400, 'bad-opponent']);
+      expect((await post({ game: 'market', seed: 1, opponent: 'margin' })).status).toBe(201);
+      const keyed = await post({ game: 'market', seed: 1, opponent: 'openai:gpt-x' });
+      expect(keyed.status).toBe(201);
+      expect(JSON.stringify(keyed.json)).not.toContain(KEY);
+    } finally {
+      stop.abort();
+      expect(await done).toBe(0);
+    }
+    expect(io.stdout + io.stderr).not.toContain(KEY);
   });
 
   it('plays a model opponent on the --base-url server, which is sent PARLEY_API_KEY and nothing else', async () => {

@@ -208,6 +208,56 @@ describe('the environment server', () => {
     }
   });
 
+  it('refuses a deep or oversized body with a 400, leaving the episode where it was; what the model wrote, however deep, is an invalid move', async () => {
+    const s = await startEnvServer({ makeAgent });
+    try {
+      // Seed 4, index 0: the seller opens; the policy plays the seller with the move tools.
+      const c = await post(`${s.url}/episodes`, { game: 'bilateral', seat: 'seller', opponent: 'hardliner', seed: 4 });
+      const step = `${s.url}/episodes/${c.json.id}/step`;
+      const deepArray = (n: number) => '['.repeat(n) + ']'.repeat(n);
+      const deepObject = (n: number) => '{"a":'.repeat(n) + '1' + '}'.repeat(n);
+      const refusals: [body: string | object, status: number, code: string][] = [
+        // The issue's body: tool-call arguments 100,000 deep (it was a 500, the stack overflowing).
+        [`{"tool_calls":[{"name":"make_offer","arguments":${deepArray(100_000)}}]}`, 400, 'too-deep'],
+        [`{"tool_calls":[{"type":"function","function":{"name":"make_offer","arguments":${deepObject(100_000)}}}]}`, 400, 'too-deep'],
+        [`{"tool_calls":[{"name":"make_offer","arguments":{"price":500},"extra":${deepArray(65)}}]}`, 400, 'too-deep'],
+        [`{"completion":"x","finish_reason":${deepArray(400_000)}}`, 400, 'too-deep'],
+        // Under the body's limit, over the arguments' own.
+        [`{"tool_calls":[{"name":"make_offer","arguments":${deepObject(40)}}]}`, 400, 'bad-body'],
+        [{ tool_calls: [{ name: 'make_offer', arguments: `{"price":500,"message":"${'x'.repeat(200_000)}"}` }] }, 400, 'bad-body'],
+        [{ tool_calls: [{ name: 'make_offer', arguments: { price: 500, message: 'x'.repeat(200_000) } }] }, 400, 'bad-body'],
+        [{ completion: 'x'.repeat(200_001) }, 400, 'bad-body'],
+        [{ completion: 'x'.repeat(1 << 20) }, 413, 'too-large'],
+        // A new episode's body, either game.
+        [`{"game":"bilateral","seat":"buyer","opponent":"boulware","seed":1,"weights":${deepArray(100_000)}}`, 400, 'too-deep'],
+        [`{"game":"market","seed":1,"weights":${deepObject(100_000)}}`, 400, 'too-deep'],
+      ];
+      for (const [body, status, code] of refusals) {
+        const r = await post(typeof body === 'string' && body.startsWith('{"game"') ? `${s.url}/episodes` : step, body);
+        expect([r.status, r.json.error?.code], JSON.stringify(body).slice(0, 80)).toEqual([status, code]);
+        expect(r.json.error.message.length).toBeLessThan(300);
+      }
+      const bad = await post(step, `{"tool_calls":[{"name":"make_offer","arguments":${deepObject(40)}}]}`);
+      expect(bad.json.error.message).toMatch(/^tool_calls\.0\.arguments: nested over 32 deep/);
+      // None of that was a move: the episode still waits for the seller's opening, refused nothing so far.
+      const health = await (await fetch(`${s.url}/health`)).json();
+      expect(health.episodes).toEqual({ open: 1, done: 0 });
+      // As text, the same 100,000-deep arguments are the model's answer: an invalid move, refused with its reason, retried.
+      const first = await post(step, { tool_calls: [{ name: 'make_offer', arguments: deepArray(100_000) }] });
+      expect(first.status).toBe(200);
+      expect(first.json.messages[1].content).toMatch(/Your previous answer was refused: tool call make_offer: the arguments of make_offer are not JSON/);
+      expect(first.json.messages[1].content).toContain('No moves yet: you open.');
+      const second = await post(step, { completion: deepObject(30_000) });
+      expect(second.status).toBe(200);
+      expect(second.json.messages[1].content).toContain('Your previous answer was refused');
+      const offered = await post(step, { tool_calls: [{ type: 'function', function: { name: 'make_offer', arguments: { price: 500 } } }] });
+      expect(offered.status).toBe(200);
+      expect(offered.json.messages[1].content).toContain('1. you: [binding offer: $500.00]');
+    } finally {
+      await s.close();
+    }
+  });
+
   it('a bug in a session fails that request with a 500 and ends the episode; the server carries on', async () => {
     // A move whose message cannot even be read makes the protocol throw: nothing an agent does should, so this stands for a bug.
     const poisoned = { kind: 'move', move: Object.defineProperty({}, 'message', { get: () => { throw new Error('boom'); }, enumerable: true }) };

@@ -107,4 +107,33 @@ describe('market episodes over HTTP', () => {
     await bad({ ...request(0), opponent: 'boulware' }, 'bad-opponent');
     await bad({ ...request(0), game: 'chess' }, 'unknown-game');
   });
+
+  it('asks its opponent check about the market’s buyers too, and makes nothing for a refused one', async () => {
+    const asked: string[] = [];
+    const built: string[] = [];
+    const s = await startEnvServer({
+      makeAgent,
+      makeMarketAgent: (spec, role, ctx) => {
+        built.push(spec);
+        return makeMarketAgent(spec, role, ctx);
+      },
+      checkOpponent: (spec, game) => {
+        asked.push(`${game} ${spec}`);
+        return spec.startsWith('anthropic:') ? { code: 'missing-key', message: `${spec} needs a key: start the server with ANTHROPIC_API_KEY set` } : null;
+      },
+    });
+    try {
+      const refused = await post(`${s.url}/episodes`, { ...request(0), opponent: 'anthropic:claude-x' });
+      expect([refused.status, refused.json.error]).toEqual([
+        400,
+        { code: 'missing-key', message: 'opponent: anthropic:claude-x needs a key: start the server with ANTHROPIC_API_KEY set' },
+      ]);
+      expect(built).toEqual([]);
+      expect((await post(`${s.url}/episodes`, request(0))).status).toBe(201);
+      expect(asked).toEqual(['market anthropic:claude-x', 'market margin']);
+      expect(built).toEqual(['margin']);
+    } finally {
+      await s.close();
+    }
+  });
 });
