@@ -3,7 +3,8 @@ import Dexie from 'dexie';
 import type { MarketTournamentResult } from '../core/market/tournament';
 import type { ParleyDb } from './db';
 import { asStorageError } from './errors';
-import type { MarketBatchRow, MarketLine, MarketRunConfig, MarketRunRow } from './market-schema';
+import { MarketLineSchema, type MarketBatchRow, type MarketLine, type MarketRunConfig, type MarketRunRow } from './market-schema';
+import { checkMarketRunRow, issueText, salvageFile, sortChecked, type Checked, type DamagedRun } from './stored-records';
 
 /** Markets per batch record. */
 export const MARKET_BATCH_SIZE = 200;
@@ -21,6 +22,34 @@ export const getMarketRun = (db: ParleyDb, id: string): Promise<MarketRunRow | u
 
 /** Newest first. */
 export const listMarketRuns = (db: ParleyDb): Promise<MarketRunRow[]> => db.marketRuns.orderBy('createdAt').reverse().toArray();
+
+/** Every stored market run, parsed: the readable ones newest first, and the damaged ones apart (as readRuns). */
+export async function readMarketRuns(db: ParleyDb): Promise<{ runs: MarketRunRow[]; notes: Map<string, string>; damaged: DamagedRun[] }> {
+  return sortChecked((await db.marketRuns.toArray()).map((raw: unknown) => checkMarketRunRow(raw)));
+}
+
+/** One stored market run, parsed; undefined when there is none with that id. */
+export async function readMarketRun(db: ParleyDb, id: string): Promise<Checked<MarketRunRow> | undefined> {
+  const raw: unknown = await db.marketRuns.get(id);
+  return raw === undefined ? undefined : checkMarketRunRow(raw);
+}
+
+/** What can be read of a stored market run, damaged or not, as one JSON file (see salvageFile); null when there is none. */
+export async function salvageMarketRun(db: ParleyDb, id: string): Promise<{ name: string; text: string } | null> {
+  return db.transaction('r', db.marketRuns, db.marketBatches, async () => {
+    const raw: unknown = await db.marketRuns.get(id);
+    if (raw === undefined) return null;
+    const checked = checkMarketRunRow(raw);
+    const problem = checked.ok ? (checked.note ?? 'none: the run record reads') : checked.damaged.problem;
+    const batches = ((await marketBatchesOf(db, id).toArray()) as unknown[] as Partial<Record<string, unknown>>[]).map((b) => ({ id: b.id, items: b.markets }));
+    const check = (item: unknown) => {
+      const parsed = MarketLineSchema.safeParse(item, { jitless: true });
+      return parsed.success ? null : issueText(parsed.error);
+    };
+    const name = checked.ok ? checked.run.name : (checked.damaged.name ?? 'market');
+    return { name, text: salvageFile('marketRuns', raw, problem, batches, check) };
+  });
+}
 
 export async function updateMarketRun(db: ParleyDb, id: string, patch: Partial<Omit<MarketRunRow, 'id'>>): Promise<void> {
   await db.marketRuns.update(id, patch);

@@ -1,7 +1,8 @@
 import type { OutcomeKind } from '../core/bilateral/events';
 import { decode, readRows, runBatches, runDigests, runSlots, scanJson, type Slot } from './batches';
 import type { ParleyDb } from './db';
-import type { NegotiationRow, RunConfig, RunRow } from './schema';
+import { ExportedNegotiationSchema, type NegotiationRow, type RunConfig, type RunRow } from './schema';
+import { checkRunRow, issueText, salvageFile, sortChecked, type Checked, type DamagedRun } from './stored-records';
 
 /**
  * Hands `visit` a run's negotiations in plan order, a chunk at a time, inside the caller's
@@ -39,6 +40,38 @@ export const getRun = (db: ParleyDb, id: string): Promise<RunRow | undefined> =>
 
 /** Newest first. */
 export const listRuns = (db: ParleyDb): Promise<RunRow[]> => db.runs.orderBy('createdAt').reverse().toArray();
+
+/**
+ * Every stored run, each parsed: the readable ones newest first (with a note where a part of one,
+ * its standings, was set aside), and apart the damaged ones, each with why it cannot be read. Reads
+ * the whole table, not the createdAt index, which leaves out a row whose createdAt is no valid key.
+ */
+export async function readRuns(db: ParleyDb): Promise<{ runs: RunRow[]; notes: Map<string, string>; damaged: DamagedRun[] }> {
+  return sortChecked((await db.runs.toArray()).map((raw: unknown) => checkRunRow(raw)));
+}
+
+/** One stored run, parsed; undefined when there is none with that id. */
+export async function readRun(db: ParleyDb, id: string): Promise<Checked<RunRow> | undefined> {
+  const raw: unknown = await db.runs.get(id);
+  return raw === undefined ? undefined : checkRunRow(raw);
+}
+
+/** What can be read of a stored run, damaged or not, as one JSON file (see salvageFile); null when there is none. */
+export async function salvageRun(db: ParleyDb, id: string): Promise<{ name: string; text: string } | null> {
+  return db.transaction('r', db.runs, db.batches, async () => {
+    const raw: unknown = await db.runs.get(id);
+    if (raw === undefined) return null;
+    const checked = checkRunRow(raw);
+    const problem = checked.ok ? (checked.note ?? 'none: the run record reads') : checked.damaged.problem;
+    const batches = ((await runBatches(db, id).toArray()) as unknown[] as Partial<Record<string, unknown>>[]).map((b) => ({ id: b.id, items: b.negotiations }));
+    const check = (item: unknown) => {
+      const parsed = ExportedNegotiationSchema.safeParse(item, { jitless: true });
+      return parsed.success ? null : issueText(parsed.error);
+    };
+    const name = checked.ok ? checked.run.name : (checked.damaged.name ?? 'run');
+    return { name, text: salvageFile('runs', raw, problem, batches, check) };
+  });
+}
 
 /** Does nothing when the run is gone (deleted while a worker was still reporting on it). */
 export async function updateRun(db: ParleyDb, id: string, patch: Partial<Omit<RunRow, 'id'>>): Promise<void> {

@@ -88,11 +88,21 @@ export interface RankingRow {
   irViolations: number;
 }
 
+/** A stored game the export could not read, named so that it can be found (and mended or played again). */
+export interface SkippedGame {
+  runId: string;
+  /** The run's name where it could be read. */
+  runName: string | null;
+  problem: string;
+}
+
 export interface ClassExport {
   format: typeof CLASS_FORMAT;
   version: typeof CLASS_VERSION;
   games: ClassGame[];
   ranking: RankingRow[];
+  /** Games left out because their record could not be read; the others are all there. */
+  skipped: SkippedGame[];
 }
 
 function movesOf(events: readonly BilateralEvent[]): ClassMove[] {
@@ -176,9 +186,19 @@ export function ranking(games: readonly ClassGame[]): RankingRow[] {
     .map((row, i) => ({ ...row, rank: i + 1 }));
 }
 
-export function classExport(stored: readonly StoredGame[]): ClassExport {
-  const games = stored.map(classGame).sort((a, b) => a.playedAt.localeCompare(b.playedAt) || a.runId.localeCompare(b.runId));
-  return { format: CLASS_FORMAT, version: CLASS_VERSION, games, ranking: ranking(games) };
+/** The class's games and ranking; a game that cannot be scored is left out and named in `skipped`, beside those `unread`. */
+export function classExport(stored: readonly StoredGame[], unread: readonly SkippedGame[] = []): ClassExport {
+  const games: ClassGame[] = [];
+  const skipped = [...unread];
+  for (const game of stored) {
+    try {
+      games.push(classGame(game));
+    } catch (e) {
+      skipped.push({ runId: game.runId, runName: game.runName, problem: e instanceof Error ? e.message : String(e) });
+    }
+  }
+  games.sort((a, b) => a.playedAt.localeCompare(b.playedAt) || a.runId.localeCompare(b.runId));
+  return { format: CLASS_FORMAT, version: CLASS_VERSION, games, ranking: ranking(games), skipped };
 }
 
 const movesText = (moves: readonly ClassMove[]) =>

@@ -21,9 +21,13 @@ export const runFileStem = (runName: string, part: string): string => `parley-${
 /** `parley-<run name>-<part>.<ext>`, e.g. `parley-my-run-standings.csv`. */
 export const runFileName = (runName: string, part: string, ext: string): string => `${runFileStem(runName, part)}.${ext}`;
 
-/** Asks the worker for a run's JSON or JSONL export and saves it; the file name on success. */
-export async function downloadRunExport(runId: string, format: 'json' | 'jsonl'): Promise<Result<string, string>> {
-  const reply = await sim().request({ type: 'export', requestId: newId(), runId, format });
+/**
+ * Asks the worker for a run's JSON or JSONL export, or (`salvage`) for what can be read of a
+ * damaged one, and saves it; the file name on success.
+ */
+export async function downloadRunExport(runId: string, format: 'json' | 'jsonl' | 'salvage'): Promise<Result<string, string>> {
+  const requestId = newId();
+  const reply = await sim().request(format === 'salvage' ? { type: 'salvage', requestId, runId } : { type: 'export', requestId, runId, format });
   if (reply.type === 'failed') return err(reply.message);
   if (reply.type !== 'exported') return err('the worker gave no file');
   saveBlob(reply.blob, reply.fileName);

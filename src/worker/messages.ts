@@ -224,6 +224,8 @@ export const ToWorkerSchema = z.discriminatedUnion('type', [
   /** Stops a load asked for by engines.load (a run or game that needs the model keeps it going). */
   z.object({ type: z.literal('engines.cancel'), modelId: z.string().min(1).max(200) }),
   z.object({ type: z.literal('export'), requestId: id, runId: id, format: z.enum(['json', 'jsonl']) }),
+  /** What can be read of a stored run that cannot be read whole (a damaged record), as one JSON file. */
+  z.object({ type: z.literal('salvage'), requestId: id, runId: id }),
   z.object({ type: z.literal('import'), requestId: id, file: z.instanceof(Blob) }),
   /** WebLLM's records of the Qwen3 builds and which are in its cache, asked of an engine worker. */
   z.object({ type: z.literal('models.list'), requestId: id }),
@@ -355,6 +357,7 @@ export type WorkerRequest = Extract<ToWorker, { requestId: string }>;
 /** Which reply answers each request. */
 const REPLIES = {
   export: 'exported',
+  salvage: 'exported',
   import: 'imported',
   'models.list': 'models.listed',
   'models.delete': 'models.deleted',

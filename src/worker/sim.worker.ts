@@ -2,7 +2,7 @@
 // The simulation worker: every negotiation runs here, never on the page's thread.
 import { openDb } from '../storage';
 import { exportRunJson, exportRunJsonl, importRunFile } from '../storage/transfer';
-import { getRun } from '../storage/runs';
+import { getRun, salvageRun } from '../storage/runs';
 import { ArenaGame, compareInSeat } from './arena';
 import { FromWorkerSchema, RequestIdSchema, ToWorkerSchema, type FromWorker, type ToWorker } from './messages';
 import { TournamentRun, type RunHost } from './tournament-run';
@@ -13,7 +13,7 @@ import { deleteCached, listModels } from '../agents/backends/webllm/engine';
 import { engineLoader } from '../agents/backends/webllm/loader';
 import { WEBLLM_MODEL_IDS } from '../agents/specs';
 import { MarketGame, MarketTournamentRun } from './market';
-import { getMarketRun } from '../storage/market-runs';
+import { getMarketRun, salvageMarketRun } from '../storage/market-runs';
 import { exportMarketJson, exportMarketJsonl, importMarketRun, marketFormatOf } from '../storage/market-file';
 import { sizeProblem } from '../storage/run-file';
 import { runLearnExperiment } from './learn';
@@ -176,6 +176,18 @@ async function handle(message: ToWorker): Promise<void> {
       if (!run) throw new Error('that run is no longer stored');
       const text = json ? await exportRunJson(host.db, run.id) : await exportRunJsonl(host.db, run.id);
       return postExport(message, 'parley', run, 'run', text);
+    }
+    case 'salvage': {
+      const salvaged = (await salvageRun(host.db, message.runId)) ?? (await salvageMarketRun(host.db, message.runId));
+      if (!salvaged) throw new Error('that run is no longer stored');
+      const safeName = salvaged.name.replace(/[^\w.-]+/g, '-').slice(0, 60) || 'run';
+      host.post({
+        type: 'exported',
+        requestId: message.requestId,
+        fileName: `parley-salvage-${safeName}-${message.runId.slice(0, 8)}.json`,
+        blob: new Blob([salvaged.text], { type: 'application/json' }),
+      });
+      return;
     }
     case 'import': {
       // A market run file names its format at its very start (the app and the CLI write it first).

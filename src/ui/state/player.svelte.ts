@@ -3,7 +3,8 @@
  * stored as `<name>: human buys … from …`, so the teacher's class export can tell students apart.
  */
 import { loadNegotiation, updateRun } from '../../storage/runs';
-import { playerOf, playerRunName, type StoredGame } from '../class-export';
+import { checkNegotiation, checkRunRow } from '../../storage/stored-records';
+import { playerOf, playerRunName, type SkippedGame, type StoredGame } from '../class-export';
 import { database } from './sim';
 
 export const PLAYER_KEY = 'parley.player';
@@ -41,14 +42,35 @@ export class Player {
 
 export const player = new Player();
 
-/** Every finished Arena game stored in this browser, read for the class export. */
-export async function storedGames(): Promise<StoredGame[]> {
+const reason = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+/**
+ * Every finished Arena game stored in this browser, read for the class export, and apart the ones
+ * that could not be read (a damaged run record that may be a game, or a game's damaged negotiation),
+ * each named with why: one bad record leaves the others exported.
+ */
+export async function storedGames(): Promise<{ games: StoredGame[]; skipped: SkippedGame[] }> {
   const db = database();
-  const runs = (await db.runs.toArray()).filter((r) => r.config.kind === 'arena' && r.status === 'done');
   const games: StoredGame[] = [];
-  for (const run of runs) {
-    const row = await loadNegotiation(db, run.id, '0');
-    if (row) games.push({ runId: run.id, runName: run.name, createdAt: run.createdAt, buyer: row.buyer, seller: row.seller, scenario: row.scenario, events: row.events });
+  const skipped: SkippedGame[] = [];
+  for (const raw of (await db.runs.toArray()) as unknown[]) {
+    const checked = checkRunRow(raw);
+    if (!checked.ok) {
+      // A record too damaged to tell its kind may be a game; one that says it is a tournament is not.
+      const kind = (raw as { config?: { kind?: unknown } | null }).config?.kind;
+      if (kind !== 'tournament') skipped.push({ runId: checked.damaged.id, runName: checked.damaged.name, problem: checked.damaged.problem });
+      continue;
+    }
+    const run = checked.run;
+    if (run.config.kind !== 'arena' || run.status !== 'done') continue;
+    try {
+      const stored = await loadNegotiation(db, run.id, '0');
+      const row = stored ? checkNegotiation(stored) : { ok: false as const, problem: 'its negotiation is not stored' };
+      if (row.ok) games.push({ runId: run.id, runName: run.name, createdAt: run.createdAt, buyer: row.row.buyer, seller: row.row.seller, scenario: row.row.scenario, events: row.row.events });
+      else skipped.push({ runId: run.id, runName: run.name, problem: `its negotiation cannot be read (${row.problem})` });
+    } catch (e) {
+      skipped.push({ runId: run.id, runName: run.name, problem: `its negotiation cannot be read (${reason(e)})` });
+    }
   }
-  return games;
+  return { games, skipped };
 }

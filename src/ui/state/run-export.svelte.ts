@@ -5,8 +5,11 @@ export class RunExportStore {
   notice = $state<{ kind: 'error' | 'info'; text: string } | null>(null);
   busy = $state(false);
 
-  /** Asks the worker for the file (the app's JSON, or the CLI's JSONL), then hands it to the browser as a download. */
-  async exportRun(run: { id: string }, format: 'json' | 'jsonl'): Promise<void> {
+  /**
+   * Asks the worker for the file (the app's JSON, the CLI's JSONL, or what can be read of a damaged
+   * run), then hands it to the browser as a download.
+   */
+  async exportRun(run: { id: string }, format: 'json' | 'jsonl' | 'salvage'): Promise<void> {
     this.busy = true;
     try {
       const saved = await downloadRunExport(run.id, format);

@@ -1,5 +1,7 @@
 import type { Standings } from '../../core/bilateral/aggregate';
-import { deleteRun, listRuns, liveRunIds, loadNegotiations, markInterrupted, sizeProblem, storageUsage, type ParleyDb, type RunRow, type RunStatus } from '../../storage';
+import { deleteRun, liveRunIds, loadNegotiations, markInterrupted, sizeProblem, storageUsage, type ParleyDb, type RunRow, type RunStatus } from '../../storage';
+import { readRuns } from '../../storage/runs';
+import type { DamagedRun } from '../../storage/stored-records';
 import { RunExportStore } from './run-export.svelte';
 import { database, newId, sim } from './sim';
 import { isolateText } from '../names';
@@ -34,6 +36,12 @@ export class RunsStore extends RunExportStore {
   usage = $state.raw<{ usage: number; quota: number } | null>(null);
   /** Per run, how many of its negotiations ended in an error. */
   errors = $state.raw<ReadonlyMap<string, number>>(new Map());
+  /** Stored runs that cannot be read, each with why: listed apart, to export what can be read or delete. */
+  damaged = $state.raw<DamagedRun[]>([]);
+  /** Per readable run, a part of it that could not be read and was set aside (its standings). */
+  notes = $state.raw<ReadonlyMap<string, string>>(new Map());
+  /** Why the runs could not be read at all, if they could not (the list stays as it was). */
+  error = $state<string | null>(null);
 
   /** `db`: where runs are read (the page's database unless a test hands another). */
   constructor(readonly db: () => ParleyDb = database) {
@@ -50,21 +58,45 @@ export class RunsStore extends RunExportStore {
 
   /** At start-up, a run left `running` with no worker holding its lock was interrupted. */
   async init(): Promise<void> {
-    const live = await liveRunIds();
-    await markInterrupted(this.db(), (id) => live.has(id));
+    try {
+      const live = await liveRunIds();
+      await markInterrupted(this.db(), (id) => live.has(id));
+    } catch {
+      // Not written down (a full disk, a record that cannot be updated): refresh shows them interrupted anyway.
+    }
     await this.refresh();
   }
 
+  /** Reads the list again; whatever one record holds, the page leaves "Loading…" with what could be read. */
   async refresh(): Promise<void> {
     const db = this.db();
-    const [runs, live] = await Promise.all([listRuns(db), liveRunIds()]);
-    // A run marked running that no worker holds is not running, whether or not that could be
-    // written down (on a full disk it cannot): it shows as interrupted, ready to resume.
-    this.runs = runs.map((run) => (run.status === 'running' && !live.has(run.id) ? { ...run, status: 'interrupted' } : run));
-    const counts = await Promise.all(runs.map((run) => settledErrors(run) ?? storedErrors(db, run.id).catch(() => 0)));
-    this.errors = new Map(runs.map((run, i) => [run.id, counts[i] ?? 0]));
-    this.usage = await storageUsage();
-    this.loaded = true;
+    try {
+      const [{ runs, notes, damaged }, live] = await Promise.all([readRuns(db), liveRunIds()]);
+      // A run marked running that no worker holds is not running, whether or not that could be
+      // written down (on a full disk it cannot): it shows as interrupted, ready to resume.
+      this.runs = runs.map((run) => (run.status === 'running' && !live.has(run.id) ? { ...run, status: 'interrupted' } : run));
+      this.notes = notes;
+      this.damaged = damaged;
+      this.error = null;
+      const counts = await Promise.all(runs.map((run) => settledErrors(run) ?? storedErrors(db, run.id).catch(() => 0)));
+      this.errors = new Map(runs.map((run, i) => [run.id, counts[i] ?? 0]));
+      this.usage = await storageUsage().catch(() => this.usage);
+    } catch (e) {
+      this.error = `The stored runs could not be read: ${e instanceof Error ? e.message : String(e)}`;
+    } finally {
+      this.loaded = true;
+    }
+  }
+
+  /** Deletes a damaged run and whatever of it is stored. */
+  async removeDamaged(run: DamagedRun): Promise<void> {
+    try {
+      await deleteRun(this.db(), run.id);
+      this.notice = { kind: 'info', text: `Deleted the damaged run ${isolateText(run.name ?? run.id)}.` };
+    } catch (e) {
+      this.notice = { kind: 'error', text: `Could not delete it: ${e instanceof Error ? e.message : String(e)}` };
+    }
+    await this.refresh();
   }
 
   async remove(run: RunRow): Promise<void> {

@@ -1,0 +1,169 @@
+/**
+ * Stored records read back: a run row, a market run row or a negotiation is parsed before a page
+ * uses it, so one record that cannot be read (written by a bug, an old version, or edited by hand)
+ * is set apart as damaged, with the reason, instead of breaking every page that lists it.
+ */
+import { z } from 'zod';
+import { MarketStandingRowSchema, type MarketStandingRow } from '../core/market/aggregate';
+import { RATE_NAMES } from '../core/bilateral/aggregate';
+import { RoleSchema } from '../core/scenario';
+import { MarketRunRecordSchema, type MarketRunRow } from './market-schema';
+import { NegotiationRowSchema, RunRecordSchema, type NegotiationRow, type RunRow, type StoredStandings } from './schema';
+
+/** Which table a record lies in: bilateral runs, or market runs. */
+export type RunTable = 'runs' | 'marketRuns';
+
+/** A stored run that cannot be read: what can be told of it, and why it cannot be read. */
+export interface DamagedRun {
+  table: RunTable;
+  id: string;
+  /** Its name where that much is readable, else null. */
+  name: string | null;
+  createdAt: number | null;
+  problem: string;
+}
+
+/** A stored run as read back: readable (perhaps with a part set aside, `note` says which), or damaged. */
+export type Checked<Row> = { ok: true; run: Row; note: string | null } | { ok: false; damaged: DamagedRun };
+
+/** The first thing wrong with a record, as `where: what` (`config: expected object, received null`). */
+export function issueText(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (!issue) return 'it could not be read';
+  const where = issue.path.map(String).join('.');
+  return where ? `${where}: ${issue.message}` : issue.message;
+}
+
+const damaged = (table: RunTable, raw: unknown, problem: string): DamagedRun => {
+  const fields = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
+  return {
+    table,
+    id: String(fields.id ?? ''),
+    name: typeof fields.name === 'string' ? fields.name : null,
+    createdAt: typeof fields.createdAt === 'number' && Number.isFinite(fields.createdAt) ? fields.createdAt : null,
+    problem,
+  };
+};
+
+// Standings are derived data (an export leaves them out, an import recomputes them), so they are
+// only checked for the shape the pages read. Old runs lack newer fields; those are optional here.
+const rate = z.number().nullable().optional();
+const interval = z.tuple([z.number(), z.number()]).nullable().optional();
+const perRate = <T extends z.ZodType>(schema: T) => Object.fromEntries(RATE_NAMES.map((name) => [name, schema])) as Record<string, T>;
+const standingRow = {
+  agent: z.string(),
+  role: RoleSchema,
+  n: z.number(),
+  errors: z.number().optional(),
+  ...perRate(rate),
+  ci: z.looseObject(perRate(interval)).optional(),
+};
+const StoredStandingsShape = z.looseObject({
+  leaderboard: z.array(z.looseObject(standingRow)),
+  byTier: z.array(z.looseObject({ ...standingRow, tier: z.number() })),
+  byZone: z.array(z.looseObject({ ...standingRow, zone: z.unknown() })).optional(),
+  pairs: z.array(z.looseObject({ buyer: z.string(), seller: z.string(), n: z.number() })),
+  dealPositions: z.looseObject({ bins: z.array(z.number()), below: z.number(), above: z.number() }).optional(),
+  usage: z.looseObject({ byAgent: z.array(z.looseObject({ agent: z.string() })), total: z.looseObject({}) }).optional(),
+  intervals: z.looseObject({}).nullable().optional(),
+});
+
+const STANDINGS_NOTE = 'its stored standings could not be read, so none are shown; export the run and import the file to recompute them';
+
+/** A stored run row, parsed (legacy fields read as today's); its standings are kept only if readable. */
+export function checkRunRow(raw: unknown): Checked<RunRow> {
+  const record = RunRecordSchema.safeParse(raw, { jitless: true });
+  if (!record.success) return { ok: false, damaged: damaged('runs', raw, issueText(record.error)) };
+  const stored = (raw as { standings?: unknown }).standings ?? null;
+  if (stored === null) return { ok: true, run: { ...record.data, standings: null }, note: null };
+  const readable = StoredStandingsShape.safeParse(stored, { jitless: true }).success;
+  return readable
+    ? { ok: true, run: { ...record.data, standings: stored as StoredStandings }, note: null }
+    : { ok: true, run: { ...record.data, standings: null }, note: STANDINGS_NOTE };
+}
+
+/** A stored market run row, parsed; its standings are kept only if readable. */
+export function checkMarketRunRow(raw: unknown): Checked<MarketRunRow> {
+  const record = MarketRunRecordSchema.safeParse(raw, { jitless: true });
+  if (!record.success) return { ok: false, damaged: damaged('marketRuns', raw, issueText(record.error)) };
+  const run = { ...record.data, message: record.data.message ?? null };
+  const stored = (raw as { standings?: unknown }).standings ?? null;
+  if (stored === null) return { ok: true, run: { ...run, standings: null }, note: null };
+  const standings = z.array(MarketStandingRowSchema).safeParse(stored, { jitless: true });
+  return standings.success
+    ? { ok: true, run: { ...run, standings: stored as MarketStandingRow[] }, note: null }
+    : { ok: true, run: { ...run, standings: null }, note: STANDINGS_NOTE };
+}
+
+/** A stored negotiation (already decoded from its JSON), parsed: its scenario and every event. */
+export function checkNegotiation(raw: unknown): { ok: true; row: NegotiationRow } | { ok: false; problem: string } {
+  const row = NegotiationRowSchema.safeParse(raw, { jitless: true });
+  return row.success ? { ok: true, row: row.data } : { ok: false, problem: issueText(row.error) };
+}
+
+/** Readable runs newest first; the damaged ones apart, newest first, those without a readable time last (in key order). */
+export function sortChecked<Row extends { createdAt: number }>(checked: readonly Checked<Row>[]): { runs: Row[]; notes: Map<string, string>; damaged: DamagedRun[] } {
+  const runs: Row[] = [];
+  const notes = new Map<string, string>();
+  const broken: DamagedRun[] = [];
+  for (const c of checked) {
+    if (!c.ok) broken.push(c.damaged);
+    else {
+      runs.push(c.run);
+      if (c.note) notes.set((c.run as unknown as { id: string }).id, c.note);
+    }
+  }
+  runs.sort((a, b) => b.createdAt - a.createdAt);
+  broken.sort((a, b) => (b.createdAt ?? -1) - (a.createdAt ?? -1));
+  return { runs, notes, damaged: broken };
+}
+
+export const SALVAGE_FORMAT = 'parley-salvage';
+export const SALVAGE_VERSION = 1;
+
+/**
+ * What can be read of a damaged run, as one JSON file: the record as stored, each of its items
+ * (negotiations or markets) that parses, and where the others were and why they could not be read.
+ * It is not a run file (a damaged run has none that would pass an import); it keeps the data for
+ * whoever mends it.
+ */
+export function salvageFile(
+  table: RunTable,
+  record: unknown,
+  problem: string,
+  batches: readonly { id: unknown; items: unknown }[],
+  check: (item: unknown) => string | null,
+): string {
+  const readable: unknown[] = [];
+  const unreadable: { batch: string; at: number | null; problem: string }[] = [];
+  for (const batch of batches) {
+    const id = String(batch.id);
+    if (!Array.isArray(batch.items)) {
+      unreadable.push({ batch: id, at: null, problem: 'the batch holds no list' });
+      continue;
+    }
+    batch.items.forEach((json: unknown, at) => {
+      let item: unknown;
+      try {
+        item = typeof json === 'string' ? JSON.parse(json) : json;
+      } catch {
+        unreadable.push({ batch: id, at, problem: 'not JSON' });
+        return;
+      }
+      const wrong = check(item);
+      if (wrong === null) readable.push(item);
+      else unreadable.push({ batch: id, at, problem: wrong });
+    });
+  }
+  const items = table === 'runs' ? 'negotiations' : 'markets';
+  return JSON.stringify({ format: SALVAGE_FORMAT, version: SALVAGE_VERSION, table, problem, record: jsonSafe(record), [items]: readable, unreadable }, null, 1);
+}
+
+/** A stored value as JSON can hold it: IndexedDB also keeps big integers and cycles, which JSON cannot. */
+function jsonSafe(value: unknown): unknown {
+  try {
+    return JSON.parse(JSON.stringify(value, (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)) ?? 'null');
+  } catch {
+    return { unreadable: 'the record cannot be written as JSON' };
+  }
+}
