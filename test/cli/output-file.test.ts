@@ -63,7 +63,9 @@ describe('two tournaments writing one --jsonl path', () => {
       });
     const big = (name: 'a' | 'b') => [...TOURNAMENTS[name].slice(0, 3), '--scenarios', name === 'a' ? '3000' : '2000', ...TOURNAMENTS[name].slice(5)];
     const [a, b] = await Promise.all([spawn([...big('a'), '--jsonl', shared]), spawn([...big('b'), '--jsonl', shared])]);
-    expect([a.code, a.stderr, b.code, b.stderr]).toEqual([0, '', 0, '']);
+    expect([a.code, b.code], a.stderr + b.stderr).toEqual([0, 0]);
+    // Progress lines only (a slow machine prints them), no error.
+    for (const line of (a.stderr + b.stderr).split('\n').filter(Boolean)) expect(line).toMatch(/^parley: \d+\/\d+ negotiations[,;] /);
     const checked = readRunFile(readFileSync(shared, 'utf8'));
     if (!checked.ok) throw new Error(checked.error.message);
     // One tournament's run, with all its negotiations: 3 agents, 6 ordered pairs.
