@@ -37,7 +37,7 @@ import { parseDollars, type Price } from '../core/cost';
 import type { RunUsage } from '../core/bilateral/usage';
 import { fullTournamentConfig, type RunRecord, type StoredTournamentConfig } from '../storage/schema';
 import { RunJsonlWriter } from './jsonl';
-import { realPathOf } from './output-file';
+import { sameFile } from './output-file';
 import { llmFlags, printable, remoteSettings } from './model-flags';
 import { readRunFile } from '../storage/run-file';
 import { readRunFileText } from './read-run-file';
@@ -315,7 +315,7 @@ async function tournamentCommand(argv: string[], io: Io): Promise<number> {
     );
   const jsonlPath = args.values.get('jsonl');
   if (jsonlPath !== undefined && jsonlPath.trim() === '') throw new UsageError('--jsonl needs a file path');
-  if (jsonlPath !== undefined && fromPath !== undefined && (await realPathOf(jsonlPath)) === (await realPathOf(fromPath)))
+  if (jsonlPath !== undefined && fromPath !== undefined && (await sameFile(jsonlPath, fromPath)))
     throw new UsageError(`--jsonl ${jsonlPath} is the --scenarios-from file itself; write the run somewhere else`);
   // Opened before anything is played, so a path that cannot be written costs no model call.
   const writer =

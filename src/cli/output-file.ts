@@ -23,6 +23,16 @@ export async function realPathOf(path: string): Promise<string> {
   }
 }
 
+/**
+ * Whether two paths name one file: the same device and inode where both exist (hard links and a
+ * case-insensitive disk's spellings included), else the same real path.
+ */
+export async function sameFile(a: string, b: string): Promise<boolean> {
+  const [x, y] = await Promise.all([stat(a).catch(() => null), stat(b).catch(() => null)]);
+  if (x && y) return x.dev === y.dev && x.ino === y.ino;
+  return (await realPathOf(a)) === (await realPathOf(b));
+}
+
 /** Where a file for `path` goes: its real path, which must not be a folder (a rename could not replace it). */
 async function destinationOf(path: string): Promise<string> {
   const destination = await realPathOf(path);

@@ -14,7 +14,7 @@ import { readRunFileText } from './read-run-file';
 import { choiceFlag, intFlag, numberFlag, parseFlags, requiredFlag, UsageError, type ParsedArgs } from './args';
 import type { Io } from './main';
 import { missingKey, printable, remoteSettings } from './model-flags';
-import { OutputFile, realPathOf } from './output-file';
+import { OutputFile, sameFile } from './output-file';
 import { DEFAULT_IDLE_MS, DEFAULT_MAX_EPISODES, LOOPBACK, startEnvServer, type EnvGame, type OpponentRefusal } from '../training/server';
 import { selectedSeats, sftExample, SftTally, validationScenarios, type SftFilter, type SftSummary } from '../training/sft';
 
@@ -190,16 +190,12 @@ export async function sftCommand(argv: string[], io: Io): Promise<number> {
   return 0;
 }
 
-/** Refuses an output that is the run file read, or both outputs one file: compared by real path, before anything is written. */
+/** Refuses an output that is the run file read, or both outputs one file (output-file.ts's sameFile), before anything is written. */
 async function refuseOverwrite(from: string, outputs: readonly [flag: string, path: string][]): Promise<void> {
-  const input = await realPathOf(from);
-  const seen = new Map<string, string>();
-  for (const [flag, path] of outputs) {
-    const real = await realPathOf(path);
-    if (real === input) throw new UsageError(`${flag} ${path} is the --from file itself; write the examples somewhere else`);
-    const other = seen.get(real);
-    if (other !== undefined) throw new UsageError(`${flag} ${path} is the same file as ${other}; write them to two files`);
-    seen.set(real, `${flag} ${path}`);
+  for (const [i, [flag, path]] of outputs.entries()) {
+    if (await sameFile(path, from)) throw new UsageError(`${flag} ${path} is the --from file itself; write the examples somewhere else`);
+    for (const [otherFlag, other] of outputs.slice(0, i))
+      if (await sameFile(path, other)) throw new UsageError(`${flag} ${path} is the same file as ${otherFlag} ${other}; write them to two files`);
   }
 }
 

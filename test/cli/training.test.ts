@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -147,6 +147,9 @@ describe('parley sft never writes over its own input', () => {
     symlinkSync(run, join(dir, 'link.jsonl'));
     await refused(['--from', run, '--out', join(dir, 'link.jsonl')], itself);
     await refused(['--from', join(dir, 'link.jsonl'), '--out', run], itself);
+    // A hard link is the same file too.
+    linkSync(run, join(dir, 'hard.jsonl'));
+    await refused(['--from', run, '--out', join(dir, 'hard.jsonl')], itself);
   });
 
   it('refuses a validation file that would be the --from file, or the --out file', async () => {
