@@ -70,3 +70,73 @@ describe('a new version', () => {
     expect(errors).toEqual([]);
   });
 });
+
+describe('a new version with two tabs open', () => {
+  let dir: string;
+  let served: Served;
+  let browser: Browser;
+  const errors: string[] = [];
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'parley-update-tabs-'));
+    await cp(inject('buildDir'), dir, { recursive: true });
+    served = await serve(dir);
+    browser = await launch({ serviceWorkers: 'allow' });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await served?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const open = async (hash: string): Promise<Page> => {
+    const page = await browser.context.newPage();
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${served.url}${hash}`);
+    await untilOffline(page);
+    return page;
+  };
+
+  it("another tab's Update never reloads a tab that said Later with a game in play: the game goes on", async () => {
+    const playing = await open('#/arena');
+    const other = await open('#/runs');
+    // Tab 1 plays the buyer's seat itself; the seller has moved and the game waits for the user.
+    await playing.getByLabel('The buyer').check();
+    await playing.getByLabel('Speed').selectOption({ label: 'Instant' });
+    await playing.getByRole('button', { name: 'Play', exact: true }).click();
+    const send = playing.getByRole('button', { name: 'Send move' });
+    await send.waitFor({ timeout: 30_000 });
+    // A mark on this very document: a reload would take it away.
+    await playing.evaluate(() => Object.assign(window, { parleySameDocument: true }));
+
+    await appendFile(join(dir, 'sw.js'), '\n// the next version\n');
+    await other.evaluate(async () => {
+      await (await navigator.serviceWorker.getRegistration())?.update();
+    });
+    const promptIn = (page: Page) => page.getByRole('alert').filter({ hasText: 'A new version of Parley is ready' });
+    await promptIn(playing).waitFor({ timeout: 30_000 });
+    await promptIn(other).waitFor({ timeout: 30_000 });
+    expect(await promptIn(playing).textContent()).toContain('This tab is playing your Arena game: Update waits until it ends.');
+    await promptIn(playing).getByRole('button', { name: 'Later' }).click();
+    expect(await promptIn(playing).count()).toBe(0);
+
+    // Tab 2 updates and reloads into the new version...
+    await Promise.all([other.waitForEvent('load'), promptIn(other).getByRole('button', { name: 'Update' }).click()]);
+    await other.waitForFunction(() => navigator.serviceWorker.controller?.state === 'activated');
+    // ...and tab 1 hears that the new version took over, and stays as it was.
+    const replaced = playing.getByTestId('update-elsewhere');
+    await replaced.waitFor({ timeout: 30_000 });
+    expect(await replaced.textContent()).toMatch(/took over [\s\S]* so your Arena game goes on/);
+    await screenshot(playing, 'update-other-tab');
+    expect(await playing.evaluate(() => (window as { parleySameDocument?: boolean }).parleySameDocument)).toBe(true);
+
+    // The game is still there to finish, and it is stored.
+    const runsBefore = (await storedRuns(playing)).length;
+    await playing.getByLabel('Walk away (no deal)').check();
+    await send.click();
+    await playing.getByRole('region', { name: 'Outcome' }).waitFor({ timeout: 30_000 });
+    await expect.poll(async () => (await storedRuns(playing)).length).toBe(runsBefore + 1);
+    expect(await playing.evaluate(() => (window as { parleySameDocument?: boolean }).parleySameDocument)).toBe(true);
+    expect(errors).toEqual([]);
+  });
+});

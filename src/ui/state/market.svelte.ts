@@ -5,6 +5,7 @@ import type { MarketRunConfig } from '../../storage/market-schema';
 import type { RunStatus } from '../../storage/schema';
 import type { RemoteConfig } from '../../worker/messages';
 import { newId, sim } from './sim';
+import { reportInPlay } from './in-play';
 
 export type MarketGameStatus = 'idle' | 'playing' | 'finished' | 'failed';
 
@@ -151,12 +152,20 @@ let game: MarketGameSession | null = null;
 let tournament: MarketTournamentSession | null = null;
 let keys: () => RemoteConfig | undefined = () => undefined;
 
+/** What this tab's market sessions are playing, in words, if anything. */
+function marketInPlay(): string | null {
+  if (game?.status === 'playing') return 'a market game';
+  if (tournament?.status === 'running' && tournament.runId) return 'a market tournament';
+  return null;
+}
+
 /**
  * The page's market sessions: they outlive the page, so a run keeps going while you read another.
  * `remote` (the Market page's keys) is read whenever a game or run starts.
  */
 export function marketSessions(remote?: () => RemoteConfig | undefined) {
   if (remote) keys = remote;
+  if (!game) reportInPlay(marketInPlay);
   game ??= new MarketGameSession(() => keys());
   tournament ??= new MarketTournamentSession(() => keys());
   return { game, tournament };
