@@ -1,6 +1,6 @@
 /// <reference lib="webworker" />
 // The simulation worker: every negotiation runs here, never on the page's thread.
-import { openDb } from '../storage';
+import { isQuotaError, openDb } from '../storage';
 import { exportRunJson, exportRunJsonl, importRunFile } from '../storage/transfer';
 import { getRun, salvageRun } from '../storage/runs';
 import { ArenaGame, compareInSeat } from './arena';
@@ -57,6 +57,29 @@ const learning = new Map<string, AbortController>();
 const sftExports = new Map<string, AbortController>();
 
 const describe = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+const FREE_SPACE = 'Delete or export old runs on the Runs page to free space';
+/**
+ * The browser refused a write for lack of space, said in words for what was being done (the error
+ * itself names only QuotaExceededError). Runs that fill the disk mid-way pause with words of their own.
+ */
+function storageFull(type: ToWorker['type']): string {
+  switch (type) {
+    case 'arena.start':
+    case 'market.play':
+      return `Storage is full, so this game was played but could not be saved. ${FREE_SPACE}; the next game is saved as usual.`;
+    case 'run.start':
+    case 'market.start':
+      return `Storage is full, so the run could not be created and nothing of it was stored. ${FREE_SPACE}, then start it again.`;
+    case 'run.resume':
+    case 'market.resume':
+      return `Storage is full, so the run could not go on; nothing already saved was lost. ${FREE_SPACE}, then resume it.`;
+    case 'import':
+      return `storage is full, so nothing of the file was stored. ${FREE_SPACE}, then import it again.`;
+    default:
+      return `Storage is full. ${FREE_SPACE}, then try again.`;
+  }
+}
 
 /** Keeps `value` under `key` while `work` runs, so that a later message (control, cancel) finds it. */
 async function whileLive<V>(live: Map<string, V>, key: string, value: V, work: (value: V) => Promise<unknown>): Promise<void> {
@@ -260,7 +283,7 @@ self.onmessage = (e: MessageEvent<unknown>) => {
       ...('runId' in message ? { runId: message.runId } : {}),
       ...('gameId' in message ? { gameId: message.gameId } : {}),
     };
-    host.post({ type: 'failed', ...ids, message: describe(error) });
+    host.post({ type: 'failed', ...ids, message: isQuotaError(error) ? storageFull(message.type) : describe(error) });
   });
 };
 

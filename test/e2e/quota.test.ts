@@ -67,3 +67,59 @@ describe('a full disk', () => {
     expect(done).toMatchObject({ status: 'done', done: PLANNED, negotiations: PLANNED });
   });
 });
+
+describe('a disk already full', () => {
+  let browser: Browser;
+  let page: Page;
+  let url: string;
+  let errors: string[];
+  let cdp: CDPSession;
+  let origin: string;
+
+  beforeAll(async () => {
+    ({ browser, page, url, errors } = await openApp());
+    cdp = await browser.context.newCDPSession(page);
+    origin = new URL(url).origin;
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  /** No room for one more record: Chromium's own quota, set to what the origin uses now. */
+  async function fill(): Promise<void> {
+    const { usage } = await cdp.send('Storage.getUsageAndQuota', { origin });
+    await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: usage });
+  }
+
+  it('an Arena game says in words that it was played but not saved, and what to do', async () => {
+    await page.goto(`${url}#/arena`);
+    await page.getByLabel('Speed').selectOption({ label: 'Instant' });
+    await fill();
+    await page.getByRole('button', { name: 'Play', exact: true }).click();
+    const alert = page.getByRole('alert').filter({ hasText: 'Storage is full' });
+    await alert.waitFor({ timeout: 30_000 });
+    expect(await alert.textContent()).toMatch(/Storage is full, so this game was played but could not be saved\. Delete or export old runs on the Runs page to free space/);
+    expect(await page.getByText('QuotaExceededError').count()).toBe(0);
+    // The game itself is on the page, and nothing half-stored is left behind.
+    await page.getByRole('region', { name: 'Transcript' }).waitFor();
+    expect(await storedRuns(page)).toEqual([]);
+    await screenshot(page, 'storage-full-game');
+    expect(errors).toEqual([]);
+  });
+
+  it('a market tournament that could not create its run says why and links to nothing', async () => {
+    await cdp.send('Storage.overrideQuotaForOrigin', { origin });
+    await page.goto(`${url}#/market`);
+    await page.getByLabel('Markets per configuration').fill('2');
+    await fill();
+    await page.getByRole('button', { name: 'Start the tournament' }).click();
+    const notStored = page.getByTestId('run-not-stored');
+    await notStored.waitFor({ timeout: 30_000 });
+    expect(await notStored.textContent()).toContain('The run was never created, so there is nothing to open in Runs.');
+    expect(await page.locator('.run-status').textContent()).toMatch(/failed: Storage is full, so the run could not be created and nothing of it was stored/);
+    expect(await page.getByRole('link', { name: 'Open this run in Runs' }).count()).toBe(0);
+    expect(await page.getByText('QuotaExceededError').count()).toBe(0);
+    await screenshot(page, 'storage-full-market');
+    expect(errors).toEqual([]);
+  });
+});

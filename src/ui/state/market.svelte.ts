@@ -4,7 +4,8 @@ import { generateMarket, type MarketScenario } from '../../core/market/scenario'
 import type { MarketRunConfig } from '../../storage/market-schema';
 import type { RunStatus } from '../../storage/schema';
 import type { RemoteConfig } from '../../worker/messages';
-import { newId, sim } from './sim';
+import { database, newId, sim } from './sim';
+import { getMarketRun } from '../../storage/market-runs';
 import { reportInPlay } from './in-play';
 
 export type MarketGameStatus = 'idle' | 'playing' | 'finished' | 'failed';
@@ -95,19 +96,25 @@ export class MarketTournamentSession {
   done = $state(0);
   planned = $state(0);
   standings = $state.raw<MarketStandingRow[]>([]);
+  /**
+   * Whether the run is stored, so that the page may link to it: true once the worker reports on it,
+   * false when it failed before it was created (the page then says so and links to nothing).
+   */
+  stored = $state<boolean | null>(null);
   private unsubscribe: (() => void) | null = null;
 
   constructor(private readonly remote: () => RemoteConfig | undefined = () => undefined) {}
 
-  private follow(runId: string): void {
+  private follow(runId: string, stored: boolean | null): void {
     this.unsubscribe?.();
-    Object.assign(this, { runId, status: 'running', message: null });
+    Object.assign(this, { runId, status: 'running', message: null, stored });
     this.unsubscribe = sim().subscribe((m) => {
       if (m.type === 'worker.stopped') {
         if (this.status === 'running') [this.status, this.message] = ['failed', m.message];
         return;
       }
       if (!('runId' in m) || m.runId !== runId) return;
+      if (m.type === 'market.progress' || m.type === 'market.status') this.stored = true;
       if (m.type === 'market.progress') {
         this.done = m.done;
         this.planned = m.planned;
@@ -118,14 +125,24 @@ export class MarketTournamentSession {
       } else if (m.type === 'failed') {
         this.status = 'failed';
         this.message = m.message;
+        void this.checkStored(runId);
       }
     });
+  }
+
+  /** After a failure: is there a run to link to? (A start can fail before the run is created: a full disk, a bad seat.) */
+  private async checkStored(runId: string): Promise<void> {
+    const found = await getMarketRun(database(), runId).then(
+      (run) => run !== undefined,
+      () => false,
+    );
+    if (this.runId === runId) this.stored = found;
   }
 
   start(name: string, config: MarketRunConfig): string {
     const runId = newId();
     Object.assign(this, { done: 0, planned: 0, standings: [] });
-    this.follow(runId);
+    this.follow(runId, null);
     const remote = this.remote();
     sim().send({ type: 'market.start', runId, name, config, ...(remote && { remote }) });
     return runId;
@@ -133,7 +150,7 @@ export class MarketTournamentSession {
 
   /** Plays what a stopped run still lacks; its stored markets are kept and not played again. */
   resume(runId: string): void {
-    this.follow(runId);
+    this.follow(runId, true);
     const remote = this.remote();
     sim().send({ type: 'market.resume', runId, ...(remote && { remote }) });
   }

@@ -30,13 +30,20 @@ export class Player {
     }
   }
 
-  /** Stores a finished game with a human seat under the player's name (once; an empty name leaves it as it is). */
+  /**
+   * Stores a finished game with a human seat under the player's name (once; an empty name leaves it
+   * as it is). Where that cannot be written (a full disk), the game stays stored under its own name.
+   */
   async nameGame(runId: string): Promise<void> {
     const name = this.name.trim();
     if (!name) return;
     const db = database();
-    const run = await db.runs.get(runId);
-    if (run && playerOf(run.name) === null) await updateRun(db, runId, { name: playerRunName(name, run.name) });
+    try {
+      const run = await db.runs.get(runId);
+      if (run && typeof run.name === 'string' && playerOf(run.name) === null) await updateRun(db, runId, { name: playerRunName(name, run.name) });
+    } catch {
+      // Nothing to undo: the rename is one small write, made or not.
+    }
   }
 }
 

@@ -1,7 +1,8 @@
 import type { Standings } from '../../core/bilateral/aggregate';
 import type { RemoteConfig, TournamentSettings } from '../../worker/messages';
 import type { RunStatus } from '../../storage/schema';
-import { newId, sim } from './sim';
+import { database, newId, sim } from './sim';
+import { getRun } from '../../storage/runs';
 
 export interface Progress {
   done: number;
@@ -21,6 +22,11 @@ export class TournamentSession {
   standings = $state.raw<Standings | null>(null);
   /** The agents of the run followed, where known: the page shows their WebLLM engines' loading. */
   agents = $state.raw<readonly string[]>([]);
+  /**
+   * Whether the run is stored, so that the page may link to it: true once the worker reports on it,
+   * false when it failed before it was created (the page then says so and links to nothing).
+   */
+  stored = $state<boolean | null>(null);
   private unsubscribe: (() => void) | null = null;
   private standingsAt = -Infinity;
 
@@ -37,6 +43,7 @@ export class TournamentSession {
     this.runId = runId;
     this.unsubscribe = sim().subscribe((m) => {
       if (!('runId' in m) || m.runId !== runId) return;
+      if (m.type === 'run.progress' || m.type === 'run.status') this.stored = true;
       if (m.type === 'run.progress') {
         this.progress = { done: m.done, planned: m.planned, ratePerS: m.ratePerS, etaS: m.etaS };
         // Live standings redraw tables at most once a second; the last one always lands.
@@ -51,8 +58,18 @@ export class TournamentSession {
       } else if (m.type === 'failed') {
         this.status = 'failed';
         this.message = m.message;
+        void this.checkStored(runId);
       }
     });
+  }
+
+  /** After a failure: is there a run to link to? (A start can fail before the run is created: a full disk, a bad agent.) */
+  private async checkStored(runId: string): Promise<void> {
+    const found = await getRun(database(), runId).then(
+      (run) => run !== undefined,
+      () => false,
+    );
+    if (this.runId === runId) this.stored = found;
   }
 
   start(name: string, config: TournamentSettings): string {
@@ -62,6 +79,7 @@ export class TournamentSession {
     this.standings = null;
     this.progress = { done: 0, planned: 0, ratePerS: null, etaS: null };
     this.agents = config.agents;
+    this.stored = null;
     this.follow(runId);
     sim().send({ type: 'run.start', runId, name, config, ...this.remoteField() });
     return runId;
@@ -71,6 +89,7 @@ export class TournamentSession {
     if (agents) this.agents = agents;
     this.status = 'running';
     this.message = null;
+    this.stored = true;
     this.follow(runId);
     sim().send({ type: 'run.resume', runId, ...this.remoteField() });
   }
