@@ -17,6 +17,7 @@ function argsObject(args: unknown): unknown {
 
 export function render(route: Route, answer: Answer, askedModel: string): [number, Record<string, string>, string] {
   if (answer.kind === 'raw') return [answer.status, { 'Content-Type': answer.contentType ?? 'text/plain' }, answer.body];
+  if (answer.kind === 'redirect' || answer.kind === 'stream') throw new Error(`chat-server: a ${answer.kind} answer is written by the server itself`);
   if (answer.kind === 'error')
     return [answer.status, { ...json, ...answer.headers }, JSON.stringify(errorBody(route, answer.status, answer.message))];
   const model = answer.model ?? askedModel;

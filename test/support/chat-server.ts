@@ -44,7 +44,14 @@ export type Answer =
       delayMs?: number;
     }
   /** Any status and body as they are, e.g. a 200 that is not JSON. */
-  | { kind: 'raw'; status: number; body: string; contentType?: string; delayMs?: number };
+  | { kind: 'raw'; status: number; body: string; contentType?: string; delayMs?: number }
+  /** A redirect (with CORS headers, so a browser may see it) to `location`. */
+  | { kind: 'redirect'; status: number; location: string; delayMs?: number }
+  /**
+   * A 200 (or `status`) whose body is `chunk` over and over, `bytes` of it in all (without end when left out),
+   * sent as fast as the client reads; the request records how much went out.
+   */
+  | { kind: 'stream'; chunk: string; bytes?: number; status?: number; delayMs?: number };
 
 export interface RecordedRequest {
   /** Arrival order among the scripted (POST) requests, from 0. */
@@ -60,6 +67,8 @@ export interface RecordedRequest {
   model: string;
   /** What it was answered, once the script has said. */
   answer?: Answer;
+  /** Bytes of a `stream` answer written so far, and whether the client went away before its end. */
+  streamed?: { bytes: number; dropped: boolean };
 }
 
 export type Script = readonly Answer[] | ((request: RecordedRequest) => Answer | Promise<Answer>);
@@ -101,6 +110,9 @@ export const rateLimited = (retryAfter: string | number, message = 'Rate limit r
 export const serverError = (message = 'The server had an error while processing your request', status = 500): Answer =>
   failure(status, message);
 export const slow = (delayMs: number, answer: Answer): Answer => ({ ...answer, delayMs });
+export const redirect = (location: string, status = 307): Answer => ({ kind: 'redirect', status, location });
+/** A 200 that never ends (or ends after `bytes`): `chunk` again and again. */
+export const endless = (chunk = 'x'.repeat(64 * 1024), extra: { bytes?: number; status?: number } = {}): Answer => ({ kind: 'stream', chunk, ...extra });
 
 // ---- the server ---------------------------------------------------------------------------
 
@@ -194,6 +206,16 @@ export async function start(script: Script): Promise<ChatServer> {
     request.answer = answer;
     if (answer.delayMs !== undefined && answer.delayMs > 0) await pause(answer.delayMs, res);
     if (closed) return;
+    if (answer.kind === 'redirect') {
+      res.writeHead(answer.status, { ...cors, Location: answer.location, 'Content-Type': 'text/plain' });
+      res.end(`Redirecting to ${answer.location}`);
+      return;
+    }
+    if (answer.kind === 'stream') {
+      request.streamed = { bytes: 0, dropped: false };
+      await stream(res, answer, request.streamed, cors, () => closed);
+      return;
+    }
     const [status, headers, text] = render(found.route, answer, model || 'test-model');
     res.writeHead(status, { ...cors, ...headers });
     res.end(text);
@@ -224,6 +246,37 @@ export async function start(script: Script): Promise<ChatServer> {
         server.close((e) => (e ? reject(e) : resolve()));
       }),
   };
+}
+
+/** Writes a stream answer as fast as the client reads it, until its end or until the client goes away. */
+async function stream(
+  res: ServerResponse,
+  answer: Extract<Answer, { kind: 'stream' }>,
+  sent: { bytes: number; dropped: boolean },
+  cors: Record<string, string>,
+  closed: () => boolean,
+): Promise<void> {
+  res.writeHead(answer.status ?? 200, { ...cors, 'Content-Type': 'application/json' });
+  const chunk = Buffer.from(answer.chunk, 'utf8');
+  const total = answer.bytes ?? Infinity;
+  while (sent.bytes < total) {
+    if (closed()) {
+      sent.dropped = true;
+      return;
+    }
+    const piece = total - sent.bytes >= chunk.length ? chunk : chunk.subarray(0, total - sent.bytes);
+    sent.bytes += piece.length;
+    if (!res.write(piece)) await new Promise<void>((resolve) => {
+      const go = () => {
+        res.off('drain', go);
+        res.off('close', go);
+        resolve();
+      };
+      res.on('drain', go);
+      res.on('close', go);
+    });
+  }
+  res.end();
 }
 
 /** Waits, or stops waiting as soon as the client goes away. */

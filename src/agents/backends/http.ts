@@ -1,12 +1,15 @@
 /**
  * What every remote backend shares: one JSON POST with a timeout per attempt, retries with
  * exponential backoff and full jitter on 429, 5xx, network failures and 200s that carry no usable
- * answer (honouring Retry-After), an abort that stops everything at once, and errors that carry
- * the provider's own message with any key blanked out. A key that comes back inside an answer is
- * blanked out of it before anyone reads it. Sleep, randomness and the wall clock are passed in so
- * tests are exact.
+ * answer (honouring Retry-After, within the attempt's time), an abort that stops everything at
+ * once, and errors that carry the provider's own message with any key blanked out. A key that
+ * comes back inside an answer is blanked out of it before anyone reads it. No redirect is
+ * followed, so a key goes to the address it was given for and nowhere else; an answer is read up
+ * to MAX_ANSWER_BYTES, no further. Sleep, randomness and the wall clock are passed in so tests
+ * are exact.
  */
 import { ok, type Result } from '../../core/result';
+import { checkBaseUrl } from '../remote-input';
 import { BackendError, redactDeep, redactSecrets, type BackendErrorOptions } from './types';
 
 export type Sleep = (ms: number, signal: AbortSignal) => Promise<void>;
@@ -21,8 +24,13 @@ export interface HttpOptions {
   /** Backoff before retry n (from 0) is uniform on [0, min(maxDelayMs, baseDelayMs · 2ⁿ)]. */
   baseDelayMs?: number;
   maxDelayMs?: number;
-  /** The longest Retry-After that is waited out as asked; a longer one is cut to this. */
+  /**
+   * The longest Retry-After that is waited out as asked; a longer one is cut to this, or to
+   * `timeoutMs` where that is shorter.
+   */
   maxRetryAfterMs?: number;
+  /** Bytes of an answer read at most (default MAX_ANSWER_BYTES); past them the request is abandoned. */
+  maxAnswerBytes?: number;
   /** Blanked out of every error message, should the provider echo one back. */
   secrets?: readonly string[];
   /** Holds one slot per attempt in flight. */
@@ -45,6 +53,15 @@ export const HTTP_DEFAULTS = {
   maxDelayMs: 20_000,
   maxRetryAfterMs: 60_000,
 } as const;
+
+/**
+ * Bytes of a successful answer read at most: ten times what the largest answer Parley asks for
+ * could take (32,768 tokens of thinking and move, JSON-escaped), so that no honest answer comes
+ * near it. Past it the request is abandoned and the seat's answer is invalid.
+ */
+export const MAX_ANSWER_BYTES = 4 * 2 ** 20;
+/** Bytes of an error answer read: its message is shown clipped to a few hundred characters anyway. */
+const MAX_ERROR_BYTES = 64 * 2 ** 10;
 
 const MAX_MESSAGE = 500;
 const NEVER_ABORTED = new AbortController().signal;
@@ -113,7 +130,8 @@ function gaveUp(failure: BackendError, attempts: number): BackendError {
 
 /** How long to wait before retry `attempt` (from 0): what the provider asked, else backoff with full jitter. */
 export function retryDelay(attempt: number, failure: BackendError, opts: HttpOptions): number {
-  if (failure.retryAfterMs !== undefined) return Math.min(failure.retryAfterMs, opts.maxRetryAfterMs ?? HTTP_DEFAULTS.maxRetryAfterMs);
+  if (failure.retryAfterMs !== undefined)
+    return Math.min(failure.retryAfterMs, opts.maxRetryAfterMs ?? HTTP_DEFAULTS.maxRetryAfterMs, opts.timeoutMs ?? HTTP_DEFAULTS.timeoutMs);
   const ceiling = Math.min(opts.maxDelayMs ?? HTTP_DEFAULTS.maxDelayMs, (opts.baseDelayMs ?? HTTP_DEFAULTS.baseDelayMs) * 2 ** attempt);
   return Math.floor((opts.random ?? Math.random)() * ceiling);
 }
@@ -127,9 +145,11 @@ async function attemptOnce<T>(
   const caller = init.signal;
   const timeoutMs = opts.timeoutMs ?? HTTP_DEFAULTS.timeoutMs;
   const timeout = AbortSignal.timeout(timeoutMs);
-  const signal = AbortSignal.any([caller, timeout]);
+  // Aborted once the answer has been read as far as it will be, so the connection is dropped.
+  const done = new AbortController();
+  const signal = AbortSignal.any([caller, timeout, done.signal]);
   const secrets = opts.secrets ?? [];
-  const fail = (kind: 'http' | 'timeout' | 'bad-response' | 'rate-limited', message: string, extra: BackendErrorOptions = {}) =>
+  const fail = (kind: 'http' | 'timeout' | 'bad-response' | 'rate-limited' | 'too-large', message: string, extra: BackendErrorOptions = {}) =>
     new BackendError(kind, clip(redactSecrets(message, secrets)), { redact: secrets, ...extra });
   const interrupted = (e: unknown): never => {
     if (caller.aborted) throw caller.reason;
@@ -139,13 +159,20 @@ async function attemptOnce<T>(
   };
 
   let response: Response;
-  let text: string;
+  let body: { text: string; overflow: boolean };
   try {
-    response = await (opts.fetch ?? fetch)(url, { ...init, signal });
-    text = await response.text();
+    // A browser drops only Authorization on a redirect to another host, not x-api-key or
+    // x-goog-api-key, so no redirect is followed at all: the key stays with the address it was given for.
+    response = await (opts.fetch ?? fetch)(url, { ...init, redirect: 'manual', signal });
+    if (isRedirect(response)) throw fail('http', redirectMessage(opts.provider, url, response), response.status > 0 ? { status: response.status } : {});
+    body = await readCapped(response, response.ok ? (opts.maxAnswerBytes ?? MAX_ANSWER_BYTES) : MAX_ERROR_BYTES);
   } catch (e) {
+    if (e instanceof BackendError) throw e;
     return interrupted(e);
+  } finally {
+    done.abort();
   }
+  const text = body.text;
 
   if (!response.ok) {
     const status = response.status;
@@ -157,9 +184,11 @@ async function attemptOnce<T>(
     });
     throw isRetryable(status) ? new Retryable(error) : error;
   }
+  const status = response.status;
+  // Not retried here: the seat plays it as an invalid answer, and the runner's retries bound it.
+  if (body.overflow) throw fail('too-large', `${opts.provider}: the answer was longer than ${bytes(opts.maxAnswerBytes ?? MAX_ANSWER_BYTES)}, and was not read further`, { status });
   // A proxy or an overloaded server may answer 200 with nothing, or with an HTML page: as
   // transient as a 5xx, so retried like one.
-  const status = response.status;
   if (text.trim() === '') throw new Retryable(fail('bad-response', `${opts.provider} answered ${status} with an empty body`, { status }));
   let parsed: unknown;
   try {
@@ -177,6 +206,56 @@ async function attemptOnce<T>(
   throw answer.error.retry ? new Retryable(error) : error;
 }
 
+/** A redirect: in a browser an opaque one (status 0, no address shown), elsewhere a 3xx with its Location. */
+const isRedirect = (response: Response): boolean =>
+  response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400 && response.headers.has('location'));
+
+/** Why a redirect was refused, naming where it pointed (its origin only: a query could hold a key) where that can be seen. */
+function redirectMessage(provider: string, url: string, response: Response): string {
+  const location = response.headers.get('location');
+  let target = 'an address the browser does not show';
+  if (location !== null)
+    try {
+      target = new URL(location, url).origin;
+    } catch {
+      target = 'an address that is not a URL';
+    }
+  const status = response.status > 0 ? ` ${response.status}` : '';
+  return `${provider}: ${originOf(url)} answered with a redirect${status} to ${target}; Parley follows no redirect, so that a key goes only to the address it was given for: set the base URL to the address that answers`;
+}
+
+/**
+ * The body as text, read up to `max` bytes: past them reading stops (the caller then drops the
+ * connection) and `overflow` says so. An answer without a body is ''.
+ */
+async function readCapped(response: Response, max: number): Promise<{ text: string; overflow: boolean }> {
+  const reader = response.body?.getReader();
+  if (reader === undefined) return { text: '', overflow: false };
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (size + value.byteLength > max) {
+      chunks.push(value.subarray(0, max - size));
+      void reader.cancel().catch(() => {});
+      return { text: decode(chunks), overflow: true };
+    }
+    chunks.push(value);
+    size += value.byteLength;
+  }
+  return { text: decode(chunks), overflow: false };
+}
+
+function decode(chunks: readonly Uint8Array[]): string {
+  const decoder = new TextDecoder();
+  let text = '';
+  for (const chunk of chunks) text += decoder.decode(chunk, { stream: true });
+  return text + decoder.decode();
+}
+
+const bytes = (n: number): string => (n % 2 ** 20 === 0 ? `${n / 2 ** 20} MB` : `${n.toLocaleString('en-US')} bytes`);
+
 const isRetryable = (status: number): boolean => status === 408 || status === 429 || status >= 500;
 
 /**
@@ -185,13 +264,17 @@ const isRetryable = (status: number): boolean => status === 408 || status === 42
  */
 export function retryAfter(headers: Headers, now: () => number): number | undefined {
   const ms = headers.get('retry-after-ms')?.trim();
-  if (ms && /^\d+(\.\d+)?$/.test(ms)) return Math.ceil(Number(ms));
+  if (ms && /^\d+(\.\d+)?$/.test(ms)) return waitOf(Number(ms));
   const value = headers.get('retry-after')?.trim();
   if (!value) return undefined;
-  if (/^\d+(\.\d+)?$/.test(value)) return Math.ceil(Number(value) * 1000);
+  if (/^\d+(\.\d+)?$/.test(value)) return waitOf(Number(value) * 1000);
   const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now());
+  return Number.isNaN(date) ? undefined : waitOf(date - now());
 }
+
+/** A week: longer waits are read as this (each is then cut to the attempt's time anyway). */
+const MAX_WAIT_MS = 7 * 24 * 3600_000;
+const waitOf = (ms: number): number => (Number.isFinite(ms) ? Math.min(MAX_WAIT_MS, Math.max(0, Math.ceil(ms))) : MAX_WAIT_MS);
 
 /**
  * The provider's own words from an error body: `error.message` (OpenAI, Anthropic, Gemini),
@@ -327,16 +410,11 @@ export class Limiter {
   }
 }
 
-/** Joins a base URL and a path with exactly one slash; throws on a URL that is not http(s). */
+/** Joins a base URL and a path with exactly one slash; throws on a base URL that checkBaseUrl refuses (not http(s), or holding a password), in words that do not repeat it. */
 export function endpoint(baseUrl: string, path: string): string {
-  let url: URL;
-  try {
-    url = new URL(baseUrl.trim());
-  } catch {
-    throw new Error(`"${baseUrl}" is not a URL; give one such as https://api.openai.com/v1`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`"${baseUrl}" is not an http(s) URL`);
-  return `${url.href.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
+  const checked = checkBaseUrl(baseUrl);
+  if (!checked.ok) throw new Error(checked.error);
+  return `${new URL(checked.value).href.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
 }
 
 /** The transport settings every HTTP backend takes beside its own. */
@@ -351,7 +429,7 @@ export interface TransportOptions extends Omit<HttpOptions, 'provider' | 'secret
 
 /** A backend's HttpOptions: the transport settings alone, its key to redact, and its limiter. */
 export function httpOptionsFor(provider: string, opts: TransportOptions): HttpOptions {
-  const { timeoutMs, maxRetries, baseDelayMs, maxDelayMs, maxRetryAfterMs, sleep, random, now, fetch } = opts;
+  const { timeoutMs, maxRetries, baseDelayMs, maxDelayMs, maxRetryAfterMs, maxAnswerBytes, sleep, random, now, fetch } = opts;
   return {
     provider,
     timeoutMs,
@@ -359,6 +437,7 @@ export function httpOptionsFor(provider: string, opts: TransportOptions): HttpOp
     baseDelayMs,
     maxDelayMs,
     maxRetryAfterMs,
+    maxAnswerBytes,
     sleep,
     random,
     now,

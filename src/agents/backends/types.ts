@@ -3,6 +3,7 @@
  * OpenAI-compatible or Anthropic HTTP client, or the scripted fake the tests use. The agent
  * knows only this interface.
  */
+import { redactUrls } from '../remote-input';
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
@@ -41,6 +42,22 @@ export const MOVE_TOKENS = 512;
 export const THINKING_MAX_TOKENS = 2048;
 /** The context window assumed of a backend that does not say (WebLLM's Qwen3 builds hold 4,096 tokens). */
 export const DEFAULT_CONTEXT_WINDOW = 4096;
+
+/**
+ * The most tokens one call is counted for, either way: far above any model's context (1 million
+ * tokens at most), so a provider's larger figure is nonsense, and it is counted as this.
+ */
+export const MAX_CALL_TOKENS = 10_000_000;
+/** The longest latency one call is counted for (a day); a longer or unreadable figure is cut to it. */
+export const MAX_CALL_LATENCY_MS = 86_400_000;
+
+/** A token count as a call record keeps it: a whole number in [0, MAX_CALL_TOKENS]; anything not a finite number is 0. */
+export const tokenCount = (x: unknown): number =>
+  typeof x === 'number' && Number.isFinite(x) && x > 0 ? Math.min(MAX_CALL_TOKENS, Math.round(x)) : 0;
+
+/** Milliseconds as a call record keeps them: finite, in [0, MAX_CALL_LATENCY_MS]; anything not a number is 0. */
+export const latencyOf = (x: unknown): number =>
+  typeof x === 'number' && !Number.isNaN(x) ? Math.min(MAX_CALL_LATENCY_MS, Math.max(0, x)) : 0;
 
 export interface ChatResponse {
   /** The answer as text, thinking included if the backend returns it inline (`<think>…</think>`). */
@@ -84,7 +101,11 @@ export interface ChatBackend {
   complete(request: ChatRequest, signal: AbortSignal): Promise<ChatResponse>;
 }
 
-export const BACKEND_ERROR_KINDS = ['http', 'timeout', 'aborted', 'gpu-lost', 'bad-response', 'rate-limited'] as const;
+/**
+ * `too-large`: the answer was longer than a backend reads (MAX_ANSWER_BYTES); the request was
+ * abandoned, and the seat plays it as an invalid answer rather than an error.
+ */
+export const BACKEND_ERROR_KINDS = ['http', 'timeout', 'aborted', 'gpu-lost', 'bad-response', 'rate-limited', 'too-large'] as const;
 export type BackendErrorKind = (typeof BACKEND_ERROR_KINDS)[number];
 
 export interface BackendErrorOptions {
@@ -97,7 +118,11 @@ export interface BackendErrorOptions {
   cause?: unknown;
 }
 
-/** Everything a backend throws, but an abort by the caller's own signal. */
+/**
+ * Everything a backend throws, but an abort by the caller's own signal. Its message has the
+ * secrets it is told of blanked out, and every URL in it stripped of a user name, a password and
+ * query values.
+ */
 export class BackendError extends Error {
   override readonly name = 'BackendError';
   readonly kind: BackendErrorKind;
@@ -105,7 +130,7 @@ export class BackendError extends Error {
   readonly retryAfterMs?: number;
 
   constructor(kind: BackendErrorKind, message: string, opts: BackendErrorOptions = {}) {
-    super(redactSecrets(message, opts.redact ?? []), opts.cause === undefined ? undefined : { cause: opts.cause });
+    super(redactUrls(redactSecrets(message, opts.redact ?? [])), opts.cause === undefined ? undefined : { cause: opts.cause });
     this.kind = kind;
     if (opts.status !== undefined) this.status = opts.status;
     if (opts.retryAfterMs !== undefined) this.retryAfterMs = opts.retryAfterMs;

@@ -1,13 +1,13 @@
 /** Small readers for providers' JSON answers, which are trusted for nothing. */
+import { tokenCount } from './types';
 
 export const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 
 /** A string field, or '' for anything else. */
 export const textOf = (x: unknown): string => (typeof x === 'string' ? x : '');
 
-/** A token count, or 0 for anything that is not a non-negative finite number. */
-export const countOf = (...xs: unknown[]): number =>
-  xs.reduce<number>((sum, x) => sum + (typeof x === 'number' && Number.isFinite(x) && x > 0 ? Math.round(x) : 0), 0);
+/** The sum of some token counts, each read by tokenCount (0 for anything that is not a non-negative finite number), and the sum held to the same bound. */
+export const countOf = (...xs: unknown[]): number => tokenCount(xs.reduce<number>((sum, x) => sum + tokenCount(x), 0));
 
 // A tag inside the thinking would end the block early and leak the rest into the answer.
 const THINK_TAG = /<\/?think(?:ing)?>/gi;

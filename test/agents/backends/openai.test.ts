@@ -229,7 +229,7 @@ describe('the provider table', () => {
     expect(backend).toMatchObject({ name: 'deepseek', model: 'deepseek-chat', capabilities: { jsonSchema: true, tools: true, thinking: true } });
     expect(presetBackend('lmstudio', { model: 'm' })).toMatchObject({ capabilities: { thinking: false }, contextWindow: 4096 });
     expect(presetBackend('openai', { model: 'm' }).contextWindow).toBe(PROVIDERS.openai.contextWindow);
-    expect(() => openAiBackend({ baseUrl: 'localhost:11434', model: 'm' })).toThrow(/not an http\(s\) URL|not a URL/);
+    expect(() => openAiBackend({ baseUrl: 'localhost:11434', model: 'm' })).toThrow(/must start with http:\/\/ or https:\/\/|is not a URL/);
     expect(() => openAiBackend({ baseUrl: 'not a url', model: 'm' })).toThrow(/is not a URL/);
   });
 });
