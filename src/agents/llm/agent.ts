@@ -12,15 +12,18 @@ import type { Agent, CallRecord, Retry } from '../../core/session';
 import {
   BackendError,
   DEFAULT_CONTEXT_WINDOW,
+  latencyOf,
   MOVE_TOKENS,
   THINKING_MAX_TOKENS,
+  tokenCount,
   type ChatBackend,
   type ChatMessage,
   type ChatRequest,
   type ToolSpec,
 } from '../backends/types';
-import { decodeMove, MAX_RAW_LENGTH, renderRaw } from './decoder';
+import { decodeMove, renderRaw } from './decoder';
 import { clip } from './json-text';
+import { TextBudget } from './record';
 import { buildPrompt, promptText } from './prompt';
 import { MOVE_SCHEMA_NAME, moveJsonSchema, moveTools } from './schema';
 import type { MoveInterface } from './settings';
@@ -58,8 +61,6 @@ export const promptTokenBudget = (contextWindow: number, maxTokens: number, tool
 /** A request's sampling seed: 31 bits, which every provider that takes a seed accepts. */
 export const requestSeed = (seatSeed: number, turn: number, attempt: number): number => deriveSeed(seatSeed, 'llm', turn, attempt) & 0x7fffffff;
 
-const count = (x: unknown): number => (typeof x === 'number' && Number.isFinite(x) && x > 0 ? Math.round(x) : 0);
-
 /** What a game gives a model seat: how to ask for its moves and how to read an answer. */
 export interface ModelSeatGame<Obs extends { turn: number }, Mv> {
   tools(): ToolSpec[];
@@ -74,7 +75,11 @@ export interface ModelSeatGame<Obs extends { turn: number }, Mv> {
   refuse?(obs: Obs): string | null;
 }
 
-/** A seat played by a model over any backend, for any game: one call a move, recorded on its event. */
+/**
+ * A seat played by a model over any backend, for any game: one call a move, recorded on its event.
+ * Each seat is made for one negotiation, and keeps its model text within that negotiation's budget
+ * (record.ts); every figure a backend reports is checked before it enters the record.
+ */
 export function modelSeat<Obs extends { turn: number }, Mv>(backend: ChatBackend, game: ModelSeatGame<Obs, Mv>, opts: LlmAgentOptions = {}): Agent<Obs, Mv> {
   const moveInterface = opts.interface ?? 'tools';
   if (moveInterface === 'tools' && !backend.capabilities.tools)
@@ -86,6 +91,7 @@ export function modelSeat<Obs extends { turn: number }, Mv>(backend: ChatBackend
   // The move's JSON Schema, made once per agent rather than once per move.
   const schema = tools === undefined && backend.capabilities.jsonSchema ? game.jsonSchema() : undefined;
   const promptTokens = promptTokenBudget(backend.contextWindow ?? DEFAULT_CONTEXT_WINDOW, maxTokens, tools !== undefined);
+  const budget = new TextBudget();
   return {
     async act(obs, signal, retry) {
       const refused = game.refuse?.(obs) ?? null;
@@ -99,35 +105,59 @@ export function modelSeat<Obs extends { turn: number }, Mv>(backend: ChatBackend
 
       signal.throwIfAborted();
       const started = now();
-      const response: unknown = await backend.complete(request, signal);
+      let response: unknown;
+      try {
+        response = await backend.complete(request, signal);
+      } catch (e) {
+        // An answer too long to read is the model's failure to answer, played as an invalid one.
+        if (!(e instanceof BackendError) || e.kind !== 'too-large' || signal.aborted) throw e;
+        const call = withPrompt(callRecord(now() - started, {}), messages);
+        return { kind: 'invalid', reason: clip(`${e.message}; answer briefly`, 500), raw: '', call };
+      }
       const elapsed = now() - started;
       signal.throwIfAborted(); // an answer that arrives after a cancel is not played
       if (typeof response !== 'object' || response === null)
         throw new BackendError('bad-response', `${backend.name} returned no response`);
-      const { text, toolCalls, tokensIn, tokensOut, model, latencyMs, truncated } = response as Record<string, unknown>;
-      const latency = typeof latencyMs === 'number' && Number.isFinite(latencyMs) ? latencyMs : elapsed;
+      const answer = response as Record<string, unknown>;
+      const { text, toolCalls, truncated } = answer;
 
       const decoded = game.decode(text, toolCalls);
-      const raw = renderRaw(text, toolCalls);
-      const call: CallRecord = {
-        backend: clip(backend.name, 100),
-        model: clip(typeof model === 'string' && model !== '' ? model : backend.model, 300),
-        latencyMs: Number.isFinite(latency) && latency > 0 ? latency : 0,
-        tokensIn: count(tokensIn),
-        tokensOut: count(tokensOut),
-        prompt: clip(promptText(messages), MAX_RAW_LENGTH),
-        raw,
-      };
-      if (decoded.thinking !== undefined) call.thinking = decoded.thinking;
+      // Kept in this order while the budget lasts: the answer, its thinking, then the prompt (which can be rebuilt).
+      const raw = budget.keep(renderRaw(text, toolCalls));
+      const call = callRecord(elapsed, answer);
+      if (decoded.thinking !== undefined) call.thinking = budget.keep(decoded.thinking);
+      withPrompt(call, messages);
       // An answer stopped at the limit is unfinished, whatever part of it reads as a move.
+      // An invalid answer's raw text is kept once, on its event, and not again on its call.
       if (truncated === true) {
         const shorter = thinking ? 'think less and answer briefly' : 'answer briefly';
         return { kind: 'invalid', reason: `cut off at ${maxTokens} tokens; ${shorter}`, raw, call };
       }
+      if (!decoded.ok) return { kind: 'invalid', reason: decoded.reason, raw, call };
       // The raw answer as the call recorded it (tool calls included), whatever the decoder kept.
-      return decoded.ok ? { kind: 'move', move: decoded.move, call } : { kind: 'invalid', reason: decoded.reason, raw, call };
+      call.raw = raw;
+      return { kind: 'move', move: decoded.move, call };
     },
   };
+
+  /** A call's record: names clipped, every figure checked (latency: the backend's own where it times itself). */
+  function callRecord(elapsed: number, answer: Record<string, unknown>): CallRecord {
+    const { tokensIn, tokensOut, model, latencyMs } = answer;
+    return {
+      backend: clip(backend.name, 100),
+      model: clip(typeof model === 'string' && model !== '' ? model : backend.model, 300),
+      latencyMs: latencyOf(typeof latencyMs === 'number' && Number.isFinite(latencyMs) ? latencyMs : elapsed),
+      tokensIn: tokenCount(tokensIn),
+      tokensOut: tokenCount(tokensOut),
+    };
+  }
+
+  /** The prompt on the call, if it fits whole in what the budget leaves. */
+  function withPrompt(call: CallRecord, messages: ChatMessage[]): CallRecord {
+    const prompt = budget.keepWhole(promptText(messages));
+    if (prompt !== undefined) call.prompt = prompt;
+    return call;
+  }
 }
 
 const bilateralSeat: ModelSeatGame<BilateralObservation, Move> = {
