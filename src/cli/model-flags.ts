@@ -5,6 +5,7 @@ import { everyModelThinks } from '../agents/specs';
 import { DEFAULT_LLM_SETTINGS, MAX_MAX_TOKENS, MAX_TEMPERATURE, MIN_MAX_TOKENS, MOVE_INTERFACES, type LlmSettings } from '../agents/llm/settings';
 import { KEY_ENV, PROVIDERS, type RemoteSettings } from '../agents/remote';
 import type { RemoteModel } from '../agents/remote-spec';
+import { checkBaseUrl } from '../agents/remote-input';
 import { choiceFlag, intFlag, numberFlag, UsageError, type ParsedArgs } from './args';
 
 /** What these checks read of a seat's spec (bilateral and market specs both have it). */
@@ -26,9 +27,11 @@ export function missingKey(spec: SeatSpec, baseUrl: string | undefined, env: Rec
 
 /** Remote-model settings from the flags and the environment; keys never leave this object. */
 export function remoteSettings(args: ParsedArgs, env: Record<string, string | undefined>, specs: readonly SeatSpec[]): RemoteSettings {
-  const baseUrl = args.values.get('base-url');
-  if (baseUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(baseUrl))
-    throw new UsageError(`--base-url must be an http(s) URL, got "${baseUrl}"`);
+  const given = args.values.get('base-url');
+  // Refused in words that do not repeat it: it may hold a password.
+  const checked = given === undefined ? undefined : checkBaseUrl(given);
+  if (checked !== undefined && !checked.ok) throw new UsageError(`--base-url: ${checked.error}`);
+  const baseUrl = checked?.value;
   for (const spec of specs) {
     if (spec.webllm !== undefined) throw new UsageError(`${spec.label}: ${WEBLLM_ONLY_IN_BROWSER}`);
     const missing = missingKey(spec, baseUrl, env);

@@ -4,6 +4,7 @@ import { StandingsSchema } from '../core/bilateral/standings-schema';
 import { ScenarioSchema } from '../core/scenario';
 import { RUN_STATUSES, TournamentConfigSchema } from '../storage/schema';
 import { REMOTE_PROVIDERS } from '../agents/remote-spec';
+import { MAX_API_KEY_LENGTH, MAX_BASE_URL_LENGTH } from '../agents/remote-input';
 import type { EngineState } from '../agents/backends/webllm/pool';
 import { WEBLLM_MODEL_IDS } from '../agents/specs';
 import { LlmSettingsSchema } from '../agents/llm/settings';
@@ -31,11 +32,14 @@ const webllmModel = z
   .max(200)
   .refine((id) => WEBLLM_MODEL_IDS.includes(id) || customModel(id) !== undefined, { message: 'not a WebLLM model Parley knows' });
 
-/** Per provider, the user's key and base URL for remote agents; held in memory only, never stored. */
+/**
+ * Per provider, the user's key and base URL for remote agents; held in memory only, never stored.
+ * The limits are the Models page's own (remote-input.ts), so a key the page takes is never refused here.
+ */
 export const RemoteConfigSchema = z.object({
   providers: z.partialRecord(
     z.enum(REMOTE_PROVIDERS),
-    z.object({ apiKey: z.string().max(1000).optional(), baseUrl: z.string().max(2000).optional() }),
+    z.object({ apiKey: z.string().max(MAX_API_KEY_LENGTH).optional(), baseUrl: z.string().max(MAX_BASE_URL_LENGTH).optional() }),
   ),
 });
 export type RemoteConfig = z.infer<typeof RemoteConfigSchema>;

@@ -1,4 +1,5 @@
 import type { RemoteProvider } from '../../agents/remote-spec';
+import { entryProblems } from './keys.svelte';
 
 export type ConnectionResult = { ok: true; model: string } | { ok: false; message: string };
 
@@ -7,7 +8,8 @@ const TEST_TIMEOUT_MS = 20_000;
 
 /**
  * Sends one tiny request through the real backend, so a key, base URL and model can be checked
- * before a run. The backends are loaded only here, on demand; the key never enters the message.
+ * before a run; a key or base URL the form refuses is not sent at all, and the test says why. The
+ * backends are loaded only here, on demand; the key never enters the message.
  */
 export async function testConnection(
   provider: RemoteProvider,
@@ -15,8 +17,11 @@ export async function testConnection(
   entry: { apiKey: string; baseUrl: string },
   signal?: AbortSignal,
 ): Promise<ConnectionResult> {
+  const problems = entryProblems({ ...entry, remember: false });
+  const refused = problems.apiKey ?? problems.baseUrl;
+  if (refused !== undefined) return { ok: false, message: refused };
   const { RemoteBackends } = await import('../../agents/remote');
-  const apiKey = entry.apiKey;
+  const apiKey = entry.apiKey.trim();
   const baseUrl = entry.baseUrl.trim();
   const backends = new RemoteBackends({
     apiKey: () => apiKey || undefined,

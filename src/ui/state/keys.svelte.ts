@@ -1,3 +1,4 @@
+import { checkApiKey, checkBaseUrl } from '../../agents/remote-input';
 import { REMOTE_PROVIDERS, type RemoteProvider } from '../../agents/remote-spec';
 import type { ParleyDb } from '../../storage/db';
 import { deleteKey, getKeys, putKey } from '../../storage/keys';
@@ -14,9 +15,31 @@ export interface ProviderEntry {
 
 const blank = (): ProviderEntry => ({ apiKey: '', baseUrl: '', remember: false });
 
+/** Why a provider's key or base URL is refused, field by field (none: both are usable). */
+export interface EntryProblems {
+  apiKey?: string;
+  baseUrl?: string;
+}
+
+/** What is wrong with an entry as typed, in words that never repeat the key or a password. */
+export function entryProblems(entry: ProviderEntry): EntryProblems {
+  const key = checkApiKey(entry.apiKey);
+  const url = entry.baseUrl.trim() === '' ? null : checkBaseUrl(entry.baseUrl);
+  return {
+    ...(key.ok ? {} : { apiKey: sentence(key.error) }),
+    ...(url === null || url.ok ? {} : { baseUrl: sentence(url.error) }),
+  };
+}
+
+const sentence = (text: string): string => `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
+
+const usable = (problems: EntryProblems): boolean => problems.apiKey === undefined && problems.baseUrl === undefined;
+
 /**
  * The user's API keys and base URLs, per remote provider. Held in memory; written to IndexedDB
- * only for a provider whose "remember on this device" is ticked. Never logged or exported.
+ * only for a provider whose "remember on this device" is ticked. Never logged or exported. A key
+ * or base URL that is refused (too long, a password in the URL, …) says why on the form, is
+ * neither stored nor sent to the worker, and leaves its provider unconfigured until it is mended.
  */
 export class KeyRing {
   entries = $state<Record<RemoteProvider, ProviderEntry>>(
@@ -47,8 +70,9 @@ export class KeyRing {
     const was = this.entries[provider];
     const entry = { ...was, ...patch };
     this.entries[provider] = entry;
-    // A key held in memory only touches no storage at all.
+    // A key held in memory only touches no storage at all, and a refused one is not stored either.
     if (!entry.remember && !was.remember) return this.writes;
+    if (entry.remember && !usable(entryProblems(entry))) return this.writes;
     const db = this.db();
     // Writes go in order, so the last change is the one stored.
     this.writes = this.writes
@@ -73,17 +97,26 @@ export class KeyRing {
     if (!this.working.includes(spec)) this.working.push(spec);
   }
 
-  /** Providers with a key or a base URL of their own: the ones offered for agents. */
-  get configured(): RemoteProvider[] {
-    return REMOTE_PROVIDERS.filter((p) => this.entries[p].apiKey !== '' || this.entries[p].baseUrl.trim() !== '');
+  /** Why a provider's key or base URL, as typed, is refused. */
+  problems(provider: RemoteProvider): EntryProblems {
+    return entryProblems(this.entries[provider]);
   }
 
-  /** What the worker needs for remote agents, as plain data; undefined when nothing is set. */
+  /** Providers with a usable key or a base URL of their own: the ones offered for agents. */
+  get configured(): RemoteProvider[] {
+    return REMOTE_PROVIDERS.filter((p) => {
+      const { apiKey, baseUrl } = this.entries[p];
+      return (apiKey.trim() !== '' || baseUrl.trim() !== '') && usable(this.problems(p));
+    });
+  }
+
+  /** What the worker needs for remote agents, as plain data (keys and URLs as checked); undefined when nothing is set. */
   remote(): RemoteConfig | undefined {
     const providers: RemoteConfig['providers'] = {};
     for (const p of this.configured) {
-      const { apiKey, baseUrl } = this.entries[p];
-      providers[p] = { ...(apiKey ? { apiKey } : {}), ...(baseUrl.trim() ? { baseUrl: baseUrl.trim() } : {}) };
+      const apiKey = this.entries[p].apiKey.trim();
+      const baseUrl = this.entries[p].baseUrl.trim();
+      providers[p] = { ...(apiKey ? { apiKey } : {}), ...(baseUrl ? { baseUrl } : {}) };
     }
     return Object.keys(providers).length ? { providers } : undefined;
   }
