@@ -4,6 +4,7 @@ import { VitePWA } from 'vite-plugin-pwa';
 import { playwright } from '@vitest/browser-playwright';
 import { CHROMIUM, CHROMIUM_ARGS } from './test/chromium.ts';
 import { pacedModelCommands } from './test/support/paced-commands.ts';
+import { chatServerCommands } from './test/support/chat-server-commands.ts';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -99,8 +100,9 @@ export default defineConfig(({ mode }) => ({
             screenshotFailures: false,
             provider: playwright({ launchOptions: { executablePath: CHROMIUM, args: CHROMIUM_ARGS } }),
             instances: [{ browser: 'chromium' }],
-            // A remote model the tests pace (test/support/paced-model.ts), served from Node.
-            commands: pacedModelCommands,
+            // A remote model the tests pace (test/support/paced-model.ts), and scripted chat servers
+            // (test/support/chat-server.ts), served from Node.
+            commands: { ...pacedModelCommands, ...chatServerCommands },
           },
         },
       },
