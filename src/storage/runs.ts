@@ -125,6 +125,23 @@ export async function markInterrupted(
   });
 }
 
+/**
+ * A run whose worker died while playing it: once the browser has released the run's lock (it does
+ * when the worker ends), the run, if still marked running, becomes 'interrupted', so it can be
+ * resumed. Nothing stored is touched. Works for market runs too (`table`).
+ */
+export async function markCutOff(db: ParleyDb, runId: string, table: 'runs' | 'marketRuns' = 'runs'): Promise<boolean> {
+  const mark = () =>
+    db.transaction('rw', db[table], async () => {
+      const run: unknown = await db[table].get(runId);
+      if ((run as { status?: unknown } | undefined)?.status !== 'running') return false;
+      await db[table].update(runId, { status: 'interrupted' });
+      return true;
+    });
+  if (typeof navigator === 'undefined' || !navigator.locks) return mark();
+  return navigator.locks.request(runLockName(runId), mark);
+}
+
 /** Job ids of the negotiations already stored for a run (resume skips them); reads digests only. */
 export async function storedJobIds(db: ParleyDb, runId: string): Promise<Set<string>> {
   const ids = new Set<string>();

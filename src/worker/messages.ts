@@ -228,6 +228,11 @@ export const ToWorkerSchema = z.discriminatedUnion('type', [
   /** Stops a load asked for by engines.load (a run or game that needs the model keeps it going). */
   z.object({ type: z.literal('engines.cancel'), modelId: z.string().min(1).max(200) }),
   z.object({ type: z.literal('export'), requestId: id, runId: id, format: z.enum(['json', 'jsonl']) }),
+  /**
+   * The page's heartbeat: the worker answers with a pong at once, and holds the Web Lock `lock` for
+   * as long as it lives, so that a worker that died without a word is told from one that is busy.
+   */
+  z.object({ type: z.literal('ping'), beat: z.int().nonnegative(), lock: z.string().min(1).max(200) }),
   /** What can be read of a stored run that cannot be read whole (a damaged record), as one JSON file. */
   z.object({ type: z.literal('salvage'), requestId: id, runId: id }),
   z.object({ type: z.literal('import'), requestId: id, file: z.instanceof(Blob) }),
@@ -262,6 +267,8 @@ const count = z.int().nonnegative();
 /** Messages from the simulation worker to the page. */
 export const FromWorkerSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }),
+  /** The answer to a ping; `lock` is the life lock once the worker holds it (null before, or without Web Locks). */
+  z.object({ type: z.literal('pong'), beat: count, lock: z.string().max(200).nullable() }),
   z.object({
     type: z.literal('run.progress'),
     runId: id,

@@ -58,6 +58,22 @@ const sftExports = new Map<string, AbortController>();
 
 const describe = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
+/**
+ * The Web Lock this worker holds for as long as it lives (the page names it in its first ping).
+ * The browser releases it when the worker ends, however it ends: the page's heartbeat reads a
+ * released lock as a worker that is gone, a held one as a worker that is only busy.
+ */
+let lifeLock: string | null = null;
+let lifeLockAsked = false;
+function holdLifeLock(name: string): void {
+  if (lifeLockAsked || !navigator.locks) return;
+  lifeLockAsked = true;
+  void navigator.locks.request(name, () => {
+    lifeLock = name;
+    return new Promise<never>(() => undefined);
+  });
+}
+
 const FREE_SPACE = 'Delete or export old runs on the Runs page to free space';
 /**
  * The browser refused a write for lack of space, said in words for what was being done (the error
@@ -247,6 +263,10 @@ async function handle(message: ToWorker): Promise<void> {
     }
     case 'sft.cancel':
       sftExports.get(message.running)?.abort(new Error('stopped'));
+      return;
+    case 'ping':
+      holdLifeLock(message.lock);
+      host.post({ type: 'pong', beat: message.beat, lock: lifeLock });
       return;
     case 'webllm.custom':
       customToldByPage = true;

@@ -51,7 +51,7 @@ describe('SimClient when the worker dies', () => {
     expect(reply).toEqual({ type: 'failed', requestId: 'req-1', message: expect.stringMatching(/^The simulation worker stopped: .*boom at start/) });
     expect(messages).toEqual([
       { type: 'failed', runId: 'run-1', message: reply.type === 'failed' ? reply.message : '' },
-      { type: 'worker.stopped', message: reply.type === 'failed' ? reply.message : '' },
+      { type: 'worker.stopped', message: reply.type === 'failed' ? reply.message : '', runs: ['run-1'] },
     ]);
     expect(worker.started()).toBe(1);
     const again = c.request({ type: 'export', requestId: 'req-2', runId: 'run-1', format: 'json' });
@@ -72,7 +72,7 @@ describe('SimClient when the worker dies', () => {
     expect(await imported).toEqual({ type: 'failed', requestId: 'req-2', message: reason });
     expect(messages).toEqual([
       { type: 'failed', gameId: 'game-1', message: reason },
-      { type: 'worker.stopped', message: reason },
+      { type: 'worker.stopped', message: reason, runs: [] },
     ]);
   });
 

@@ -6,6 +6,7 @@ import type { RunStatus } from '../../storage/schema';
 import type { RemoteConfig } from '../../worker/messages';
 import { database, newId, sim } from './sim';
 import { getMarketRun } from '../../storage/market-runs';
+import { markCutOff } from '../../storage/runs';
 import { reportInPlay } from './in-play';
 
 export type MarketGameStatus = 'idle' | 'playing' | 'finished' | 'failed';
@@ -110,7 +111,12 @@ export class MarketTournamentSession {
     Object.assign(this, { runId, status: 'running', message: null, stored });
     this.unsubscribe = sim().subscribe((m) => {
       if (m.type === 'worker.stopped') {
-        if (this.status === 'running') [this.status, this.message] = ['failed', m.message];
+        // The worker playing it died: the run is interrupted, what it stored kept, and it can be resumed.
+        if (m.runs.includes(runId)) {
+          this.status = 'interrupted';
+          this.message = `${m.message} The run is interrupted: every market it stored is kept; resume it from Runs to play the rest.`;
+          void markCutOff(database(), runId, 'marketRuns').catch(() => undefined);
+        } else if (this.status === 'running') [this.status, this.message] = ['failed', m.message];
         return;
       }
       if (!('runId' in m) || m.runId !== runId) return;

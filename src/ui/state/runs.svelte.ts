@@ -47,7 +47,7 @@ export class RunsStore extends RunExportStore {
   constructor(readonly db: () => ParleyDb = database) {
     super();
     sim().subscribe((m) => {
-      if (m.type === 'run.status' || m.type === 'arena.end' || m.type === 'imported') void this.refresh();
+      if (m.type === 'run.status' || m.type === 'arena.end' || m.type === 'imported' || m.type === 'worker.stopped') void this.refresh();
       // A run playing in this tab reports its errors with its progress, stored or not yet.
       else if (m.type === 'run.progress') {
         const errors = errorsIn(m.standings);

@@ -10,6 +10,12 @@ export function sim(): SimClient {
   return client;
 }
 
+/** Puts `next` in place of the page's worker client, ending the one there was (tests: a client on a fake clock). */
+export function useSim(next: SimClient): void {
+  if (client !== next) client?.terminate();
+  client = next;
+}
+
 /** The page's read side of the database (the worker writes). */
 export function database(): ParleyDb {
   db ??= openDb();

@@ -2,7 +2,7 @@ import type { Standings } from '../../core/bilateral/aggregate';
 import type { RemoteConfig, TournamentSettings } from '../../worker/messages';
 import type { RunStatus } from '../../storage/schema';
 import { database, newId, sim } from './sim';
-import { getRun } from '../../storage/runs';
+import { getRun, markCutOff } from '../../storage/runs';
 
 export interface Progress {
   done: number;
@@ -42,6 +42,10 @@ export class TournamentSession {
     this.unsubscribe?.();
     this.runId = runId;
     this.unsubscribe = sim().subscribe((m) => {
+      if (m.type === 'worker.stopped') {
+        if (m.runs.includes(runId)) this.cutOff(runId, m.message);
+        return;
+      }
       if (!('runId' in m) || m.runId !== runId) return;
       if (m.type === 'run.progress' || m.type === 'run.status') this.stored = true;
       if (m.type === 'run.progress') {
@@ -61,6 +65,13 @@ export class TournamentSession {
         void this.checkStored(runId);
       }
     });
+  }
+
+  /** The worker playing the run died: the run is interrupted, not failed; what it stored is kept and it can be resumed. */
+  private cutOff(runId: string, reason: string): void {
+    this.status = 'interrupted';
+    this.message = `${reason} The run is interrupted: every negotiation it stored is kept; resume it to play the rest.`;
+    void markCutOff(database(), runId).catch(() => undefined);
   }
 
   /** After a failure: is there a run to link to? (A start can fail before the run is created: a full disk, a bad agent.) */
