@@ -46,6 +46,14 @@ describe('a custom WebLLM model (fake engine)', () => {
     await form.getByRole('button', { name: 'Add model' }).click();
     await page.getByRole('status').filter({ hasText: `Added ${NAME}` }).waitFor();
     expect(await problems()).toEqual({});
+    // The window's memory is said as it is typed (WebLLM sizes the attention cache for all of it at load).
+    const windowNote = form.getByLabel('Context window (tokens)');
+    expect(await windowNote.getAttribute('aria-describedby')).toBeTruthy();
+    const note = page.locator(`[id="${await windowNote.getAttribute('aria-describedby')}"]`);
+    await expect.poll(() => note.textContent()).toContain('at 4,096 tokens about 0.4 GB for a Qwen3 0.6B or 1.7B, 0.6 GB for a 4B or 8B');
+    await windowNote.fill('131072');
+    await expect.poll(() => note.textContent()).toContain('at 131,072 tokens about 14 GB for a Qwen3 0.6B or 1.7B, 18 GB for a 4B or 8B');
+    await windowNote.fill('4096');
 
     // Kept in settings: still listed after a reload.
     await page.reload();

@@ -55,6 +55,27 @@ export const QWEN3_PARAMETERS: Record<Qwen3Size, number> = {
  */
 export const BITS_PER_WEIGHT: Record<Quantization, number> = { q4f16_1: 4.5, q4f32_1: 5 };
 
+/**
+ * The attention cache's size per token of context: keys and values for every layer and KV head,
+ * at 2 bytes a value in the f16 builds and 4 in the f32 ones. WebLLM allocates it for the whole
+ * context window when it loads a model, so the memory a model needs grows with the window; the
+ * prebuilt records' `vram_required_MB` are for their window (4,096 for Qwen3). Qwen3's shapes are
+ * from its model cards' configurations (28 layers for 0.6B and 1.7B, 36 for 4B and 8B; 8 KV heads
+ * of 128 values each).
+ */
+export const QWEN3_KV_SHAPE: Record<Qwen3Size, { layers: number; kvHeads: number; headDim: number }> = {
+  '0.6B': { layers: 28, kvHeads: 8, headDim: 128 },
+  '1.7B': { layers: 28, kvHeads: 8, headDim: 128 },
+  '4B': { layers: 36, kvHeads: 8, headDim: 128 },
+  '8B': { layers: 36, kvHeads: 8, headDim: 128 },
+};
+
+export const kvCacheBytesPerToken = (shape: { layers: number; kvHeads: number; headDim: number }, quantization: Quantization): number =>
+  shape.layers * shape.kvHeads * shape.headDim * 2 * (quantization === 'q4f16_1' ? 2 : 4);
+
+/** MB (2^20 bytes) of attention cache for `tokens` of context. */
+export const kvCacheMB = (bytesPerToken: number, tokens: number): number => (bytesPerToken * tokens) / 2 ** 20;
+
 /** Tokenizer, configuration and the compiled model library, downloaded beside the weights. */
 export const DOWNLOAD_OVERHEAD_MB = 15;
 

@@ -1,6 +1,10 @@
 import { prebuiltAppConfig, type ModelRecord } from '@mlc-ai/web-llm';
 import { describe, expect, it } from 'vitest';
 import {
+  QWEN3_KV_SHAPE,
+  kvCacheBytesPerToken,
+  kvCacheMB,
+  QUANTIZATIONS,
   estimateDownloadMB,
   QWEN3_SIZES,
   qwen3ModelId,
@@ -115,5 +119,27 @@ describe('qwen3Models: the pure function', () => {
     expect(estimateDownloadMB('4B', 'q4f16_1')).toBe(2160);
     expect(estimateDownloadMB('8B', 'q4f16_1')).toBe(4410);
     expect(estimateDownloadMB('8B', 'q4f32_1')).toBe(4900);
+  });
+});
+
+describe('the attention cache a context window costs', () => {
+  it("matches the memory WebLLM's own records add for a longer window", () => {
+    // WebLLM lists Llama 3.1 8B (32 layers, 8 KV heads of 128) at 4,096 tokens and at 1,024 ("-1k"):
+    // the difference is the cache for 3,072 tokens, plus a little that scales with it.
+    const vram = (id: string) => prebuiltAppConfig.model_list.find((r) => r.model_id === id)?.vram_required_MB ?? NaN;
+    const llama = { layers: 32, kvHeads: 8, headDim: 128 };
+    for (const q of QUANTIZATIONS) {
+      const listed = vram(`Llama-3.1-8B-Instruct-${q}-MLC`) - vram(`Llama-3.1-8B-Instruct-${q}-MLC-1k`);
+      const computed = kvCacheMB(kvCacheBytesPerToken(llama, q), 3072);
+      expect(computed / listed, q).toBeGreaterThan(0.9);
+      expect(computed / listed, q).toBeLessThanOrEqual(1);
+    }
+  });
+
+  it('gives the Qwen3 sizes per token of context', () => {
+    expect(kvCacheBytesPerToken(QWEN3_KV_SHAPE['1.7B'], 'q4f16_1')).toBe(114_688);
+    expect(kvCacheBytesPerToken(QWEN3_KV_SHAPE['8B'], 'q4f32_1')).toBe(294_912);
+    // The largest custom window on a Qwen3 1.7B q4f16 build: 14 GB of cache.
+    expect(kvCacheMB(kvCacheBytesPerToken(QWEN3_KV_SHAPE['1.7B'], 'q4f16_1'), 131_072)).toBe(14_336);
   });
 });
