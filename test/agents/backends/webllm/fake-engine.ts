@@ -1,22 +1,36 @@
 /**
- * A fake WebLLM engine with exactly the interface the backend uses: `chat.completions.create`
- * and `interruptGenerate`. It checks every request the way WebLLM 0.2.86 does before it
- * generates (model loaded, message order, schema only with json_object, a structural tag only
- * with structural_tag, value ranges) and
- * answers like it: with `enable_thinking: false` the answer opens with the empty
- * `<think>\n\n</think>\n\n` WebLLM prepends; an interrupted generation resolves with
- * finish_reason "abort".
+ * A fake WebLLM engine: MLCEngine's interface as far as Parley uses it (`chat.completions.create`,
+ * `interruptGenerate`, `getMessage`, `unload`), behaving as WebLLM 0.2.86 does wherever a test can
+ * tell (node_modules/@mlc-ai/web-llm/lib/index.js):
+ * - a request is checked before anything else, as getLLMStates and postInitAndCheckFields do
+ *   (model loaded, message order, schema only with json_object, a structural tag only with
+ *   structural_tag, value ranges);
+ * - one generation at a time, behind a lock like WebLLM's per-model CustomLock; the interrupt flag
+ *   is cleared once a request has taken the lock, so an interrupt sent while a request waits for
+ *   the lock is lost, as it is in WebLLM;
+ * - an interrupted generation resolves with finish_reason "abort";
+ * - with `enable_thinking: false` the answer opens with the empty `<think>\n\n</think>\n\n` WebLLM prepends;
+ * - a device lost after load (`loseDevice()`, or a `{ lose: true }` reply) is what WebLLM's
+ *   device-lost handler makes of it: it unloads, so the move in progress (and any waiting for the
+ *   lock) rejects with TVM's disposal error, and every later call with WebLLM's ModelNotLoadedError.
+ *   `unload()` does the same, as WebLLM's does.
  */
-import type { ChatCompletion, ChatCompletionRequestNonStreaming } from '@mlc-ai/web-llm';
+import type { ChatCompletion, ChatCompletionRequestNonStreaming, InitProgressReport } from '@mlc-ai/web-llm';
 import type { WebLlmEngineLike } from '../../../../src/agents/backends/webllm/backend';
 import type { Role } from '../../../../src/core/scenario';
 
-/** One answer: the text, an Error (or a string, as errors cross WebLLM's worker) to reject with, or a hang. */
+/**
+ * One answer: the text, an Error (or a string, as errors cross WebLLM's worker) to reject with, a
+ * hang until interrupted, a stall that not even an interrupt ends (a stuck GPU), or the device lost
+ * during this move.
+ */
 export type FakeReply =
   | string
   | { text: string; promptTokens?: number; completionTokens?: number; finish?: 'stop' | 'length'; model?: string }
   | { reject: unknown }
-  | { hang: true; partial?: string };
+  | { hang: true; partial?: string }
+  | { stall: true }
+  | { lose: true; error?: Error };
 
 export type FakeModel = (request: ChatCompletionRequestNonStreaming, index: number) => FakeReply | Promise<FakeReply>;
 
@@ -26,9 +40,37 @@ export interface FakeEngine extends WebLlmEngineLike {
   readonly interrupts: number;
   /** Requests WebLLM itself would have refused, with the reason. */
   readonly refused: string[];
+  /** Requests held back by the lock, waiting for the generation in progress. */
+  readonly waiting: number;
+  readonly unloads: number;
+  /** The GPU device is lost now: WebLLM's handler unloads the model (see above). */
+  loseDevice(error?: Error): void;
+  /** The answer so far; rejects with ModelNotLoadedError when no model is loaded, as WebLLM's does. */
+  getMessage(): Promise<string>;
+  unload(): Promise<void>;
 }
 
 export const EMPTY_THINKING = '<think>\n\n</think>\n\n';
+
+/** WebLLM's ModelNotLoadedError, worded as its constructor words it. */
+export function modelNotLoadedError(requestName: string): Error {
+  const error = new Error(
+    `Model not loaded before trying to complete ${requestName}. Please ensure you have called ` +
+      `MLCEngine.reload(model) to load the model before initiating APIs, ` +
+      `or initialize your engine using CreateMLCEngine() with a valid model configuration.`,
+  );
+  error.name = 'ModelNotLoadedError';
+  return error;
+}
+
+/** What TVM's runtime throws (plain Errors) at work in progress once it has been disposed. */
+export const DISPOSED_TEXTS = [
+  'Tensor has already been disposed',
+  'Object has already been disposed',
+  'The current Object has already been disposed',
+  'WebGPU context is not initialized',
+  'Asyncify packed function has already been disposed',
+] as const;
 
 /** WebLLM's own request checks (postInitAndCheckFields and the generation config ranges). */
 function refusal(request: ChatCompletionRequestNonStreaming, loaded: readonly string[]): string | null {
@@ -80,12 +122,44 @@ function completion(request: ChatCompletionRequestNonStreaming, text: string, mo
   };
 }
 
+/** WebLLM's CustomLock: taken at once when free, else handed over in order by release(). */
+class Lock {
+  private held = false;
+  private readonly queue: (() => void)[] = [];
+
+  get waiting(): number {
+    return this.queue.length;
+  }
+
+  acquire(): Promise<void> {
+    if (!this.held) {
+      this.held = true;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.queue.push(resolve));
+  }
+
+  release(): void {
+    const next = this.queue.shift();
+    if (next) next();
+    else this.held = false;
+  }
+}
+
 export function fakeEngine(model: FakeModel | readonly FakeReply[], opts: { loaded?: readonly string[] } = {}): FakeEngine {
-  const loaded = opts.loaded ?? ['Qwen3-0.6B-q4f16_1-MLC'];
+  let loaded = [...(opts.loaded ?? ['Qwen3-0.6B-q4f16_1-MLC'])];
   const requests: ChatCompletionRequestNonStreaming[] = [];
   const refused: string[] = [];
+  const lock = new Lock();
   let interrupts = 0;
-  let wake: (() => void) | null = null;
+  let unloads = 0;
+  // WebLLM's interruptSignal: one flag for the engine, raised by interruptGenerate, cleared by the request that takes the lock.
+  let interruptSignal = false;
+  let lastMessage = '';
+  const wakers = new Set<() => void>();
+  /** What work in progress meets once the runtime is disposed; null while the model is loaded. */
+  let disposed: Error | null = null;
+  const onDisposed = new Set<(error: Error) => void>();
   const answer: FakeModel =
     typeof model === 'function'
       ? model
@@ -95,48 +169,147 @@ export function fakeEngine(model: FakeModel | readonly FakeReply[], opts: { load
           return reply;
         };
 
+  /** WebLLM's unload, as its device-lost handler or a caller runs it: the runtime is disposed under whatever runs. */
+  const dispose = (error: Error) => {
+    loaded = [];
+    disposed ??= error;
+    for (const reject of [...onDisposed]) reject(disposed);
+  };
+  /** `work`, unless the runtime is disposed first. */
+  const unlessDisposed = <T>(work: Promise<T>): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      if (disposed) return reject(disposed);
+      onDisposed.add(reject);
+      work.then(resolve, reject).finally(() => onDisposed.delete(reject));
+    });
+  const untilInterrupted = (): Promise<void> =>
+    new Promise((resolve) => {
+      if (interruptSignal) return resolve();
+      const wake = () => {
+        wakers.delete(wake);
+        resolve();
+      };
+      wakers.add(wake);
+    });
+
+  async function generate(request: ChatCompletionRequestNonStreaming, index: number, modelId: string): Promise<ChatCompletion> {
+    const reply = await unlessDisposed(Promise.resolve(answer(request, index)));
+    const prefix = request.extra_body?.enable_thinking === false ? EMPTY_THINKING : '';
+    if (typeof reply === 'string') return completion(request, prefix + reply, modelId, { finish: 'stop' });
+    if ('reject' in reply) throw reply.reject;
+    if ('lose' in reply) {
+      dispose(reply.error ?? new Error(DISPOSED_TEXTS[0]));
+      throw disposed;
+    }
+    if ('stall' in reply) return unlessDisposed(new Promise<never>(() => undefined));
+    if ('hang' in reply) {
+      await unlessDisposed(untilInterrupted());
+      return completion(request, prefix + (reply.partial ?? ''), modelId, { finish: 'abort' });
+    }
+    return completion(request, prefix + reply.text, reply.model ?? modelId, {
+      finish: reply.finish ?? 'stop',
+      ...(reply.promptTokens !== undefined && { promptTokens: reply.promptTokens }),
+      ...(reply.completionTokens !== undefined && { completionTokens: reply.completionTokens }),
+    });
+  }
+
   return {
     requests,
     refused,
     get interrupts() {
       return interrupts;
     },
+    get waiting() {
+      return lock.waiting;
+    },
+    get unloads() {
+      return unloads;
+    },
     interruptGenerate() {
       interrupts++;
-      wake?.();
+      interruptSignal = true;
+      for (const wake of [...wakers]) wake();
+    },
+    loseDevice(error = new Error(DISPOSED_TEXTS[0])) {
+      dispose(error);
+    },
+    async getMessage() {
+      if (loaded.length === 0) throw modelNotLoadedError('getMessage');
+      return lastMessage;
+    },
+    async unload() {
+      unloads++;
+      dispose(new Error(DISPOSED_TEXTS[1]));
     },
     chat: {
       completions: {
         async create(request) {
           const index = requests.length;
           requests.push(structuredClone(request));
+          // Checked before the lock, as WebLLM's chatCompletion does.
+          if (loaded.length === 0) throw modelNotLoadedError('ChatCompletionRequest');
           const why = refusal(request, loaded);
           if (why !== null) {
             refused.push(why);
             throw new Error(why);
           }
           const modelId = request.model ?? (loaded[0] as string);
-          const reply = await answer(request, index);
-          const thinkingOff = request.extra_body?.enable_thinking === false;
-          const prefix = thinkingOff ? EMPTY_THINKING : '';
-          if (typeof reply === 'string') return completion(request, prefix + reply, modelId, { finish: 'stop' });
-          if ('reject' in reply) throw reply.reject;
-          if ('hang' in reply) {
-            await new Promise<void>((resolve) => {
-              wake = resolve;
-            });
-            wake = null;
-            return completion(request, prefix + (reply.partial ?? ''), modelId, { finish: 'abort' });
+          await lock.acquire();
+          try {
+            // WebLLM: "An interrupt applies only to the request that was running when it was raised."
+            interruptSignal = false;
+            if (disposed) throw disposed;
+            const done = await generate(request, index, modelId);
+            lastMessage = String(done.choices[0]?.message.content ?? '');
+            return done;
+          } finally {
+            lock.release();
           }
-          return completion(request, prefix + reply.text, reply.model ?? modelId, {
-            finish: reply.finish ?? 'stop',
-            ...(reply.promptTokens !== undefined && { promptTokens: reply.promptTokens }),
-            ...(reply.completionTokens !== undefined && { completionTokens: reply.completionTokens }),
-          });
         },
       },
     },
   };
+}
+
+/** How a fake load goes: its weight shards (and their size), its shader modules, whether the weights are cached already. */
+export interface LoadShape {
+  shards?: number;
+  megabytes?: number;
+  shaders?: number;
+  cached?: boolean;
+  gpu?: string;
+}
+
+/**
+ * The reports WebLLM 0.2.86 sends its initProgressCallback during one load, in its words: each
+ * phase goes from 0 to 1 on its own — the download ("Fetching param cache[…]", skipped when every
+ * shard is cached), the copy to the GPU ("Loading model from cache[…]"), the shader compilation
+ * ("Loading GPU shader modules[…]") — then "Finish loading on WebGPU - …" at 1.
+ */
+export function webLlmLoadReports({ shards = 4, megabytes = 400, shaders = 3, cached = false, gpu = 'fake adapter' }: LoadShape = {}): InitProgressReport[] {
+  const reports: InitProgressReport[] = [{ progress: 0, timeElapsed: 0, text: 'Start to fetch params' }];
+  let seconds = 0;
+  const shardPhase = (words: (i: number, mb: number, percent: number, secs: number) => string) => {
+    for (let i = 1; i <= shards; i++) {
+      const secs = ++seconds;
+      const text = words(i, Math.ceil((megabytes * i) / shards), Math.floor((i * 100) / shards), secs);
+      reports.push({ progress: i / shards, timeElapsed: secs, text });
+    }
+  };
+  if (!cached)
+    shardPhase(
+      (i, mb, percent, secs) =>
+        `Fetching param cache[${i}/${shards}]: ${mb}MB fetched. ${percent}% completed, ${secs} secs elapsed. ` +
+        'It can take a while when we first visit this page to populate the cache. Later refreshes will become faster.',
+    );
+  shardPhase((i, mb, percent, secs) => `Loading model from cache[${i}/${shards}]: ${mb}MB loaded. ${percent}% completed, ${secs} secs elapsed.`);
+  for (let i = 1; i <= shaders; i++) {
+    const secs = ++seconds;
+    const progress = i / shaders;
+    reports.push({ progress, timeElapsed: secs, text: `Loading GPU shader modules[${i}/${shaders}]: ${Math.floor(progress * 100)}% completed, ${secs} secs elapsed.` });
+  }
+  reports.push({ progress: 1, timeElapsed: seconds, text: `Finish loading on WebGPU - ${gpu}` });
+  return reports;
 }
 
 export const systemOf = (req: ChatCompletionRequestNonStreaming) => String(req.messages[0]?.content ?? '');
