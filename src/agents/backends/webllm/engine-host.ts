@@ -5,7 +5,7 @@
  */
 import type { AppConfig, MLCEngine } from '@mlc-ai/web-llm';
 import { assertNever } from '../../../core/result';
-import { errorText } from './errors';
+import { errorText, isModelNotLoaded } from './errors';
 import { modelListEntry } from './models';
 import { ToEngineSchema, type FromEngine, type ToEngine } from './protocol';
 
@@ -21,6 +21,26 @@ export interface EnginePort {
   addEventListener(type: 'message', listener: (event: MessageEvent) => void): void;
 }
 
+/** A failed move after which WebLLM said it holds no model: reported with `lost`, not as a plain failure. */
+class Dropped {
+  constructor(readonly cause: unknown) {}
+}
+
+/**
+ * Whether the engine still holds its model, asked through a call that reads WebLLM's state
+ * (`getMessage` goes through getLLMStates, as every request does, and has no side effect): a
+ * device lost after load makes WebLLM unload, so it answers ModelNotLoadedError, whatever text
+ * the move in progress failed with.
+ */
+async function holdsModel(engine: MLCEngine): Promise<{ held: true } | { held: false; why: unknown }> {
+  try {
+    await engine.getMessage();
+    return { held: true };
+  } catch (e) {
+    return isModelNotLoaded(e) ? { held: false, why: e } : { held: true };
+  }
+}
+
 export function serveEngine(port: EnginePort, webllm: WebLlmApi): void {
   let engine: MLCEngine | null = null;
   const post = (message: FromEngine) => port.postMessage(message);
@@ -33,15 +53,28 @@ export function serveEngine(port: EnginePort, webllm: WebLlmApi): void {
     switch (message.type) {
       case 'load': {
         if (engine) throw new Error('this engine worker has a model loaded already');
-        engine = await webllm.CreateMLCEngine(message.modelId, {
+        const loaded = await webllm.CreateMLCEngine(message.modelId, {
           initProgressCallback: (r) => post({ type: 'progress', callId, fraction: r.progress, text: String(r.text ?? '') }),
           ...(message.appConfig && { appConfig: message.appConfig }),
         });
+        // A load whose device was lost can end without an error (WebLLM's reload swallows the
+        // abort its own unload sends): a load is done only if the model is there.
+        const state = await holdsModel(loaded);
+        if (!state.held) throw state.why;
+        engine = loaded;
         return { type: 'done', callId };
       }
-      case 'chat':
+      case 'chat': {
         if (!engine) throw new Error('EngineNotLoadedError: no model is loaded in this engine worker');
-        return { type: 'answer', callId, completion: await engine.chat.completions.create(message.request) };
+        const serving = engine;
+        try {
+          return { type: 'answer', callId, completion: await serving.chat.completions.create(message.request) };
+        } catch (e) {
+          // The move's own error may be any of TVM's disposal texts; WebLLM's state says whether the GPU went with it.
+          const state = await holdsModel(serving);
+          throw state.held ? e : new Dropped(e);
+        }
+      }
       case 'unload': {
         const loaded = engine;
         engine = null;
@@ -77,6 +110,12 @@ export function serveEngine(port: EnginePort, webllm: WebLlmApi): void {
       void Promise.resolve(engine?.interruptGenerate()).catch(() => undefined);
       return;
     }
-    handle(message).then(post, (e: unknown) => post({ type: 'failed', callId: message.callId, error: errorText(e) }));
+    handle(message).then(post, (e: unknown) =>
+      post(
+        e instanceof Dropped
+          ? { type: 'failed', callId: message.callId, error: errorText(e.cause), lost: true }
+          : { type: 'failed', callId: message.callId, error: errorText(e) },
+      ),
+    );
   });
 }

@@ -7,7 +7,7 @@
 import type { AppConfig, ChatCompletion, ChatCompletionRequestNonStreaming } from '@mlc-ai/web-llm';
 import { BackendError } from '../types';
 import type { WebLlmEngineLike } from './backend';
-import { errorText, loadError, plain } from './errors';
+import { errorText, loadError, ModelDroppedError, plain } from './errors';
 import type { ModelListEntry } from './models';
 import { FromEngineSchema, type FromEngine, type ToEngine } from './protocol';
 
@@ -35,8 +35,13 @@ export interface LoadOptions {
 }
 
 export interface LoadedEngine extends WebLlmEngineLike {
-  /** Frees the GPU memory and ends the worker. */
+  /** Asks WebLLM to free the GPU memory, then ends the worker. */
   unload(): Promise<void>;
+  /**
+   * Ends the worker at once without asking WebLLM, which may be stuck or hold a lost device;
+   * the browser frees the worker's GPU memory. A test's engine may have no worker to end.
+   */
+  terminate?(): void;
 }
 
 export interface EngineDeps {
@@ -126,7 +131,7 @@ class EngineConnection {
     if (message.type === 'progress') return call.onProgress?.({ fraction: clamp01(message.fraction), text: message.text });
     this.pending.delete(message.callId);
     // WebLLM's error as text, the way its own worker client rejects: errors.ts reads it.
-    if (message.type === 'failed') call.reject(message.error);
+    if (message.type === 'failed') call.reject(message.lost ? new ModelDroppedError(message.error) : message.error);
     else if (message.type !== call.expect) call.reject(new Error(`the WebLLM worker answered ${message.type}, not ${call.expect}`));
     else call.resolve(message);
   }
@@ -169,6 +174,7 @@ export async function loadEngine(modelId: string, opts: LoadOptions = {}, deps: 
         connection.close(new Error(`${modelId} was unloaded`));
       }
     },
+    terminate: () => connection.close(new Error(`${modelId} was unloaded`)),
   };
 }
 

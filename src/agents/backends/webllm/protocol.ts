@@ -36,7 +36,10 @@ export const FromEngineSchema = z.discriminatedUnion('type', [
     models: z.array(ModelListEntrySchema).max(64),
     cached: z.record(z.string(), z.boolean()),
   }),
-  /** WebLLM's error as text ("DeviceLostError: …"), which errors.ts reads. */
-  z.object({ type: z.literal('failed'), callId, error: z.string() }),
+  /**
+   * WebLLM's error as text ("DeviceLostError: …"), which errors.ts reads. `lost`: asked after
+   * the failure, WebLLM said it holds no model any more (its device-lost handler unloaded it).
+   */
+  z.object({ type: z.literal('failed'), callId, error: z.string(), lost: z.literal(true).optional() }),
 ]);
 export type FromEngine = z.infer<typeof FromEngineSchema>;

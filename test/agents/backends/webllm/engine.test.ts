@@ -3,14 +3,15 @@
  * through an in-memory channel, with a fake WebLLM: no weights can be downloaded here. The
  * messages are cloned as a worker's are, and arrive a task later.
  */
-import { prebuiltAppConfig, type AppConfig, type InitProgressCallback, type MLCEngine, type MLCEngineConfig } from '@mlc-ai/web-llm';
+import { MLCEngine, prebuiltAppConfig, type AppConfig, type InitProgressCallback, type MLCEngineConfig } from '@mlc-ai/web-llm';
 import { describe, expect, it } from 'vitest';
 import { BackendError } from '../../../../src/agents/backends/types';
 import { webLlmBackend } from '../../../../src/agents/backends/webllm/backend';
 import { deleteCached, listModels, loadEngine, type EngineWorker } from '../../../../src/agents/backends/webllm/engine';
+import { GPU_LOST_MESSAGE, ModelDroppedError } from '../../../../src/agents/backends/webllm/errors';
 import { serveEngine, type EnginePort, type WebLlmApi } from '../../../../src/agents/backends/webllm/engine-host';
 import type { ToEngine } from '../../../../src/agents/backends/webllm/protocol';
-import { fakeEngine } from './fake-engine';
+import { fakeEngine, webLlmLoadReports, type FakeModel, type FakeReply } from './fake-engine';
 
 const MODEL = 'Qwen3-1.7B-q4f32_1-MLC';
 
@@ -54,15 +55,13 @@ function engineWorker(webllm: WebLlmApi): TestWorker {
   return worker;
 }
 
-/** A WebLLM whose CreateMLCEngine runs `load`, reporting progress through the config. */
-function fakeWebLlm(load: (progress: InitProgressCallback) => Promise<void> = async () => undefined) {
+/** A WebLLM whose CreateMLCEngine runs `load`, reporting progress through the config, and then answers as `model`. */
+function fakeWebLlm(
+  load: (progress: InitProgressCallback) => Promise<void> = async () => undefined,
+  model: FakeModel | readonly FakeReply[] = ['{"action":{"type":"accept"}}'],
+) {
   const calls: { modelId: string | string[]; config: MLCEngineConfig | undefined }[] = [];
-  const engine = Object.assign(fakeEngine(['{"action":{"type":"accept"}}'], { loaded: [MODEL] }), {
-    unloaded: 0,
-    async unload() {
-      engine.unloaded++;
-    },
-  });
+  const engine = fakeEngine(model, { loaded: [MODEL] });
   const cache = new Set<string>(['Qwen3-0.6B-q4f16_1-MLC']);
   const api: WebLlmApi = {
     async CreateMLCEngine(modelId, config) {
@@ -115,9 +114,17 @@ describe('loadEngine', () => {
     expect(web.engine.interrupts).toBe(1);
     expect(worker.terminated).toBe(false);
     await engine.unload();
-    expect(web.engine.unloaded).toBe(1);
+    expect(web.engine.unloads).toBe(1);
     expect(worker.terminated).toBe(true);
     await expect(engine.chat.completions.create({ messages: [{ role: 'user', content: 'x' }] })).rejects.toThrow(`${MODEL} was unloaded`);
+  });
+
+  it("passes WebLLM's three load phases on as they come, each from 0 to 1, in WebLLM's words", async () => {
+    const reports = webLlmLoadReports({ shards: 2, shaders: 2 });
+    const web = fakeWebLlm(async (progress) => reports.forEach(progress));
+    const seen: unknown[] = [];
+    await loadEngine(MODEL, { onProgress: (p) => seen.push(p) }, { createWorker: () => engineWorker(web.api) });
+    expect(seen).toEqual(reports.map((r) => ({ fraction: r.progress, text: r.text })));
   });
 
   it('passes an appConfig on to WebLLM (the e2e build points one model at a closed port)', async () => {
@@ -154,6 +161,9 @@ describe('loadEngine', () => {
     ['ShaderF16SupportError: This model requires WebGPU extension shader-f16', 'gpu-lost', /needs shader-f16, which this GPU lacks; choose its q4f32 build/],
     ['WebGPUNotAvailableError: WebGPU is not supported in your current environment', 'gpu-lost', /cannot load: this browser gives WebLLM no GPU \(WebGPU is not supported/],
     ['Error: Cannot initialize runtime because of requested maxBufferSize exceeds limit.', 'gpu-lost', /^This GPU cannot run /],
+    ['Error: Tensor has already been disposed', 'gpu-lost', /ran out of memory while loading .*Choose a smaller model/],
+    ['Engine.unload() is called.', 'gpu-lost', /ran out of memory while loading .*Choose a smaller model/],
+    ["TypeError: Failed to execute 'add' on 'Cache': Request failed", 'http', /^The download of .* failed: the server refused one of its files or does not have it \(for example 404 Not Found\)/],
     ['QuotaExceededError: The quota has been exceeded.', 'bad-response', /not enough storage space to keep/],
     ['IntegrityError: hash mismatch', 'bad-response', /^Loading .* failed: hash mismatch\. Try again\.$/],
   ] as const)('a load that fails in the worker with "%s" is a BackendError %s with a plain message; the worker is ended', async (thrown, kind, message) => {
@@ -207,6 +217,64 @@ describe('loadEngine', () => {
     await expect(pending).rejects.toMatchObject(lost);
     await expect(backend.complete(request, new AbortController().signal)).rejects.toMatchObject(lost);
     expect(worker.terminated).toBe(true);
+  });
+
+  it('a load that ends with no model in WebLLM (a real MLCEngine holding none) is a lost GPU with the memory advice; the worker is ended', async () => {
+    // WebLLM's reload swallows the AbortError of a load its device-lost handler unloaded: CreateMLCEngine resolves, empty.
+    const web = fakeWebLlm();
+    web.api.CreateMLCEngine = async () => new MLCEngine();
+    const worker = engineWorker(web.api);
+    const error = await loadEngine(MODEL, {}, { createWorker: () => worker }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ kind: 'gpu-lost', message: `The GPU ran out of memory while loading ${MODEL}. Choose a smaller model, close other GPU-heavy tabs, and try again.` });
+    expect(String((error as Error).cause)).toMatch(/^ModelNotLoadedError: Model not loaded before trying to complete getMessage/);
+    expect(worker.terminated).toBe(true);
+  });
+
+  it('a device lost after load: the move in progress fails as a lost GPU, and so does every later one', async () => {
+    const web = fakeWebLlm(undefined, ['{"action":{"type":"accept"}}', { lose: true }]);
+    const engine = await loadEngine(MODEL, {}, { createWorker: () => engineWorker(web.api) });
+    const backend = webLlmBackend({ engine, modelId: MODEL });
+    const request = { messages: [{ role: 'user' as const, content: 'Your move.' }] };
+    await backend.complete(request, new AbortController().signal);
+    const lost = await backend.complete(request, new AbortController().signal).catch((e: unknown) => e);
+    expect(lost).toMatchObject({ kind: 'gpu-lost', message: GPU_LOST_MESSAGE });
+    // The engine worker asked WebLLM after the failure, and WebLLM no longer held the model.
+    expect((lost as Error).cause).toBeInstanceOf(ModelDroppedError);
+    expect(String((lost as Error).cause)).toBe('ModelDroppedError: Error: Tensor has already been disposed');
+    const later = await backend.complete(request, new AbortController().signal).catch((e: unknown) => e);
+    expect(later).toMatchObject({ kind: 'gpu-lost', message: GPU_LOST_MESSAGE });
+    expect(String((later as Error).cause)).toMatch(/ModelNotLoadedError: Model not loaded before trying to complete ChatCompletionRequest/);
+  });
+
+  it("a move that fails with words no pattern knows is still a lost GPU when WebLLM says afterwards that it holds no model", async () => {
+    const web = fakeWebLlm(undefined, [{ lose: true, error: new Error('AssertError:') }]);
+    const engine = await loadEngine(MODEL, {}, { createWorker: () => engineWorker(web.api) });
+    const error = await webLlmBackend({ engine, modelId: MODEL })
+      .complete({ messages: [{ role: 'user', content: 'Your move.' }] }, new AbortController().signal)
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ kind: 'gpu-lost', message: GPU_LOST_MESSAGE });
+  });
+
+  it('a move that fails while WebLLM still holds the model is a bad response, not a lost GPU', async () => {
+    const web = fakeWebLlm(undefined, [{ reject: 'ContextWindowSizeExceededError: Prompt tokens exceed context window size' }]);
+    const engine = await loadEngine(MODEL, {}, { createWorker: () => engineWorker(web.api) });
+    const error = await webLlmBackend({ engine, modelId: MODEL })
+      .complete({ messages: [{ role: 'user', content: 'Your move.' }] }, new AbortController().signal)
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ kind: 'bad-response', message: `WebLLM could not answer with ${MODEL}: Prompt tokens exceed context window size` });
+  });
+
+  it('terminate ends the worker at once, without asking WebLLM, and fails the move it was stuck on', async () => {
+    const web = fakeWebLlm(undefined, [{ stall: true }]);
+    const worker = engineWorker(web.api);
+    const engine = await loadEngine(MODEL, {}, { createWorker: () => worker });
+    const stuck = engine.chat.completions.create({ messages: [{ role: 'user', content: 'Your move.' }] }).catch((e: unknown) => e);
+    await expect.poll(() => web.engine.requests.length).toBe(1);
+    engine.terminate?.();
+    expect(worker.terminated).toBe(true);
+    expect(worker.posted.map((m) => m.type)).toEqual(['load', 'chat']);
+    expect(String(await stuck)).toContain(`${MODEL} was unloaded`);
+    expect(web.engine.unloads).toBe(0);
   });
 
   it('a malformed message from the engine worker ends it rather than being acted on', async () => {
