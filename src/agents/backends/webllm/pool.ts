@@ -4,14 +4,22 @@
  * models they use (`use`), so engines nobody uses are unloaded before another model is loaded,
  * and a load nobody waits for any more is cancelled. An engine that loses its GPU is marked
  * lost: calls to it fail at once (no reload loop) until a run or game starts using it again.
+ *
+ * One move at a time follows WebLLM's own per-model lock: the next move is sent only once WebLLM
+ * is done with the last one (answered, or stopped by an interrupt), not when its caller gave up.
+ * WebLLM clears its interrupt flag when a request takes its lock, so an interrupt meant for a
+ * request still waiting there would be lost; here a move cancelled while it waits is never sent.
+ * Every move has a time limit (WEBLLM_MOVE_TIMEOUT): past it the move is interrupted and fails as
+ * a 'timeout'; an engine that does not stop then is ended, and the model loads again on its next move.
  */
-import { Limiter } from '../http';
-import { BackendError, type ChatBackend } from '../types';
-import { webLlmBackend, WEBLLM_CAPABILITIES } from './backend';
 import type { AppConfig } from '@mlc-ai/web-llm';
+import type { Clock } from '../../../core/clock';
+import { Limiter } from '../http';
+import { BackendError, DEFAULT_CONTEXT_WINDOW, type ChatBackend, type ChatRequest, type ChatResponse } from '../types';
+import { webLlmBackend, WEBLLM_CAPABILITIES, type WebLlmEngineLike } from './backend';
 import type { LoadedEngine, LoadOptions } from './engine';
 import { customModel } from './custom';
-import { errorText } from './errors';
+import { errorText, moveTimeoutError } from './errors';
 
 /** Loads one model; `loadEngine` in the app, a fake engine in tests. */
 export type EngineLoader = (modelId: string, opts: LoadOptions) => Promise<LoadedEngine>;
@@ -28,6 +36,35 @@ export interface EngineStatus {
   text?: string;
 }
 
+/** A move's time limit: `baseMs`, plus `perTokenMs` for every token it may write (its max_tokens). */
+export interface MoveTimeout {
+  baseMs: number;
+  perTokenMs: number;
+}
+
+/**
+ * A minute for the prefill and a first grammar compile (8–9 s per move format with Qwen3's
+ * vocabulary), then 250 ms a token, i.e. a decoder slower than 4 tokens a second: 188 s for a
+ * 512-token move, 572 s for a 2,048-token thinking one. A move that takes longer is stalled.
+ */
+export const WEBLLM_MOVE_TIMEOUT: Readonly<MoveTimeout> = Object.freeze({ baseMs: 60_000, perTokenMs: 250 });
+
+/**
+ * How long WebLLM is given to stop after an interrupt, or to unload when asked, before its worker
+ * is ended: a grammar compile holds the worker's thread for seconds, and the interrupt with it.
+ */
+export const WEBLLM_STOP_GRACE_MS = 15_000;
+
+export interface EnginePoolOptions {
+  moveTimeout?: MoveTimeout;
+  stopGraceMs?: number;
+  /** The timers of the move timeout and the grace; tests pass a SimulatedClock's. */
+  sleep?: Clock['sleep'];
+}
+
+/** How WebLLM was done with a move: it answered or failed ('settled'), or it was ended for outliving its time. */
+type Finish = 'settled' | 'ended';
+
 interface Slot {
   modelId: string;
   users: number;
@@ -36,8 +73,12 @@ interface Slot {
   controller: AbortController | null;
   /** Why the engine is unusable (GPU lost), until a run or game uses the model again. */
   lost: string | null;
-  /** One generation at a time: WebLLM answers requests to one engine in turn anyway. */
+  /** One move at a time, held until WebLLM is done with it. */
   limiter: Limiter;
+  /** Settles once WebLLM is done with the move last sent. */
+  busy: Promise<unknown>;
+  /** Settles once the engine last unloaded or ended is gone; a new load waits for it. */
+  ending: Promise<void>;
 }
 
 /** Waits for `promise`, or rejects with the signal's reason when it aborts first. */
@@ -50,6 +91,23 @@ function raced<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
+const realSleep: Clock['sleep'] = (ms, signal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+
+/** The caller's abort reason when a move outlives its time. */
+class Stalled extends Error {}
+
 export class EnginePool {
   private readonly slots = new Map<string, Slot>();
   private readonly listeners = new Set<(status: EngineStatus) => void>();
@@ -59,10 +117,19 @@ export class EnginePool {
    * `appConfig` says where a model not in WebLLM's prebuilt list is (the user's own models,
    * custom.ts); undefined leaves WebLLM's list.
    */
+  private readonly moveTimeout: MoveTimeout;
+  private readonly stopGraceMs: number;
+  private readonly sleep: Clock['sleep'];
+
   constructor(
     private readonly loader: EngineLoader,
     private readonly appConfig: (modelId: string) => AppConfig | undefined = () => undefined,
-  ) {}
+    opts: EnginePoolOptions = {},
+  ) {
+    this.moveTimeout = opts.moveTimeout ?? WEBLLM_MOVE_TIMEOUT;
+    this.stopGraceMs = opts.stopGraceMs ?? WEBLLM_STOP_GRACE_MS;
+    this.sleep = opts.sleep ?? realSleep;
+  }
 
   subscribe(listener: (status: EngineStatus) => void): () => void {
     this.listeners.add(listener);
@@ -76,7 +143,17 @@ export class EnginePool {
   private slot(modelId: string): Slot {
     let slot = this.slots.get(modelId);
     if (!slot) {
-      slot = { modelId, users: 0, engine: null, loading: null, controller: null, lost: null, limiter: new Limiter(1) };
+      slot = {
+        modelId,
+        users: 0,
+        engine: null,
+        loading: null,
+        controller: null,
+        lost: null,
+        limiter: new Limiter(1),
+        busy: Promise.resolve(),
+        ending: Promise.resolve(),
+      };
       this.slots.set(modelId, slot);
     }
     return slot;
@@ -132,22 +209,133 @@ export class EnginePool {
     return backend;
   }
 
-  private async complete(modelId: string, request: Parameters<ChatBackend['complete']>[0], signal: AbortSignal) {
+  private async complete(modelId: string, request: ChatRequest, signal: AbortSignal): Promise<ChatResponse> {
     const slot = this.slot(modelId);
     if (slot.lost !== null) throw new BackendError('gpu-lost', slot.lost);
-    const engine = await raced(this.ready(slot), signal);
+    // A move cancelled while it waits here is never sent to WebLLM.
     const release = await slot.limiter.acquire(signal);
+    const sent: { done: Promise<Finish> | null } = { done: null };
+    try {
+      if (slot.lost !== null) throw new BackendError('gpu-lost', slot.lost);
+      // Asked after the wait: the engine may have been lost, unloaded or ended meanwhile.
+      const engine = await raced(this.ready(slot), signal);
+      return await this.move(slot, engine, request, signal, sent);
+    } finally {
+      // WebLLM's lock, followed: the next move goes once WebLLM is done with this one, not when its caller gave up.
+      if (sent.done) void sent.done.then(release, release);
+      else release();
+    }
+  }
+
+  /** The time limit of one move: the base, and the per-token allowance for every token it may write. */
+  private timeoutFor(modelId: string, request: ChatRequest): number {
+    const tokens = request.maxTokens ?? customModel(modelId)?.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
+    return this.moveTimeout.baseMs + this.moveTimeout.perTokenMs * tokens;
+  }
+
+  /**
+   * One move through WebLLM, bounded by its time limit. `sent.done` is set when the request
+   * reaches WebLLM, and settles once WebLLM is done with it (see `watch`).
+   */
+  private async move(slot: Slot, engine: LoadedEngine, request: ChatRequest, signal: AbortSignal, sent: { done: Promise<Finish> | null }): Promise<ChatResponse> {
+    signal.throwIfAborted();
+    const timeoutMs = this.timeoutFor(slot.modelId, request);
+    // Aborted by the caller's cancel or by the time limit; either way the backend interrupts WebLLM.
+    const stop = new AbortController();
+    const onAbort = () => stop.abort(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    const watched: WebLlmEngineLike = {
+      interruptGenerate: () => engine.interruptGenerate(),
+      chat: {
+        completions: {
+          create: (body) => {
+            const answer = engine.chat.completions.create(body);
+            sent.done = this.watch(slot, engine, answer, timeoutMs, () => stop.abort(new Stalled()));
+            slot.busy = sent.done;
+            return answer;
+          },
+        },
+      },
+    };
     try {
       // Timed here, so a call's latency is the generation alone, not the download, load or queue.
       const started = performance.now();
-      const response = await webLlmBackend({ engine, modelId }).complete(request, signal);
+      const response = await webLlmBackend({ engine: watched, modelId: slot.modelId }).complete(request, stop.signal);
       return { ...response, latencyMs: performance.now() - started };
     } catch (e) {
-      if (e instanceof BackendError && e.kind === 'gpu-lost') this.lose(slot, e.message);
+      if (stop.signal.reason instanceof Stalled && !signal.aborted && sent.done) {
+        const finish = await raced(sent.done, signal);
+        throw moveTimeoutError(slot.modelId, timeoutMs, finish === 'ended');
+      }
+      // Only the engine the slot still holds can be lost; one unloaded under a move fails it too.
+      if (e instanceof BackendError && e.kind === 'gpu-lost' && slot.engine === engine) this.lose(slot, e.message);
       throw e;
     } finally {
-      release();
+      signal.removeEventListener('abort', onAbort);
     }
+  }
+
+  /**
+   * Settles once WebLLM is done with a move it was sent: 'settled' when its answer or failure
+   * comes back; 'ended' when the move outlived its time limit (then `onStall` interrupts it) and
+   * the grace after it, and the engine was ended.
+   */
+  private async watch(slot: Slot, engine: LoadedEngine, answer: Promise<unknown>, timeoutMs: number, onStall: () => void): Promise<Finish> {
+    const timers = new AbortController();
+    const settled = answer.then(
+      () => 'settled' as const,
+      () => 'settled' as const,
+    );
+    const overdue = this.sleep(timeoutMs, timers.signal)
+      .then(() => {
+        onStall();
+        return this.sleep(this.stopGraceMs, timers.signal);
+      })
+      .then(
+        () => 'ended' as const,
+        // The timers were stopped: the answer came first.
+        () => 'settled' as const,
+      );
+    const finish = await Promise.race([settled, overdue]);
+    timers.abort();
+    if (finish === 'ended') this.end(slot, engine);
+    return finish;
+  }
+
+  /** Ends an engine that did not stop when interrupted: its worker goes, and the model loads afresh on its next move. */
+  private end(slot: Slot, engine: LoadedEngine): void {
+    const held = slot.engine === engine;
+    if (held) slot.engine = null;
+    slot.ending = this.dispose(engine, true);
+    if (held)
+      this.emit({
+        modelId: slot.modelId,
+        state: 'unloaded',
+        text: `${slot.modelId} stopped answering and was unloaded; it loads again on its next move.`,
+      });
+  }
+
+  /**
+   * Ends an engine's worker: at once where it can be (`terminate`) and `atOnce` asks it, else by
+   * asking WebLLM to unload, and ended anyway if that takes longer than the grace.
+   */
+  private async dispose(engine: LoadedEngine, atOnce: boolean): Promise<void> {
+    if (!atOnce || !engine.terminate) {
+      const timers = new AbortController();
+      const unloaded = await Promise.race([
+        engine.unload().then(
+          () => true,
+          () => false,
+        ),
+        this.sleep(this.stopGraceMs, timers.signal).then(
+          () => false,
+          () => false,
+        ),
+      ]);
+      timers.abort();
+      if (unloaded) return;
+    }
+    engine.terminate?.();
   }
 
   /** The slot's engine, loading it (once, whoever asks) if needed. */
@@ -158,7 +346,8 @@ export class EnginePool {
     slot.controller = controller;
     this.emit({ modelId: slot.modelId, state: 'loading', fraction: 0, text: 'Starting…' });
     const appConfig = this.appConfig(slot.modelId);
-    slot.loading = this.unloadIdle(slot)
+    // The GPU is freed first: of idle engines, and of this model's last engine if it is still going.
+    slot.loading = Promise.all([this.unloadIdle(slot), slot.ending])
       .then(() =>
         this.loader(slot.modelId, {
           ...(appConfig && { appConfig }),
@@ -196,7 +385,9 @@ export class EnginePool {
     const engine = slot.engine;
     slot.engine = null;
     if (!engine) return;
-    await engine.unload().catch(() => undefined);
+    // A move WebLLM is still finishing (its caller gave up) is let finish, within its time limit.
+    slot.ending = slot.busy.catch(() => undefined).then(() => this.dispose(engine, false));
+    await slot.ending;
     this.emit({ modelId: slot.modelId, state: 'unloaded' });
   }
 
@@ -205,8 +396,8 @@ export class EnginePool {
     slot.lost = message;
     const engine = slot.engine;
     slot.engine = null;
-    // The engine's worker holds a dead device: end it; a later load starts a fresh one.
-    engine?.unload().catch(() => undefined);
+    // The engine's worker holds a dead device: end it at once; a later load starts a fresh one.
+    if (engine) slot.ending = this.dispose(engine, true);
     this.emit({ modelId: slot.modelId, state: 'lost', text: message });
   }
 

@@ -1,11 +1,15 @@
 /**
  * End to end: the LLM agent over the WebLLM backend over a fake engine, playing whole
- * negotiations against the scripted strategies through the real runner.
+ * negotiations against the scripted strategies through the real runner; the GPU, two models and
+ * a stalled move through the worker's engine pool, as production builds it (one engine a model).
  */
 import type { ChatCompletionRequestNonStreaming } from '@mlc-ai/web-llm';
 import { describe, expect, it } from 'vitest';
+import { SimulatedClock } from '../../../../src/core/clock';
 import { webLlmBackend } from '../../../../src/agents/backends/webllm/backend';
+import type { LoadedEngine } from '../../../../src/agents/backends/webllm/engine';
 import { GPU_LOST_MESSAGE } from '../../../../src/agents/backends/webllm/errors';
+import { EnginePool, type EnginePoolOptions } from '../../../../src/agents/backends/webllm/pool';
 import { llmAgent, type LlmAgentOptions } from '../../../../src/agents/llm/agent';
 import { moveResponseFormat, toolsSystemText } from '../../../../src/agents/backends/webllm/grammar';
 import { moveJsonSchema, moveTools } from '../../../../src/agents/llm/schema';
@@ -14,12 +18,32 @@ import { BilateralEventSchema, type BilateralEvent } from '../../../../src/core/
 import { playNegotiation, runTournament, type AgentFactory, type NegotiationResult } from '../../../../src/core/bilateral/tournament';
 import type { Role } from '../../../../src/core/scenario';
 import { agent, movesBy, scenario } from '../../fixtures';
-import { fakeEngine, systemOf, thrifty, userOf, type FakeEngine, type FakeReply } from './fake-engine';
+import { fakeEngine, systemOf, thrifty, userOf, type FakeEngine, type FakeModel, type FakeReply } from './fake-engine';
 
 const SMALL = 'Qwen3-0.6B-q4f16_1-MLC';
 const LARGER = 'Qwen3-1.7B-q4f16_1-MLC';
 
 const llm = (engine: FakeEngine, modelId = SMALL, opts: LlmAgentOptions = {}) => llmAgent(webLlmBackend({ engine, modelId }), opts);
+
+/** The worker's engine pool, each model's engine a fake answering as `model(modelId)`; the fakes by model. */
+function pooled(model: (modelId: string) => FakeModel, opts: EnginePoolOptions = {}) {
+  const fakes = new Map<string, FakeEngine>();
+  const pool = new EnginePool(
+    async (modelId): Promise<LoadedEngine> => {
+      const engine = fakeEngine(model(modelId), { loaded: [modelId] });
+      fakes.set(modelId, engine);
+      return { chat: engine.chat, interruptGenerate: () => engine.interruptGenerate(), unload: () => engine.unload() };
+    },
+    undefined,
+    opts,
+  );
+  const fake = (modelId: string): FakeEngine => {
+    const found = fakes.get(modelId);
+    if (!found) throw new Error(`${modelId} was never loaded`);
+    return found;
+  };
+  return { pool, fake, seat: (modelId: string) => llmAgent(pool.backend(modelId)) };
+}
 
 function expectStorable(events: readonly BilateralEvent[]): void {
   for (const e of events) expect(BilateralEventSchema.safeParse(e).success, JSON.stringify(e).slice(0, 200)).toBe(true);
@@ -200,17 +224,60 @@ describe('WebLLM agent: the GPU, two models, cancel', () => {
     expectStorable(events);
   });
 
-  it('buyer and seller on two models in one engine: each request names its own model', async () => {
-    const engine = fakeEngine(thrifty(), { loaded: [SMALL, LARGER] });
-    const { events, outcome } = await playNegotiation(scenario(150, 90, { listPrice: 200 }), {
-      buyer: llm(engine, SMALL),
-      seller: llm(engine, LARGER),
-    });
+  it('a GPU lost after load (a disposed tensor, then ModelNotLoadedError) ends the negotiation at that move, and the model is lost', async () => {
+    const good = thrifty();
+    const t = pooled(() => (req, i) => (i < 2 ? good(req, i) : { lose: true }));
+    t.pool.use([SMALL]);
+    const { events, outcome } = await playNegotiation(scenario(150, 90, { listPrice: 200 }), { buyer: t.seat(SMALL), seller: agent('boulware', 'seller') });
+    expect(outcome).toEqual({ kind: 'error', actor: 'buyer', message: GPU_LOST_MESSAGE, turn: 5 });
+    expect(events.map((e) => e.type)).toEqual(['move', 'move', 'move', 'move', 'move', 'end']);
+    expect(t.pool.states()).toEqual([{ modelId: SMALL, state: 'lost', text: GPU_LOST_MESSAGE }]);
+    // The next negotiation's first move fails at once: no reload behind the run's back.
+    const next = await playNegotiation(scenario(150, 90, { listPrice: 200 }), { buyer: t.seat(SMALL), seller: agent('boulware', 'seller') });
+    expect(next.outcome).toMatchObject({ kind: 'error', message: GPU_LOST_MESSAGE });
+    expect(t.fake(SMALL).requests).toHaveLength(3);
+    expectStorable(events);
+  });
+
+  it('buyer and seller on two models: each has an engine of its own, and each request names its model', async () => {
+    const t = pooled(() => thrifty());
+    t.pool.use([SMALL, LARGER]);
+    const { events, outcome } = await playNegotiation(scenario(150, 90, { listPrice: 200 }), { buyer: t.seat(SMALL), seller: t.seat(LARGER) });
     expect(outcome.kind).toBe('deal');
-    expect(engine.refused).toEqual([]);
-    for (const req of engine.requests) expect(req.model).toBe(systemOf(req).includes('You are the buyer') ? SMALL : LARGER);
-    expect(new Set(callsOf(events, 'buyer').map((c) => c.model))).toEqual(new Set([SMALL]));
-    expect(new Set(callsOf(events, 'seller').map((c) => c.model))).toEqual(new Set([LARGER]));
+    for (const [modelId, role] of [[SMALL, 'buyer'], [LARGER, 'seller']] as const) {
+      const engine = t.fake(modelId);
+      expect(engine.refused).toEqual([]);
+      expect(engine.requests.length).toBeGreaterThan(0);
+      for (const req of engine.requests) {
+        expect(req.model).toBe(modelId);
+        expect(systemOf(req)).toContain(`You are the ${role}`);
+      }
+      expect(new Set(callsOf(events, role).map((c) => c.model))).toEqual(new Set([modelId]));
+    }
+  });
+
+  it('a move WebLLM never finishes ends the negotiation as an error at its time limit; the next loads the model afresh', async () => {
+    const clock = new SimulatedClock();
+    const good = thrifty();
+    let loads = 0;
+    const t = pooled(
+      () => {
+        const load = ++loads;
+        return (req, i) => (load === 1 && i === 1 ? { stall: true } : good(req, i));
+      },
+      { moveTimeout: { baseMs: 30_000, perTokenMs: 0 }, stopGraceMs: 5_000, sleep: (ms, signal) => clock.sleep(ms, signal) },
+    );
+    t.pool.use([SMALL]);
+    const playing = playNegotiation(scenario(150, 90, { listPrice: 200, firstMover: 'buyer' }), { buyer: t.seat(SMALL), seller: agent('boulware', 'seller') });
+    await expect.poll(() => t.fake(SMALL).requests.length).toBe(2);
+    clock.advance(30_000);
+    await expect.poll(() => t.fake(SMALL).interrupts).toBe(1);
+    clock.advance(5_000);
+    const { outcome } = await playing;
+    expect(outcome).toMatchObject({ kind: 'error', actor: 'buyer', message: expect.stringMatching(/^Qwen3-0\.6B-q4f16_1-MLC gave no answer within 30 s\. WebLLM did not stop/) });
+    const next = await playNegotiation(scenario(150, 90, { listPrice: 200 }), { buyer: t.seat(SMALL), seller: agent('boulware', 'seller') });
+    expect(['deal', 'walk_away', 'turn_limit']).toContain(next.outcome.kind);
+    expect(loads).toBe(2);
   });
 
   it('a request for a model the engine has not loaded is refused by WebLLM and ends as an error', async () => {

@@ -1,13 +1,16 @@
 /**
  * The worker's engine pool over fake engines (WebLLM's interface): one load per model whoever
- * asks, one generation at a time, a lost GPU that stops calls instead of reloading, idle engines
- * unloaded for a new model, and loads nobody needs stopped.
+ * asks, one generation at a time as WebLLM's lock has it, a lost GPU that stops calls instead of
+ * reloading, moves bounded in time (on a simulated clock), idle engines unloaded for a new model,
+ * and loads nobody needs stopped.
  */
 import { describe, expect, it, vi } from 'vitest';
+import { SimulatedClock } from '../../../../src/core/clock';
 import type { LoadedEngine, LoadOptions } from '../../../../src/agents/backends/webllm/engine';
-import { EnginePool, type EngineStatus } from '../../../../src/agents/backends/webllm/pool';
+import { GPU_LOST_MESSAGE } from '../../../../src/agents/backends/webllm/errors';
+import { EnginePool, WEBLLM_MOVE_TIMEOUT, type EngineStatus, type MoveTimeout } from '../../../../src/agents/backends/webllm/pool';
 import { BackendError, type ChatRequest } from '../../../../src/agents/backends/types';
-import { fakeEngine, type FakeModel } from './fake-engine';
+import { fakeEngine, type FakeEngine, type FakeModel, type FakeReply } from './fake-engine';
 
 const SMALL = 'Qwen3-0.6B-q4f32_1-MLC';
 const LARGE = 'Qwen3-4B-q4f32_1-MLC';
@@ -216,3 +219,209 @@ describe('EnginePool', () => {
     release();
   });
 });
+
+/** Lets every queued task and promise run, so that what has not happened by then is not going to. */
+const settle = async () => {
+  for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 0));
+};
+
+/**
+ * A pool on a simulated clock whose every load makes a fake engine answering as `model` (told
+ * which load it is, from 1). `ended` lists the loads whose worker was ended (terminate).
+ */
+function timedPool(model: (load: number) => FakeModel | readonly FakeReply[], opts: { moveTimeout?: MoveTimeout; stopGraceMs?: number } = {}) {
+  const clock = new SimulatedClock();
+  const engines: FakeEngine[] = [];
+  const ended: number[] = [];
+  const statuses: EngineStatus[] = [];
+  const pool = new EnginePool(
+    async (modelId): Promise<LoadedEngine> => {
+      const load = engines.length + 1;
+      const engine = fakeEngine(model(load), { loaded: [modelId] });
+      engines.push(engine);
+      return {
+        chat: engine.chat,
+        interruptGenerate: () => engine.interruptGenerate(),
+        unload: () => engine.unload(),
+        // A worker that is ended takes WebLLM's runtime with it.
+        terminate: () => {
+          ended.push(load);
+          void engine.unload();
+        },
+      };
+    },
+    undefined,
+    { moveTimeout: opts.moveTimeout ?? { baseMs: 1000, perTokenMs: 0 }, stopGraceMs: opts.stopGraceMs ?? 100, sleep: (ms, signal) => clock.sleep(ms, signal) },
+  );
+  pool.subscribe((status) => statuses.push(status));
+  const release = pool.use([SMALL]);
+  const engine = (load = 1): FakeEngine => {
+    const found = engines[load - 1];
+    if (!found) throw new Error(`no load ${load}`);
+    return found;
+  };
+  return { clock, pool, engines, engine, ended, statuses, release, backend: pool.backend(SMALL) };
+}
+
+/** A reply that WebLLM finishes only when told, whatever interrupts it meanwhile (a prefill, a grammar compile). */
+function gated(): { reply: Promise<string>; open: (text?: string) => void } {
+  let open: (text?: string) => void = () => undefined;
+  const reply = new Promise<string>((resolve) => (open = (text = '{}') => resolve(text)));
+  return { reply, open };
+}
+
+describe('EnginePool: a GPU lost after load', () => {
+  it('the first move that meets the disposed runtime marks the model lost; the moves waiting and every later one fail at once', async () => {
+    const t = timedPool(() => ['{}', { lose: true }, '{}']);
+    await t.backend.complete(REQUEST, never);
+    const losing = t.backend.complete(REQUEST, never).catch((e: unknown) => e);
+    const waiting = t.backend.complete(REQUEST, never).catch((e: unknown) => e);
+    expect(await losing).toMatchObject({ kind: 'gpu-lost', message: GPU_LOST_MESSAGE });
+    expect(t.statuses.at(-1)).toMatchObject({ modelId: SMALL, state: 'lost', text: GPU_LOST_MESSAGE });
+    expect(await waiting).toMatchObject({ kind: 'gpu-lost', message: GPU_LOST_MESSAGE });
+    await expect(t.backend.complete(REQUEST, never)).rejects.toMatchObject({ kind: 'gpu-lost' });
+    // The waiting move never reached WebLLM, no engine was loaded again, and the dead one was ended.
+    expect(t.engine().requests).toHaveLength(2);
+    expect(t.engines).toHaveLength(1);
+    expect(t.ended).toEqual([1]);
+  });
+});
+
+describe("EnginePool: one move at a time, as WebLLM's lock has it", () => {
+  it('the next move waits until WebLLM has finished the last, not until its caller gave up', async () => {
+    const first = gated();
+    const t = timedPool(() => (_, i) => (i === 0 ? first.reply : '{"next":true}'));
+    const caller = new AbortController();
+    const a = t.backend.complete(REQUEST, caller.signal).catch((e: unknown) => e);
+    await expect.poll(() => t.engines[0]?.requests.length).toBe(1);
+    caller.abort(new Error('user pressed stop'));
+    expect(await a).toMatchObject({ message: 'user pressed stop' });
+    expect(t.engine().interrupts).toBe(1);
+    const b = t.backend.complete(REQUEST, never);
+    await settle();
+    // WebLLM is still on the first move: the second is held here, not in WebLLM's lock where an interrupt would be lost.
+    expect(t.engine().requests).toHaveLength(1);
+    expect(t.engine().waiting).toBe(0);
+    first.open();
+    expect((await b).text).toContain('"next":true');
+    expect(t.engine().requests).toHaveLength(2);
+  });
+
+  it('a move cancelled while it waits behind another never reaches WebLLM, and sends it no interrupt', async () => {
+    const t = timedPool(() => [{ hang: true, partial: '' }, '{"third":true}']);
+    const first = new AbortController();
+    const a = t.backend.complete(REQUEST, first.signal).catch((e: unknown) => e);
+    await expect.poll(() => t.engines[0]?.requests.length).toBe(1);
+    const second = new AbortController();
+    const b = t.backend.complete(REQUEST, second.signal).catch((e: unknown) => e);
+    second.abort(new Error('cancelled while waiting'));
+    expect(await b).toMatchObject({ message: 'cancelled while waiting' });
+    expect(t.engine().interrupts).toBe(0);
+    // The first move's own cancel is the interrupt WebLLM honours; then the third move goes.
+    first.abort(new Error('stop'));
+    await a;
+    expect((await t.backend.complete(REQUEST, never)).text).toContain('"third":true');
+    expect(t.engine().requests).toHaveLength(2);
+    expect(t.engine().interrupts).toBe(1);
+  });
+});
+
+describe('EnginePool: every move has a time limit', () => {
+  const LONG: ChatRequest = { ...REQUEST, maxTokens: 100 };
+
+  it('the limit is the base plus the allowance for each token the move may write', async () => {
+    const t = timedPool(() => [{ hang: true }], { moveTimeout: { baseMs: 1000, perTokenMs: 10 } });
+    const a = t.backend.complete(LONG, never).catch((e: unknown) => e);
+    await expect.poll(() => t.engines[0]?.requests.length).toBe(1);
+    t.clock.advance(1999);
+    await settle();
+    expect(t.engine().interrupts).toBe(0);
+    t.clock.advance(1);
+    expect(await a).toMatchObject({ kind: 'timeout', message: `${SMALL} gave no answer within 2 s. The move was stopped.` });
+  });
+
+  it('by default, a minute and 250 ms a token: a 512-token move is stopped at 188 s', async () => {
+    expect(WEBLLM_MOVE_TIMEOUT).toEqual({ baseMs: 60_000, perTokenMs: 250 });
+    const t = timedPool(() => [{ hang: true }], { moveTimeout: WEBLLM_MOVE_TIMEOUT });
+    const a = t.backend.complete({ ...REQUEST, maxTokens: 512 }, never).catch((e: unknown) => e);
+    await expect.poll(() => t.engines[0]?.requests.length).toBe(1);
+    t.clock.advance(187_999);
+    await settle();
+    expect(t.engine().interrupts).toBe(0);
+    t.clock.advance(1);
+    expect(await a).toMatchObject({ kind: 'timeout', message: `${SMALL} gave no answer within 188 s. The move was stopped.` });
+  });
+
+  it('a stalled move is interrupted at its limit and fails as a timeout; WebLLM stopped, so the engine serves the next move', async () => {
+    const t = timedPool(() => [{ hang: true }, '{"after":true}']);
+    const a = t.backend.complete(REQUEST, never).catch((e: unknown) => e);
+    await expect.poll(() => t.engines[0]?.requests.length).toBe(1);
+    t.clock.advance(1000);
+    const error = await a;
+    expect(error).toBeInstanceOf(BackendError);
+    expect(error).toMatchObject({ kind: 'timeout', message: `${SMALL} gave no answer within 1 s. The move was stopped.` });
+    expect(t.engine().interrupts).toBe(1);
+    expect((await t.backend.complete(REQUEST, never)).text).toContain('"after":true');
+    expect(t.engines).toHaveLength(1);
+    expect(t.ended).toEqual([]);
+  });
+
+  it('a move WebLLM does not stop when interrupted is ended after the grace; the model loads afresh on the next move', async () => {
+    const t = timedPool((load) => (load === 1 ? [{ stall: true }] : ['{"fresh":true}']));
+    const a = t.backend.complete(REQUEST, never).catch((e: unknown) => e);
+    await expect.poll(() => t.engines[0]?.requests.length).toBe(1);
+    t.clock.advance(1000);
+    await expect.poll(() => t.engine().interrupts).toBe(1);
+    t.clock.advance(100);
+    expect(await a).toMatchObject({
+      kind: 'timeout',
+      message: `${SMALL} gave no answer within 1 s. WebLLM did not stop when asked, so its worker was ended; the model loads again on the next move.`,
+    });
+    expect(t.ended).toEqual([1]);
+    expect(t.statuses.at(-1)).toMatchObject({ modelId: SMALL, state: 'unloaded', text: expect.stringContaining('stopped answering') });
+    expect((await t.backend.complete(REQUEST, never)).text).toContain('"fresh":true');
+    expect(t.engines).toHaveLength(2);
+    // Not a lost GPU: nothing pauses a run over one stalled move.
+    expect(t.statuses.some((s) => s.state === 'lost')).toBe(false);
+  });
+
+  it('a cancelled move that WebLLM never finishes holds the engine until its limit and the grace, no longer', async () => {
+    const t = timedPool((load) => (load === 1 ? [{ stall: true }] : ['{"fresh":true}']));
+    const caller = new AbortController();
+    const a = t.backend.complete(REQUEST, caller.signal).catch((e: unknown) => e);
+    await expect.poll(() => t.engines[0]?.requests.length).toBe(1);
+    caller.abort(new Error('stop'));
+    expect(await a).toMatchObject({ message: 'stop' });
+    const b = t.backend.complete(REQUEST, never);
+    await settle();
+    expect(t.engine().requests).toHaveLength(1);
+    t.clock.advance(1000);
+    await settle();
+    expect(t.ended).toEqual([]);
+    t.clock.advance(100);
+    expect((await b).text).toContain('"fresh":true');
+    expect(t.ended).toEqual([1]);
+  });
+
+  it('an idle engine is unloaded only once WebLLM has finished the move its caller gave up on', async () => {
+    const first = gated();
+    const t = timedPool(() => (_, i) => (i === 0 ? first.reply : '{}'));
+    const caller = new AbortController();
+    const a = t.backend.complete(REQUEST, caller.signal).catch((e: unknown) => e);
+    await expect.poll(() => t.engines[0]?.requests.length).toBe(1);
+    caller.abort(new Error('stop'));
+    await a;
+    // The run ends and the page frees the GPU while WebLLM is still on the abandoned move.
+    t.release();
+    const unloading = t.pool.unloadUnused();
+    await settle();
+    expect(t.engine().unloads).toBe(0);
+    first.open();
+    await unloading;
+    expect(t.engine().unloads).toBe(1);
+    // WebLLM finished the move before its runtime went: it did not fail under an unload.
+    expect(t.engine().requests).toHaveLength(1);
+    expect(t.statuses.at(-1)).toMatchObject({ modelId: SMALL, state: 'unloaded' });
+  });
+});
+
