@@ -131,6 +131,9 @@ export function parseLoose(text: string): Parsed {
 /** At most `max` characters, saying how many were cut. */
 export function clip(text: string, max: number): string {
   if (text.length <= max) return text;
-  const keep = Math.max(0, max - 40); // room for the note
+  let keep = Math.max(0, max - 40); // room for the note
+  // Never half of a character written as a surrogate pair (an emoji).
+  const last = text.charCodeAt(keep - 1);
+  if (last >= 0xd800 && last <= 0xdbff) keep -= 1;
   return `${text.slice(0, keep)}… [${text.length - keep} more characters]`;
 }

@@ -7,6 +7,7 @@
 import { MAX_MESSAGE_LENGTH, MoveSchema, type Action, type ActionType, type Move } from '../../core/bilateral/moves';
 import { roundCents } from '../../core/scenario';
 import { MIN_OFFER_PRICE } from '../../core/bilateral/protocol';
+import { clip } from './json-text';
 
 export type Decoded = { ok: true; move: Move } | { ok: false; reason: string };
 
@@ -237,13 +238,16 @@ export function moveFromValue(value: unknown, depth = 0): Decoded {
   return finishMove(said.message, action.action);
 }
 
-/** The move, checked against the core's schema; the message limit is the protocol's. */
+/**
+ * The move, checked against the core's schema. A message over the protocol's limit is cut to it,
+ * ending in a note of how much was left out, as the market's decoder does: the schema a model
+ * writes under leaves the length to the decoder (modelJsonSchema), and what that schema lets
+ * through is played, not refused and retried. The raw answer keeps the whole text.
+ */
 export function finishMove(message: string | undefined, action: Action | undefined): Decoded {
   if (message === undefined && action === undefined) return fail('a move needs a message or an action');
-  if (message !== undefined && message.length > MAX_MESSAGE_LENGTH)
-    return fail(`message is ${message.length} characters; the limit is ${MAX_MESSAGE_LENGTH}`);
   const move: Move = {};
-  if (message !== undefined) move.message = message;
+  if (message !== undefined) move.message = message.length > MAX_MESSAGE_LENGTH ? clip(message, MAX_MESSAGE_LENGTH) : message;
   if (action !== undefined) move.action = action;
   const checked = MoveSchema.safeParse(move);
   return checked.success ? { ok: true, move } : fail(`not a valid move: ${checked.error.issues[0]?.message ?? 'schema'}`);

@@ -4,7 +4,7 @@
  * prefer tool calls. Tool calls are turned back into a Move here, text by the decoder.
  */
 import { z } from 'zod';
-import { ActionSchema, MoveSchema, type ActionType, type Move } from '../../core/bilateral/moves';
+import { ActionSchema, MAX_MESSAGE_LENGTH, MoveSchema, type ActionType, type Move } from '../../core/bilateral/moves';
 import type { ToolSpec } from '../backends/types';
 import { parseLoose } from './json-text';
 import {
@@ -23,8 +23,10 @@ import {
   type Decoded,
 } from './normalize';
 
+/** The message's limit as the model reads it: its JSON Schema leaves the length out (modelJsonSchema). */
+const LENGTH_NOTE = `at most ${MAX_MESSAGE_LENGTH} characters`;
 const messageField = MoveSchema.shape.message.describe(
-  'What you say to the other side (optional). A price named here is not an offer.',
+  `What you say to the other side (optional, ${LENGTH_NOTE}). A price named here is not an offer.`,
 );
 const priceField = ActionSchema.options[0].shape.price.describe('Your price in dollars.');
 
@@ -45,13 +47,26 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const sameMove: Same<z.infer<typeof MODEL_MOVE_SCHEMA>, Move> = true;
 void sameMove;
 
-/** JSON Schema without the `$schema` tag, which some providers refuse inside a request. */
-function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _, ...rest } = z.toJSONSchema(schema) as Record<string, unknown>;
+/**
+ * A zod schema as the JSON Schema a model is given, the same for every backend: without the
+ * `$schema` tag, which some providers refuse inside a request, and without string lengths.
+ * A `maxLength` costs a grammar one state per character: with Qwen3's vocabulary WebLLM's
+ * xgrammar took 8–14 s to compile the move with the message's 600 (about 0.1 s without), and
+ * vLLM's and llama.cpp's grammars pay the same way. The decoder holds the limit instead: a
+ * longer message is cut to it (finishMove), so nothing the grammar lets through is refused for
+ * its length. The zod schema keeps the limit, for every other reader.
+ */
+export function modelJsonSchema(schema: z.ZodType): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, {
+    override: ({ jsonSchema }) => {
+      if (jsonSchema.type === 'string') delete jsonSchema.maxLength;
+    },
+  }) as Record<string, unknown>;
+  const { $schema: _, ...rest } = json;
   return rest;
 }
 
-const MOVE_JSON_SCHEMA = JSON.stringify(jsonSchemaOf(MODEL_MOVE_SCHEMA));
+const MOVE_JSON_SCHEMA = JSON.stringify(modelJsonSchema(MODEL_MOVE_SCHEMA));
 
 /** The move's JSON Schema for `responseFormat`; a fresh copy each call, free to adapt. */
 export const moveJsonSchema = (): Record<string, unknown> => JSON.parse(MOVE_JSON_SCHEMA) as Record<string, unknown>;
@@ -67,7 +82,7 @@ export const TOOL_SCHEMAS = {
     decision: z.enum(decisions).describe("accept closes the deal at the other side's price; reject turns it down"),
     message: messageField,
   }),
-  send_message: z.object({ message: MoveSchema.shape.message.unwrap().describe('What you say to the other side.') }),
+  send_message: z.object({ message: MoveSchema.shape.message.unwrap().describe(`What you say to the other side (${LENGTH_NOTE}).`) }),
   walk_away: z.object({ message: messageField }),
 } as const;
 
@@ -83,7 +98,7 @@ const TOOL_DESCRIPTIONS: Record<MoveToolName, string> = {
 
 const MOVE_TOOLS_JSON = JSON.stringify(
   MOVE_TOOL_NAMES.map(
-    (name): ToolSpec => ({ name, description: TOOL_DESCRIPTIONS[name], parameters: jsonSchemaOf(TOOL_SCHEMAS[name]) }),
+    (name): ToolSpec => ({ name, description: TOOL_DESCRIPTIONS[name], parameters: modelJsonSchema(TOOL_SCHEMAS[name]) }),
   ),
 );
 

@@ -62,7 +62,7 @@ describe('geminiBackend', () => {
     for (const banned of ['$schema', 'additionalProperties', 'const']) expect(keys.has(banned)).toBe(false);
     expect(converted).toMatchObject({ type: 'OBJECT', propertyOrdering: ['message', 'action'] });
     expect(converted.properties).toMatchObject({
-      message: { type: 'STRING', maxLength: 600 },
+      message: { type: 'STRING' },
       action: {
         anyOf: [
           {

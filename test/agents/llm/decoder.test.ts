@@ -96,7 +96,6 @@ const BAD: [string, unknown, RegExp][] = [
   ['action is a number', '{"action":5}', /"action" must be an object/],
   ['type is a number', '{"action":{"type":3}}', /must be text/],
   ['message not text', '{"message":{"text":"hi"}}', /must be text/],
-  ['message too long', JSON.stringify({ message: 'x'.repeat(MAX_MESSAGE_LENGTH + 1) }), /601 characters; the limit is 600/],
   ['bare "offer" has no price', 'offer', /no JSON move/],
   ['a bare yes is not an accept', 'yes', /no JSON move/],
   ['non-string input', 12345, /no JSON move/],
@@ -140,6 +139,21 @@ describe('decodeMove: what models really emit', () => {
     // the inner {"message":…} alone would be a valid message-only move
     const result = decodeMove('{"action":"haggle","meta":{"message":"hello"}}');
     expect(result).toMatchObject({ ok: false, reason: expect.stringMatching(/unknown action/) });
+  });
+
+  it('cuts a message over the limit to it, saying how much was left out, and plays the move', () => {
+    const long = 'y'.repeat(MAX_MESSAGE_LENGTH + 212);
+    const text = JSON.stringify({ message: long, action: { type: 'offer', price: 60 } });
+    const result = decodeMove(text);
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.move.action).toEqual({ type: 'offer', price: 60 });
+    expect(result.move.message?.length).toBeLessThanOrEqual(MAX_MESSAGE_LENGTH);
+    expect(result.move.message).toBe(`${long.slice(0, MAX_MESSAGE_LENGTH - 40)}… [252 more characters]`);
+    expect(MoveSchema.safeParse(result.move).success).toBe(true);
+    // The same in a tool call, and never half an emoji.
+    const emoji = decodeMove('', [{ name: 'send_message', arguments: JSON.stringify({ message: `${'a'.repeat(MAX_MESSAGE_LENGTH - 41)}${'👍'.repeat(300)}` }) }]);
+    expect(emoji.ok && emoji.move.message).toMatch(/^a+… \[\d+ more characters\]$/);
   });
 
   it('caps the raw output it keeps', () => {

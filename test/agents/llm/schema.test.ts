@@ -31,12 +31,14 @@ describe('the model-facing move schema', () => {
   it('becomes a JSON Schema with one alternative per action, as anyOf, without $schema', () => {
     const schema = moveJsonSchema() as {
       type: string;
-      properties: { message: { maxLength: number }; action: { anyOf: { properties: { type: { const: string } } }[] } };
+      properties: { message: { type: string; description: string }; action: { anyOf: { properties: { type: { const: string } } }[] } };
       additionalProperties: boolean;
     };
     expect(schema.type).toBe('object');
     expect(schema.additionalProperties).toBe(false);
-    expect(schema.properties.message.maxLength).toBe(MAX_MESSAGE_LENGTH);
+    // The length is the decoder's (it cuts a longer message); the model reads it in the description.
+    expect(schema.properties.message).toEqual({ type: 'string', description: expect.stringContaining(`at most ${MAX_MESSAGE_LENGTH} characters`) });
+    expect(keysIn(schema)).not.toContain('maxLength');
     expect(schema.properties.action.anyOf.map((o) => o.properties.type.const)).toEqual(ACTION_TYPES);
     expect(keysIn(schema)).not.toContain('oneOf');
     expect(keysIn(schema)).not.toContain('$schema');
@@ -60,7 +62,8 @@ describe('the move tools', () => {
     }
     expect(MOVE_TOOLS[0]?.parameters).toMatchObject({ required: ['price'] });
     expect(MOVE_TOOLS[1]?.parameters).toMatchObject({ properties: { decision: { enum: ['accept', 'reject'] } }, required: ['decision'] });
-    expect(MOVE_TOOLS[2]?.parameters).toMatchObject({ properties: { message: { maxLength: MAX_MESSAGE_LENGTH } }, required: ['message'] });
+    expect(MOVE_TOOLS[2]?.parameters).toMatchObject({ properties: { message: { type: 'string' } }, required: ['message'] });
+    for (const tool of MOVE_TOOLS) expect(keysIn(tool.parameters)).not.toContain('maxLength');
     expect(Object.isFrozen(MOVE_TOOLS[0]?.parameters)).toBe(true);
   });
 
