@@ -5,7 +5,10 @@ import type { Protocol } from './protocol';
 export interface CallRecord {
   backend: string;
   model: string;
+  /** The model's time; a grammar compile the backend reported is left out, in `grammarMs`. */
   latencyMs: number;
+  /** Milliseconds the backend spent compiling the answer's grammar before the model wrote (WebLLM). */
+  grammarMs?: number;
   tokensIn: number;
   tokensOut: number;
   /** The prompt sent, or a reference to where it is kept. */

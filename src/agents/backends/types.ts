@@ -75,6 +75,12 @@ export interface ChatResponse {
    */
   latencyMs?: number;
   /**
+   * Milliseconds of the call spent compiling the answer's grammar before the model could write,
+   * where the backend says (WebLLM's `usage.extra.grammar_init_s`, for a `json_object` format):
+   * the engine's cost, not the model's, so the agent records it apart from the latency.
+   */
+  grammarMs?: number;
+  /**
    * The answer stopped at `maxTokens`, unfinished: OpenAI's and WebLLM's `finish_reason: "length"`,
    * Anthropic's `stop_reason: "max_tokens"`, Gemini's `finishReason: "MAX_TOKENS"`.
    */

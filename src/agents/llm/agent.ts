@@ -12,6 +12,7 @@ import type { Agent, CallRecord, Retry } from '../../core/session';
 import {
   BackendError,
   DEFAULT_CONTEXT_WINDOW,
+  type BackendCapabilities,
   latencyOf,
   MOVE_TOKENS,
   THINKING_MAX_TOKENS,
@@ -75,6 +76,25 @@ export interface ModelSeatGame<Obs extends { turn: number }, Mv> {
   refuse?(obs: Obs): string | null;
 }
 
+/** What shapes a seat's answers, the same in every request it sends: thinking, and the move tools or the move's JSON Schema. */
+export type MoveAsk = Pick<ChatRequest, 'thinking' | 'tools' | 'responseFormat'>;
+
+/**
+ * The move tools (the tools interface) or the move's JSON Schema (json, where the backend
+ * decodes by schema), and thinking, as a seat asks for every move. A WebLLM warm-up sends the
+ * same, so that the grammar it compiles is the one the moves use (webllm/warmup.ts).
+ */
+export function moveAsk(capabilities: BackendCapabilities, game: Pick<ModelSeatGame<never, unknown>, 'tools' | 'jsonSchema' | 'schemaName'>, opts: Pick<LlmAgentOptions, 'interface' | 'thinking'> = {}): MoveAsk {
+  const ask: MoveAsk = { thinking: opts.thinking ?? false };
+  if ((opts.interface ?? 'tools') === 'tools') ask.tools = game.tools();
+  else if (capabilities.jsonSchema) ask.responseFormat = { type: 'json_schema', name: game.schemaName, schema: game.jsonSchema() };
+  return ask;
+}
+
+/** The bilateral move's ask (moveAsk) for a seat with these options. */
+export const bilateralMoveAsk = (capabilities: BackendCapabilities, opts: Pick<LlmAgentOptions, 'interface' | 'thinking'> = {}): MoveAsk =>
+  moveAsk(capabilities, bilateralSeat, opts);
+
 /**
  * A seat played by a model over any backend, for any game: one call a move, recorded on its event.
  * Each seat is made for one negotiation, and keeps its model text within that negotiation's budget
@@ -87,19 +107,16 @@ export function modelSeat<Obs extends { turn: number }, Mv>(backend: ChatBackend
   const now = opts.now ?? (() => performance.now());
   const thinking = opts.thinking ?? false;
   const maxTokens = opts.maxTokens ?? (thinking ? THINKING_MAX_TOKENS : MOVE_TOKENS);
-  const tools = moveInterface === 'tools' ? game.tools() : undefined;
-  // The move's JSON Schema, made once per agent rather than once per move.
-  const schema = tools === undefined && backend.capabilities.jsonSchema ? game.jsonSchema() : undefined;
-  const promptTokens = promptTokenBudget(backend.contextWindow ?? DEFAULT_CONTEXT_WINDOW, maxTokens, tools !== undefined);
+  // The tools or the move's JSON Schema, made once per agent rather than once per move.
+  const ask = moveAsk(backend.capabilities, game, opts);
+  const promptTokens = promptTokenBudget(backend.contextWindow ?? DEFAULT_CONTEXT_WINDOW, maxTokens, ask.tools !== undefined);
   const budget = new TextBudget();
   return {
     async act(obs, signal, retry) {
       const refused = game.refuse?.(obs) ?? null;
       if (refused !== null) return { kind: 'invalid', reason: refused, raw: '' };
       const messages = game.prompt(obs, { style: moveInterface, ...(retry !== undefined && { retry }), maxTokens: promptTokens });
-      const request: ChatRequest = { messages, thinking, maxTokens };
-      if (tools !== undefined) request.tools = tools;
-      else if (schema !== undefined) request.responseFormat = { type: 'json_schema', name: game.schemaName, schema };
+      const request: ChatRequest = { messages, ...ask, maxTokens };
       if (opts.temperature !== undefined) request.temperature = opts.temperature;
       if (opts.seed !== undefined) request.seed = requestSeed(opts.seed, obs.turn, retry?.attempt ?? 0);
 
@@ -140,16 +157,27 @@ export function modelSeat<Obs extends { turn: number }, Mv>(backend: ChatBackend
     },
   };
 
-  /** A call's record: names clipped, every figure checked (latency: the backend's own where it times itself). */
+  /**
+   * A call's record: names clipped, every figure checked. The latency is the backend's own where
+   * it times itself, less the time it says went to compiling the grammar, which is kept apart
+   * (`grammarMs`, where it reached a millisecond: below that a cached grammar was only reset).
+   * WebLLM compiles while the prompt's prefill runs, so on a move that compiled, what is left is
+   * at most the model's own time.
+   */
   function callRecord(elapsed: number, answer: Record<string, unknown>): CallRecord {
     const { tokensIn, tokensOut, model, latencyMs } = answer;
-    return {
+    const total = latencyOf(typeof latencyMs === 'number' && Number.isFinite(latencyMs) ? latencyMs : elapsed);
+    const { grammarMs } = answer;
+    const grammar = typeof grammarMs === 'number' && Number.isFinite(grammarMs) ? Math.min(total, latencyOf(grammarMs)) : 0;
+    const call: CallRecord = {
       backend: clip(backend.name, 100),
       model: clip(typeof model === 'string' && model !== '' ? model : backend.model, 300),
-      latencyMs: latencyOf(typeof latencyMs === 'number' && Number.isFinite(latencyMs) ? latencyMs : elapsed),
+      latencyMs: total - grammar,
       tokensIn: tokenCount(tokensIn),
       tokensOut: tokenCount(tokensOut),
     };
+    if (grammar >= 1) call.grammarMs = grammar;
+    return call;
   }
 
   /** The prompt on the call, if it fits whole in what the budget leaves. */

@@ -17,6 +17,8 @@ export const CallRecordSchema = z.object({
   backend: text(100),
   model: text(300),
   latencyMs: z.number().finite().nonnegative(),
+  // Optional: records made before it was kept read as they did.
+  grammarMs: z.number().finite().nonnegative().optional(),
   tokensIn: z.int().nonnegative(),
   tokensOut: z.int().nonnegative(),
   prompt: text(200_000).optional(),

@@ -24,6 +24,14 @@ export interface WebLlmBackendOptions {
 export const WEBLLM_CAPABILITIES: Readonly<BackendCapabilities> = Object.freeze({ jsonSchema: true, tools: true, thinking: true });
 
 /**
+ * Whether a model is a Qwen3 build, for which WebLLM's `enable_thinking` switch is meant: every
+ * built-in model, and a custom one whose name says "qwen3" (in any case). WebLLM acts on the
+ * switch whatever the model (false writes Qwen3's empty think block into the answer), and a
+ * custom model's record names no family, so its name is what there is to go by.
+ */
+export const isQwen3Model = (modelId: string): boolean => /qwen3/i.test(modelId);
+
+/**
  * The WebLLM request for one ChatRequest. WebLLM refuses `tools` for Qwen3, so tools go into the
  * system message and the grammar (moveResponseFormat) makes the answer one call of them.
  */
@@ -34,9 +42,9 @@ export function toWebLlmRequest(request: ChatRequest, modelId: string): ChatComp
     model: modelId,
     messages: (tools.length > 0 ? withTools(request.messages, tools) : request.messages).map((m) => ({ role: m.role, content: m.content })),
     stream: false,
-    // false makes WebLLM open the answer with an empty <think></think>, so Qwen3 skips thinking.
-    extra_body: { enable_thinking: thinking },
   };
+  // false makes WebLLM open the answer with an empty <think></think>, so Qwen3 skips thinking.
+  if (isQwen3Model(modelId)) body.extra_body = { enable_thinking: thinking };
   const format = moveResponseFormat(
     tools.length > 0 ? { interface: 'tools', thinking, tools } : { interface: 'json', thinking, ...(request.responseFormat && { schema: request.responseFormat.schema }) },
   );
@@ -48,6 +56,17 @@ export function toWebLlmRequest(request: ChatRequest, modelId: string): ChatComp
 }
 
 const count = (x: unknown): number => (typeof x === 'number' && Number.isFinite(x) && x > 0 ? Math.round(x) : 0);
+
+/**
+ * WebLLM's grammar time, in ms: `usage.extra.grammar_init_s`, which 0.86 reports only for
+ * `json_object` and `grammar` formats (never for a structural tag, whose compile is as long).
+ * It covers building the token table (the first grammar on an engine), compiling or fetching the
+ * grammar from the compiler's cache, and making its matcher; it overlaps the prompt's prefill.
+ */
+export function grammarMsOf(completion: ChatCompletion): number | undefined {
+  const seconds: unknown = completion.usage?.extra?.grammar_init_s;
+  return typeof seconds === 'number' && Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : undefined;
+}
 
 /**
  * The answer's text (thinking included, for the decoder to split off) and its token counts. When
@@ -65,12 +84,31 @@ export function fromWebLlmResponse(completion: ChatCompletion, modelId: string, 
     tokensOut: count(completion.usage?.completion_tokens),
   };
   if (calls.toolCalls.length > 0) response.toolCalls = calls.toolCalls;
+  const grammarMs = grammarMsOf(completion);
+  if (grammarMs !== undefined) response.grammarMs = grammarMs;
   if (choice.finish_reason === 'length') response.truncated = true;
   if (typeof completion.model === 'string' && completion.model !== '') response.model = completion.model;
   return response;
 }
 
 export function webLlmBackend({ engine, modelId }: WebLlmBackendOptions): ChatBackend {
+  return {
+    name: 'webllm',
+    model: modelId,
+    capabilities: WEBLLM_CAPABILITIES,
+    async complete(request, signal) {
+      const completion = await sendToWebLlm(engine, toWebLlmRequest(request, modelId), signal);
+      return fromWebLlmResponse(completion, modelId, { tools: (request.tools?.length ?? 0) > 0 });
+    },
+  };
+}
+
+/**
+ * One request to the engine, abandoned when the signal aborts: the generation is interrupted and
+ * the call rejects with the signal's reason. WebLLM's failures come back as BackendErrors.
+ */
+export function sendToWebLlm(engine: WebLlmEngineLike, body: ChatCompletionRequestNonStreaming, signal: AbortSignal): Promise<ChatCompletion> {
+  const modelId = body.model ?? '';
   const interrupt = () => {
     try {
       // MLCEngine's returns a promise; the worker client's returns nothing.
@@ -80,40 +118,29 @@ export function webLlmBackend({ engine, modelId }: WebLlmBackendOptions): ChatBa
       // The call is being abandoned either way.
     }
   };
-  return {
-    name: 'webllm',
-    model: modelId,
-    capabilities: WEBLLM_CAPABILITIES,
-    complete(request, signal) {
-      return new Promise<ChatResponse>((resolve, reject) => {
+  return new Promise<ChatCompletion>((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      interrupt();
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    let pending: Promise<ChatCompletion>;
+    try {
+      pending = engine.chat.completions.create(body);
+    } catch (e) {
+      pending = Promise.reject(e);
+    }
+    pending.then(
+      (completion) => {
+        signal.removeEventListener('abort', onAbort);
         if (signal.aborted) return reject(signal.reason);
-        const onAbort = () => {
-          interrupt();
-          reject(signal.reason);
-        };
-        signal.addEventListener('abort', onAbort, { once: true });
-        let pending: Promise<ChatCompletion>;
-        try {
-          pending = engine.chat.completions.create(toWebLlmRequest(request, modelId));
-        } catch (e) {
-          pending = Promise.reject(e);
-        }
-        pending.then(
-          (completion) => {
-            signal.removeEventListener('abort', onAbort);
-            if (signal.aborted) return reject(signal.reason);
-            try {
-              resolve(fromWebLlmResponse(completion, modelId, { tools: (request.tools?.length ?? 0) > 0 }));
-            } catch (e) {
-              reject(e);
-            }
-          },
-          (e: unknown) => {
-            signal.removeEventListener('abort', onAbort);
-            reject(signal.aborted ? signal.reason : generationError(e, modelId));
-          },
-        );
-      });
-    },
-  };
+        resolve(completion);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(signal.aborted ? signal.reason : generationError(e, modelId));
+      },
+    );
+  });
 }

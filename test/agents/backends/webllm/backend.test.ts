@@ -1,12 +1,15 @@
-import type { MLCEngine, WebWorkerMLCEngine } from '@mlc-ai/web-llm';
+import type { ChatCompletion, MLCEngine, WebWorkerMLCEngine } from '@mlc-ai/web-llm';
 import { describe, expect, it } from 'vitest';
 import { BackendError, type ChatRequest } from '../../../../src/agents/backends/types';
-import { webLlmBackend, type WebLlmEngineLike } from '../../../../src/agents/backends/webllm/backend';
+import { isQwen3Model, toWebLlmRequest, WEBLLM_CAPABILITIES, webLlmBackend, type WebLlmEngineLike } from '../../../../src/agents/backends/webllm/backend';
+import { warmUpRequest } from '../../../../src/agents/backends/webllm/warmup';
+import { bilateralMoveAsk } from '../../../../src/agents/llm/agent';
 import { GPU_LOST_MESSAGE } from '../../../../src/agents/backends/webllm/errors';
 import { moveResponseFormat, toolsSystemText } from '../../../../src/agents/backends/webllm/grammar';
 import { decodeMove } from '../../../../src/agents/llm/decoder';
 import { MOVE_SCHEMA_NAME, moveJsonSchema, moveTools } from '../../../../src/agents/llm/schema';
 import { EMPTY_THINKING, fakeEngine } from './fake-engine';
+import { validatedEngine, webLlmRefusal } from './validated-engine';
 
 // Both real engines fit the narrow interface the backend asks for.
 const inWorker: WebLlmEngineLike = null as unknown as WebWorkerMLCEngine;
@@ -250,5 +253,90 @@ describe('webLlmBackend: abort and failures', () => {
     const pending = webLlmBackend({ engine, modelId: MODEL }).complete(moveRequest(), controller.signal);
     controller.abort(new Error('cancel'));
     await expect(pending).rejects.toThrow('cancel');
+  });
+});
+
+describe('every request shape passes WebLLM’s own validator (postInitAndCheckFieldsChatCompletion)', () => {
+  const CUSTOM_QWEN3 = 'parley-qwen3-1.7b-sft';
+  const CUSTOM_OTHER = 'my-llama-3.2-1b-ft';
+  const shapes = [MODEL, CUSTOM_QWEN3, CUSTOM_OTHER].flatMap((modelId) =>
+    (['json', 'tools'] as const).flatMap((moveInterface) =>
+      [false, true].flatMap((thinking) =>
+        [{}, { temperature: 0, maxTokens: 2048, seed: 2_147_483_647 }, { temperature: 2, maxTokens: 1 }].map((sampling) => ({
+          modelId,
+          moveInterface,
+          thinking,
+          request: { ...moveRequest(sampling), responseFormat: undefined, ...bilateralMoveAsk(WEBLLM_CAPABILITIES, { interface: moveInterface, thinking }) },
+        })),
+      ),
+    ),
+  );
+
+  it.each(shapes.map((s) => [`${s.modelId}, ${s.moveInterface}${s.thinking ? ', thinking' : ''}, ${JSON.stringify(s.request.temperature ?? null)}`, s] as const))(
+    '%s: the move request and its warm-up',
+    async (_, { modelId, request }) => {
+      const engine = validatedEngine();
+      await webLlmBackend({ engine, modelId }).complete(request, never());
+      expect(engine.refused).toEqual([]);
+      const warmUp = warmUpRequest(modelId, request);
+      expect(warmUp && webLlmRefusal(warmUp)).toBeNull();
+      expect(warmUp?.response_format).toEqual(engine.requests[0]?.response_format);
+    },
+  );
+
+  it('a request WebLLM refuses is seen as refused (the validator is live, not a stub)', () => {
+    const body = toWebLlmRequest(moveRequest(), MODEL);
+    expect(webLlmRefusal({ ...body, tools: [{ type: 'function', function: { name: 'make_offer' } }] })).toMatch(/^UnsupportedModelIdError/);
+    expect(webLlmRefusal({ ...body, response_format: { type: 'structural_tag', schema: '{}' } })).toMatch(/^InvalidResponseFormatError/);
+    expect(webLlmRefusal({ ...body, messages: [{ role: 'assistant', content: 'hi' }] })).toMatch(/^MessageOrderError/);
+  });
+});
+
+describe('enable_thinking goes to Qwen3 builds only', () => {
+  it('every built-in id and a custom model named for Qwen3 get it; any other custom model gets no extra_body', async () => {
+    expect(isQwen3Model('Qwen3-8B-q4f32_1-MLC')).toBe(true);
+    expect(isQwen3Model('parley-QWEN3-sft')).toBe(true);
+    expect(isQwen3Model('my-llama-3.2-1b-ft')).toBe(false);
+    const engine = validatedEngine();
+    await webLlmBackend({ engine, modelId: 'parley-qwen3-sft' }).complete(moveRequest(), never());
+    await webLlmBackend({ engine, modelId: 'my-llama-3.2-1b-ft' }).complete(moveRequest(), never());
+    await webLlmBackend({ engine, modelId: 'my-llama-3.2-1b-ft' }).complete(moveRequest({ thinking: true }), never());
+    expect(engine.requests.map((r) => r.extra_body)).toEqual([{ enable_thinking: false }, undefined, undefined]);
+    expect(engine.requests[1]).not.toHaveProperty('extra_body');
+    expect(engine.refused).toEqual([]);
+  });
+});
+
+describe('the grammar’s compile time comes back apart from the answer', () => {
+  it('usage.extra.grammar_init_s (json_object) becomes grammarMs', async () => {
+    const engine = validatedEngine(() => ({ grammarInitS: 8.25 }));
+    const response = await webLlmBackend({ engine, modelId: MODEL }).complete(moveRequest(), never());
+    expect(response.grammarMs).toBeCloseTo(8250, 6);
+  });
+
+  it('a structural tag gets no figure: WebLLM 0.2.86 reports grammar_init_s for json_object and grammar alone', async () => {
+    const engine = validatedEngine(() => ({ grammarInitS: 8.25 }));
+    const backend = webLlmBackend({ engine, modelId: MODEL });
+    expect(await backend.complete(moveRequest({ thinking: true }), never())).not.toHaveProperty('grammarMs');
+    expect(await backend.complete({ ...moveRequest({ tools: moveTools() }), responseFormat: undefined }, never())).not.toHaveProperty('grammarMs');
+  });
+
+  it.each([['negative', -1], ['not finite', Number.NaN], ['not a number', '8']])('a figure that is %s is left out', async (_, bad) => {
+    const engine: WebLlmEngineLike = {
+      interruptGenerate: () => undefined,
+      chat: {
+        completions: {
+          create: async () => ({
+            id: 'x',
+            object: 'chat.completion',
+            created: 0,
+            model: MODEL,
+            choices: [{ index: 0, finish_reason: 'stop', logprobs: null, message: { role: 'assistant', content: '{}' } }],
+            usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2, extra: { grammar_init_s: bad } } as unknown as ChatCompletion['usage'],
+          }),
+        },
+      },
+    };
+    expect(await webLlmBackend({ engine, modelId: MODEL }).complete(moveRequest(), never())).not.toHaveProperty('grammarMs');
   });
 });
