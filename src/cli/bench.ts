@@ -1,4 +1,5 @@
-// `npm run bench`: a paper-scale round-robin of every deterministic strategy in one thread.
+// `npm run bench`: a paper-scale round-robin of every deterministic strategy in one thread, the
+// market game, and what WebLLM's grammar compile costs a first move (--grammar-only for that alone).
 import os from 'node:os';
 import { Aggregator } from '../core/bilateral/aggregate';
 import { runTournament, type NegotiationResult, type TournamentConfig } from '../core/bilateral/tournament';
@@ -9,8 +10,13 @@ import { makeAgent } from '../agents/registry';
 import { STRATEGIES } from '../agents/scripted';
 import { intFlag, parseFlags } from './args';
 import { benchMarkets } from './bench-market';
+import { benchGrammar } from './bench-grammar';
 
-const args = parseFlags(process.argv.slice(2), { scenarios: true, repeats: true, samples: true }, 'bench');
+const args = parseFlags(
+  process.argv.slice(2),
+  { scenarios: true, repeats: true, samples: true, 'grammar-only': false, 'no-grammar': false, 'grammar-limit': false },
+  'bench',
+);
 const agents = STRATEGIES.filter((s) => s.deterministic).map((s) => s.name);
 const pairs = agents.length * (agents.length - 1);
 // 15,000 negotiations by default: the size of a published frontier-model tournament.
@@ -21,103 +27,109 @@ const config: TournamentConfig = { agents, scenariosPerPair, preset: 'standard',
 
 const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
 console.log(`machine: ${cpu}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`);
-console.log(`round-robin: ${agents.length} strategies (${agents.join(', ')}), ${pairs} ordered pairs x ${scenariosPerPair} scenarios`);
+if (!args.switches.has('grammar-only')) await benchEngine();
+// The grammar a WebLLM seat's first move waits for, with Qwen3's vocabulary (--grammar-limit: also with the message's old maxLength, slow).
+if (!args.switches.has('no-grammar')) for (const line of await benchGrammar({ messageLimit: args.switches.has('grammar-limit') })) console.log(line);
 
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] as number;
-};
+async function benchEngine(): Promise<void> {
+  console.log(`round-robin: ${agents.length} strategies (${agents.join(', ')}), ${pairs} ordered pairs x ${scenariosPerPair} scenarios`);
 
-// The one-loop reference plays the same scenarios; it must reach the same deals at the same prices.
-if (agents.join() !== REFERENCE_STRATEGIES.join()) throw new Error(`the reference plays ${REFERENCE_STRATEGIES.join(', ')}`);
-const engineOutcomes: ReferenceOutcome[] = [];
-const referenceRates: number[] = [];
+  const median = (xs: number[]): number => {
+    const s = [...xs].sort((a, b) => a - b);
+    return s[Math.floor(s.length / 2)] as number;
+  };
 
-// CPU time of this process, in ms: on a shared machine it is what the engine and the reference
-// themselves cost, where wall time also counts the other work the machine is doing.
-const cpuMs = (): number => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
-};
-const engineCpu: number[] = [];
-const referenceCpu: number[] = [];
+  // The one-loop reference plays the same scenarios; it must reach the same deals at the same prices.
+  if (agents.join() !== REFERENCE_STRATEGIES.join()) throw new Error(`the reference plays ${REFERENCE_STRATEGIES.join(', ')}`);
+  const engineOutcomes: ReferenceOutcome[] = [];
+  const referenceRates: number[] = [];
 
-const playRates: number[] = [];
-const eventRates: number[] = [];
-const statsTimes: number[] = [];
-let negotiations = 0;
-// The first runs warm the JIT up (the first is also checked against the reference); only later runs count.
-const WARM_UP = 3;
-for (let r = 1 - WARM_UP; r <= repeats; r++) {
-  // No forced collection between runs: a full gc() shrinks the young generation to its minimum, and the
-  // many short-lived objects of the next run then pay for scavenges no real run sees (3× slower here).
-  const aggregator = new Aggregator();
-  let events = 0;
-  const c0 = cpuMs();
-  const t0 = performance.now();
-  const summary = await runTournament(config, makeAgent, {
-    onResult: (res) => {
-      events += res.events.length;
-      if (r === 1 - WARM_UP) engineOutcomes.push(res.outcome.kind === 'deal' ? res.outcome.price : NaN);
-      aggregator.add(res.buyer, res.seller, res.scenario, res.metrics);
-    },
-  });
-  const t1 = performance.now();
-  const c1 = cpuMs();
-  aggregator.standings({ samples, seed: 7 });
-  const t2 = performance.now();
-  negotiations = summary.played;
-  const reference: ReferenceOutcome[] = [];
-  const c3 = cpuMs();
-  const t3 = performance.now();
-  const referencePlayed = playReference(config.scenariosPerPair, (k) => scenarioAt(config, k), REFERENCE_STRATEGIES, reference);
-  const t4 = performance.now();
-  const c4 = cpuMs();
-  if (r === 1 - WARM_UP) {
-    const differ = reference.findIndex((p, i) => !Object.is(p, engineOutcomes[i]));
-    if (referencePlayed !== summary.played || differ >= 0)
-      throw new Error(`the one-loop reference disagrees with the engine at negotiation ${differ} of ${summary.played}`);
+  // CPU time of this process, in ms: on a shared machine it is what the engine and the reference
+  // themselves cost, where wall time also counts the other work the machine is doing.
+  const cpuMs = (): number => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  };
+  const engineCpu: number[] = [];
+  const referenceCpu: number[] = [];
+
+  const playRates: number[] = [];
+  const eventRates: number[] = [];
+  const statsTimes: number[] = [];
+  let negotiations = 0;
+  // The first runs warm the JIT up (the first is also checked against the reference); only later runs count.
+  const WARM_UP = 3;
+  for (let r = 1 - WARM_UP; r <= repeats; r++) {
+    // No forced collection between runs: a full gc() shrinks the young generation to its minimum, and the
+    // many short-lived objects of the next run then pay for scavenges no real run sees (3× slower here).
+    const aggregator = new Aggregator();
+    let events = 0;
+    const c0 = cpuMs();
+    const t0 = performance.now();
+    const summary = await runTournament(config, makeAgent, {
+      onResult: (res) => {
+        events += res.events.length;
+        if (r === 1 - WARM_UP) engineOutcomes.push(res.outcome.kind === 'deal' ? res.outcome.price : NaN);
+        aggregator.add(res.buyer, res.seller, res.scenario, res.metrics);
+      },
+    });
+    const t1 = performance.now();
+    const c1 = cpuMs();
+    aggregator.standings({ samples, seed: 7 });
+    const t2 = performance.now();
+    negotiations = summary.played;
+    const reference: ReferenceOutcome[] = [];
+    const c3 = cpuMs();
+    const t3 = performance.now();
+    const referencePlayed = playReference(config.scenariosPerPair, (k) => scenarioAt(config, k), REFERENCE_STRATEGIES, reference);
+    const t4 = performance.now();
+    const c4 = cpuMs();
+    if (r === 1 - WARM_UP) {
+      const differ = reference.findIndex((p, i) => !Object.is(p, engineOutcomes[i]));
+      if (referencePlayed !== summary.played || differ >= 0)
+        throw new Error(`the one-loop reference disagrees with the engine at negotiation ${differ} of ${summary.played}`);
+    }
+    if (r <= 0) continue; // warm-up
+    referenceRates.push(referencePlayed / ((t4 - t3) / 1000));
+    engineCpu.push(c1 - c0);
+    referenceCpu.push(c4 - c3);
+    const seconds = (t1 - t0) / 1000;
+    playRates.push(summary.played / seconds);
+    eventRates.push(events / seconds);
+    statsTimes.push(t2 - t1);
+    console.log(
+      `run ${r}: ${summary.played} negotiations, ${events} events in ${(t1 - t0).toFixed(0)} ms; intervals ${(t2 - t1).toFixed(0)} ms; ` +
+        `one-loop reference ${(t4 - t3).toFixed(1)} ms`,
+    );
   }
-  if (r <= 0) continue; // warm-up
-  referenceRates.push(referencePlayed / ((t4 - t3) / 1000));
-  engineCpu.push(c1 - c0);
-  referenceCpu.push(c4 - c3);
-  const seconds = (t1 - t0) / 1000;
-  playRates.push(summary.played / seconds);
-  eventRates.push(events / seconds);
-  statsTimes.push(t2 - t1);
   console.log(
-    `run ${r}: ${summary.played} negotiations, ${events} events in ${(t1 - t0).toFixed(0)} ms; intervals ${(t2 - t1).toFixed(0)} ms; ` +
-      `one-loop reference ${(t4 - t3).toFixed(1)} ms`,
+    `median of ${repeats}: ${Math.round(median(playRates)).toLocaleString('en-US')} negotiations/s, ` +
+      `${Math.round(median(eventRates)).toLocaleString('en-US')} events/s (played, scored and aggregated), ` +
+      `intervals (paired by scenario; bootstrap of ${samples} for small cells) ${median(statsTimes).toFixed(0)} ms for ${negotiations} negotiations`,
   );
-}
-console.log(
-  `median of ${repeats}: ${Math.round(median(playRates)).toLocaleString('en-US')} negotiations/s, ` +
-    `${Math.round(median(eventRates)).toLocaleString('en-US')} events/s (played, scored and aggregated), ` +
-    `intervals (paired by scenario; bootstrap of ${samples} for small cells) ${median(statsTimes).toFixed(0)} ms for ${negotiations} negotiations`,
-);
-console.log(
-  `one-loop reference (same scenarios made the same way, same deals at the same prices, no events): ${Math.round(median(referenceRates)).toLocaleString('en-US')} negotiations/s; ` +
-    `engine at ${((100 * median(playRates)) / median(referenceRates)).toFixed(1)}% of it by wall time, ` +
-    `${((100 * median(referenceCpu)) / median(engineCpu)).toFixed(1)}% by CPU time (${median(engineCpu).toFixed(0)} ms against ${median(referenceCpu).toFixed(1)} ms)`,
-);
+  console.log(
+    `one-loop reference (same scenarios made the same way, same deals at the same prices, no events): ${Math.round(median(referenceRates)).toLocaleString('en-US')} negotiations/s; ` +
+      `engine at ${((100 * median(playRates)) / median(referenceRates)).toFixed(1)}% of it by wall time, ` +
+      `${((100 * median(referenceCpu)) / median(engineCpu)).toFixed(1)}% by CPU time (${median(engineCpu).toFixed(0)} ms against ${median(referenceCpu).toFixed(1)} ms)`,
+  );
 
-// The oracle reference, a stage of its own after play (the app and the CLI run it on every
-// negotiation as they aggregate): one search per scenario, counterpart and role.
-// The results are gathered after the engine's runs, so that holding them cannot slow those.
-const firstResults: Pick<NegotiationResult, 'buyer' | 'seller' | 'scenario' | 'metrics'>[] = [];
-await runTournament(config, makeAgent, { onResult: ({ buyer, seller, scenario, metrics }) => void firstResults.push({ buyer, seller, scenario, metrics }) });
-const oracleCpu: number[] = [];
-for (let r = 0; r < repeats + 2; r++) {
-  const scorer = new OracleScorer();
-  const c0 = cpuMs();
-  for (const res of firstResults) scorer.score(res.buyer, res.seller, res.scenario, res.metrics);
-  if (r >= 2) oracleCpu.push(cpuMs() - c0);
-}
-console.log(
-  `oracle reference (each seat's best against its deterministic counterpart, searched per scenario, counterpart and role): ` +
-    `${median(oracleCpu).toFixed(0)} ms CPU for ${firstResults.length} negotiations, ${((1000 * median(oracleCpu)) / firstResults.length).toFixed(1)} µs each`,
-);
+  // The oracle reference, a stage of its own after play (the app and the CLI run it on every
+  // negotiation as they aggregate): one search per scenario, counterpart and role.
+  // The results are gathered after the engine's runs, so that holding them cannot slow those.
+  const firstResults: Pick<NegotiationResult, 'buyer' | 'seller' | 'scenario' | 'metrics'>[] = [];
+  await runTournament(config, makeAgent, { onResult: ({ buyer, seller, scenario, metrics }) => void firstResults.push({ buyer, seller, scenario, metrics }) });
+  const oracleCpu: number[] = [];
+  for (let r = 0; r < repeats + 2; r++) {
+    const scorer = new OracleScorer();
+    const c0 = cpuMs();
+    for (const res of firstResults) scorer.score(res.buyer, res.seller, res.scenario, res.metrics);
+    if (r >= 2) oracleCpu.push(cpuMs() - c0);
+  }
+  console.log(
+    `oracle reference (each seat's best against its deterministic counterpart, searched per scenario, counterpart and role): ` +
+      `${median(oracleCpu).toFixed(0)} ms CPU for ${firstResults.length} negotiations, ${((1000 * median(oracleCpu)) / firstResults.length).toFixed(1)} µs each`,
+  );
 
-// The market game: scripted sellers at 10 × 10 and 20 × 20, and the optimal matching's cost.
-for (const line of benchMarkets()) console.log(line);
+  // The market game: scripted sellers at 10 × 10 and 20 × 20, and the optimal matching's cost.
+  for (const line of benchMarkets()) console.log(line);
+}

