@@ -9,6 +9,7 @@ import type { EngineState } from '../agents/backends/webllm/pool';
 import { WEBLLM_MODEL_IDS } from '../agents/specs';
 import { LlmSettingsSchema } from '../agents/llm/settings';
 import { ModelListEntrySchema } from '../agents/backends/webllm/models';
+import { LOAD_PHASES } from '../agents/backends/webllm/progress';
 import { customModel, CustomModelListSchema } from '../agents/backends/webllm/custom';
 import { MoveSchema } from '../core/bilateral/moves';
 import { DeadlineSchema, FirstMoverSchema, PresetSchema, ROLES, ZoneBinSchema } from '../core/scenario';
@@ -293,6 +294,8 @@ export const FromWorkerSchema = z.discriminatedUnion('type', [
     modelId: z.string().min(1).max(200),
     state: z.enum(ENGINE_STATES),
     fraction: z.number().min(0).max(1).optional(),
+    phase: z.enum(LOAD_PHASES).optional(),
+    phaseFraction: z.number().min(0).max(1).optional(),
     text: z.string().max(2000).optional(),
   }),
   z.object({ type: z.literal('arena.end'), gameId: id, runId: id.nullable() }),

@@ -80,7 +80,9 @@ describe('WebLLM seats in the worker', () => {
       // The thrifty model never goes past its own reservation: no deal below cost or above value.
       expect(computeMetrics(row.scenario, row.events)[role].irViolation).toBe(false);
     }
-    expect(t.statuses.map((s) => s.state)).toEqual(['loading', 'loading', 'ready']);
+    // Loaded once: the load's steps, the last of them the seat's move grammar compiled, then ready.
+    expect(t.statuses.map((s) => s.state)).toEqual(['loading', 'loading', 'loading', 'loading', 'ready']);
+    expect(t.statuses.filter((s) => s.phase === 'preparing').map((s) => s.phaseFraction)).toEqual([0, 1]);
     expect((await getRun(db, runId))?.status).toBe('done');
   });
 
@@ -92,7 +94,8 @@ describe('WebLLM seats in the worker', () => {
       return (request, index) => {
         if (!lost && ++answers === 7) {
           lost = true;
-          return { reject: 'DeviceLostError: The WebGPU device was lost (out of memory)' };
+          // As real WebLLM fails a move when the device goes after the load: its runtime disposed under it.
+          return { lose: true };
         }
         return good(request, index);
       };

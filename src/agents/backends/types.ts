@@ -105,6 +105,12 @@ export interface ChatBackend {
   readonly contextWindow?: number;
   /** Rejects with a BackendError, or with the signal's reason once it is aborted. */
   complete(request: ChatRequest, signal: AbortSignal): Promise<ChatResponse>;
+  /**
+   * Told, when a seat is made, what every move of it will ask (its tools or schema, and
+   * thinking), so that a backend that compiles a grammar per format (WebLLM) can compile it while
+   * the model loads rather than inside the first move. Optional; it never fails.
+   */
+  prepare?(ask: Pick<ChatRequest, 'thinking' | 'tools' | 'responseFormat'>): void;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { assessGpu, type GpuReport } from '../../agents/backends/webllm/gpu';
-import type { LoadProgress } from '../../agents/backends/webllm/engine';
+import type { LoadPhase } from '../../agents/backends/webllm/progress';
 import type { SimClient, SimMessage } from '../../worker/client';
 import { newId, sim } from './sim';
 import { localEngines } from './engines.svelte';
@@ -9,7 +9,8 @@ export interface LocalModelState {
   /** null until the cache has been asked. */
   cached: boolean | null;
   busy: 'download' | 'delete' | null;
-  progress: LoadProgress | null;
+  /** The whole load on one bar, its phase named once WebLLM says it (progress.ts). */
+  progress: { fraction: number; text: string; phase?: LoadPhase | undefined; phaseFraction?: number | undefined } | null;
   error: string | null;
 }
 
@@ -113,7 +114,7 @@ export class LocalModels {
     if (m.type !== 'engine.status') return;
     const state = this.states[m.modelId];
     if (!state || state.busy !== 'download') return;
-    if (m.state === 'loading') state.progress = { fraction: m.fraction ?? 0, text: m.text ?? '' };
+    if (m.state === 'loading') state.progress = { fraction: m.fraction ?? 0, text: m.text ?? '', phase: m.phase, phaseFraction: m.phaseFraction };
     else if (m.state === 'ready') Object.assign(state, { busy: null, progress: null, cached: true });
     else {
       // failed, lost, or unloaded: a cancelled load is stopped, not failed.

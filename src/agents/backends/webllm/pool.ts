@@ -20,6 +20,8 @@ import { webLlmBackend, WEBLLM_CAPABILITIES, type WebLlmEngineLike } from './bac
 import type { LoadedEngine, LoadOptions } from './engine';
 import { customModel } from './custom';
 import { errorText, moveTimeoutError } from './errors';
+import { LoadProgressTracker, type LoadPhase } from './progress';
+import { GrammarSet, warmUpGrammars } from './warmup';
 
 /** Loads one model; `loadEngine` in the app, a fake engine in tests. */
 export type EngineLoader = (modelId: string, opts: LoadOptions) => Promise<LoadedEngine>;
@@ -30,8 +32,11 @@ export type EngineState = 'loading' | 'ready' | 'failed' | 'lost' | 'unloaded';
 export interface EngineStatus {
   modelId: string;
   state: EngineState;
-  /** 0 to 1 while loading. */
+  /** 0 to 1 while loading: the whole load, on one bar that never moves back (progress.ts). */
   fraction?: number;
+  /** While loading: the phase (downloading, loading from the cache, compiling shaders) and its own progress. */
+  phase?: LoadPhase;
+  phaseFraction?: number;
   /** WebLLM's words while loading; the reason when failed or lost. */
   text?: string;
 }
@@ -79,6 +84,8 @@ interface Slot {
   busy: Promise<unknown>;
   /** Settles once the engine last unloaded or ended is gone; a new load waits for it. */
   ending: Promise<void>;
+  /** The move formats its seats ask for, compiled at load (warmup.ts). */
+  grammars: GrammarSet;
 }
 
 /** Waits for `promise`, or rejects with the signal's reason when it aborts first. */
@@ -153,6 +160,7 @@ export class EnginePool {
         limiter: new Limiter(1),
         busy: Promise.resolve(),
         ending: Promise.resolve(),
+        grammars: new GrammarSet(modelId),
       };
       this.slots.set(modelId, slot);
     }
@@ -203,6 +211,7 @@ export class EnginePool {
           return customModel(modelId)?.contextWindow;
         },
         complete: (request, signal) => this.complete(modelId, request, signal),
+        prepare: (ask) => this.slot(modelId).grammars.add(ask),
       };
       this.backends.set(modelId, backend);
     }
@@ -219,6 +228,12 @@ export class EnginePool {
       if (slot.lost !== null) throw new BackendError('gpu-lost', slot.lost);
       // Asked after the wait: the engine may have been lost, unloaded or ended meanwhile.
       const engine = await raced(this.ready(slot), signal);
+      // A format a seat made since the load is compiled now, outside the move's time: not
+      // cancelled with the move (it is one token long), so the engine is free once it is done.
+      await this.warmUp(slot, engine, new AbortController().signal, (e) => {
+        if (e instanceof BackendError && e.kind === 'gpu-lost' && slot.engine === engine) this.lose(slot, e.message);
+        else if (slot.engine === engine) this.end(slot, engine);
+      });
       return await this.move(slot, engine, request, signal, sent);
     } finally {
       // WebLLM's lock, followed: the next move goes once WebLLM is done with this one, not when its caller gave up.
@@ -346,15 +361,31 @@ export class EnginePool {
     slot.controller = controller;
     this.emit({ modelId: slot.modelId, state: 'loading', fraction: 0, text: 'Starting…' });
     const appConfig = this.appConfig(slot.modelId);
+    // WebLLM counts each phase from 0 to 1 again: the tracker makes them one bar.
+    const bar = new LoadProgressTracker();
     // The GPU is freed first: of idle engines, and of this model's last engine if it is still going.
     slot.loading = Promise.all([this.unloadIdle(slot), slot.ending])
       .then(() =>
         this.loader(slot.modelId, {
           ...(appConfig && { appConfig }),
           signal: controller.signal,
-          onProgress: (p) => this.emit({ modelId: slot.modelId, state: 'loading', fraction: p.fraction, text: p.text }),
+          onProgress: (p) => {
+            const { fraction, phase, phaseFraction } = bar.webllm(p.fraction, p.text);
+            this.emit({ modelId: slot.modelId, state: 'loading', fraction, ...(phase && { phase, phaseFraction }), text: p.text });
+          },
         }),
       )
+      .then(async (engine) => {
+        // The formats the seats asked for are compiled before the first move, as the load's last step.
+        await this.warmUp(slot, engine, controller.signal, () => void this.dispose(engine, true), (done, total) =>
+          this.emit({
+            modelId: slot.modelId,
+            state: 'loading',
+            ...bar.preparing(done, total, `Compiling the move grammar${total > 1 ? `s (${done} of ${total} done)` : ''}…`),
+          }),
+        );
+        return engine;
+      })
       .then(
         (engine) => {
           slot.engine = engine;
@@ -373,6 +404,45 @@ export class EnginePool {
         slot.controller = null;
       });
     return slot.loading;
+  }
+
+  /**
+   * Compiles the formats `engine` has not (one request each, a token long: warmup.ts), within the
+   * time limit of a one-token move each. A failure or a stall is handed to `onFailure` (which
+   * lets the engine go) and rethrown: a stall as a timeout, the rest as WebLLM's failure reads.
+   */
+  private async warmUp(
+    slot: Slot,
+    engine: LoadedEngine,
+    signal: AbortSignal,
+    onFailure: (e: unknown) => void,
+    onProgress?: (done: number, total: number) => void,
+  ): Promise<void> {
+    const asks = slot.grammars.pending(engine);
+    if (asks.length === 0) return;
+    const limitMs = asks.length * this.timeoutFor(slot.modelId, { messages: [], maxTokens: 1 });
+    const stop = new AbortController();
+    const onAbort = () => stop.abort(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    const timers = new AbortController();
+    this.sleep(limitMs, timers.signal).then(
+      () => stop.abort(new Stalled()),
+      () => undefined,
+    );
+    try {
+      await warmUpGrammars(engine, slot.modelId, asks, stop.signal, { onGrammar: (i, n) => onProgress?.(i, n) });
+      onProgress?.(asks.length, asks.length);
+      slot.grammars.compiled(engine, asks);
+    } catch (e) {
+      const stalled = stop.signal.reason instanceof Stalled;
+      onFailure(e);
+      // Not a 'timeout' (a move's, which the seat retries): the load itself failed.
+      if (stalled) throw new BackendError('bad-response', `${slot.modelId} did not compile its move formats within ${Math.round(limitMs / 1000)} s, so it was unloaded; it loads again on its next move.`);
+      throw e;
+    } finally {
+      timers.abort();
+      signal.removeEventListener('abort', onAbort);
+    }
   }
 
   /** Frees the GPU for `keep`: every other loaded engine that no run or game uses is unloaded. */

@@ -64,3 +64,43 @@ export async function warmUpGrammars(
   }
   return warmed;
 }
+
+/**
+ * The move formats one model's seats have asked for, and which of them each loaded engine has
+ * compiled: a seat says its format when it is made (ChatBackend.prepare), the pool compiles every
+ * known format when the model loads, and one that arrives later before the next move.
+ */
+export class GrammarSet {
+  private readonly asks = new Map<string, GrammarAsk>();
+  private readonly warmed = new WeakMap<object, Set<string>>();
+
+  constructor(private readonly modelId: string) {}
+
+  /** Adds a seat's format; one without a grammar (no tools, no schema) is nothing to compile. */
+  add(ask: GrammarAsk): void {
+    const key = grammarKey(this.modelId, ask);
+    if (key !== undefined && !this.asks.has(key)) this.asks.set(key, ask);
+  }
+
+  /** The formats `engine` has not compiled yet. */
+  pending(engine: object): GrammarAsk[] {
+    const done = this.warmed.get(engine);
+    return [...this.asks.entries()].filter(([key]) => !done?.has(key)).map(([, ask]) => ask);
+  }
+
+  /** Notes that `engine` compiled these formats. */
+  compiled(engine: object, asks: readonly GrammarAsk[]): void {
+    let done = this.warmed.get(engine);
+    if (!done) this.warmed.set(engine, (done = new Set()));
+    for (const ask of asks) {
+      const key = grammarKey(this.modelId, ask);
+      if (key !== undefined) done.add(key);
+    }
+  }
+}
+
+/** The format's identity as WebLLM caches its grammar: the response_format it sends. */
+function grammarKey(modelId: string, ask: GrammarAsk): string | undefined {
+  const body = warmUpRequest(modelId, ask);
+  return body ? JSON.stringify(body.response_format) : undefined;
+}

@@ -37,6 +37,12 @@ export type FakeModel = (request: ChatCompletionRequestNonStreaming, index: numb
 export interface FakeEngine extends WebLlmEngineLike {
   /** Every request received, in order, including refused ones. */
   readonly requests: ChatCompletionRequestNonStreaming[];
+  /**
+   * The one-token requests (the pool's grammar warm-ups: webllm/warmup.ts), kept apart from the
+   * moves: the model is not asked, and a one-token answer comes back as WebLLM's would, cut at
+   * its length.
+   */
+  readonly warmups: ChatCompletionRequestNonStreaming[];
   readonly interrupts: number;
   /** Requests WebLLM itself would have refused, with the reason. */
   readonly refused: string[];
@@ -149,6 +155,7 @@ class Lock {
 export function fakeEngine(model: FakeModel | readonly FakeReply[], opts: { loaded?: readonly string[] } = {}): FakeEngine {
   let loaded = [...(opts.loaded ?? ['Qwen3-0.6B-q4f16_1-MLC'])];
   const requests: ChatCompletionRequestNonStreaming[] = [];
+  const warmups: ChatCompletionRequestNonStreaming[] = [];
   const refused: string[] = [];
   const lock = new Lock();
   let interrupts = 0;
@@ -193,6 +200,7 @@ export function fakeEngine(model: FakeModel | readonly FakeReply[], opts: { load
     });
 
   async function generate(request: ChatCompletionRequestNonStreaming, index: number, modelId: string): Promise<ChatCompletion> {
+    if (index < 0) return unlessDisposed(Promise.resolve(completion(request, '{', modelId, { finish: 'length', completionTokens: 1 })));
     const reply = await unlessDisposed(Promise.resolve(answer(request, index)));
     const prefix = request.extra_body?.enable_thinking === false ? EMPTY_THINKING : '';
     if (typeof reply === 'string') return completion(request, prefix + reply, modelId, { finish: 'stop' });
@@ -215,6 +223,7 @@ export function fakeEngine(model: FakeModel | readonly FakeReply[], opts: { load
 
   return {
     requests,
+    warmups,
     refused,
     get interrupts() {
       return interrupts;
@@ -244,8 +253,9 @@ export function fakeEngine(model: FakeModel | readonly FakeReply[], opts: { load
     chat: {
       completions: {
         async create(request) {
-          const index = requests.length;
-          requests.push(structuredClone(request));
+          const warmup = request.max_tokens === 1;
+          const index = warmup ? -1 : requests.length;
+          (warmup ? warmups : requests).push(structuredClone(request));
           // Checked before the lock, as WebLLM's chatCompletion does.
           if (loaded.length === 0) throw modelNotLoadedError('ChatCompletionRequest');
           const why = refusal(request, loaded);

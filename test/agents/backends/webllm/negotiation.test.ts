@@ -9,7 +9,7 @@ import { SimulatedClock } from '../../../../src/core/clock';
 import { webLlmBackend } from '../../../../src/agents/backends/webllm/backend';
 import type { LoadedEngine } from '../../../../src/agents/backends/webllm/engine';
 import { GPU_LOST_MESSAGE } from '../../../../src/agents/backends/webllm/errors';
-import { EnginePool, type EnginePoolOptions } from '../../../../src/agents/backends/webllm/pool';
+import { EnginePool, type EnginePoolOptions, type EngineStatus } from '../../../../src/agents/backends/webllm/pool';
 import { llmAgent, type LlmAgentOptions } from '../../../../src/agents/llm/agent';
 import { moveResponseFormat, toolsSystemText } from '../../../../src/agents/backends/webllm/grammar';
 import { moveJsonSchema, moveTools } from '../../../../src/agents/llm/schema';
@@ -42,7 +42,7 @@ function pooled(model: (modelId: string) => FakeModel, opts: EnginePoolOptions =
     if (!found) throw new Error(`${modelId} was never loaded`);
     return found;
   };
-  return { pool, fake, seat: (modelId: string) => llmAgent(pool.backend(modelId)) };
+  return { pool, fake, seat: (modelId: string, seatOpts: LlmAgentOptions = {}) => llmAgent(pool.backend(modelId), seatOpts) };
 }
 
 function expectStorable(events: readonly BilateralEvent[]): void {
@@ -239,6 +239,63 @@ describe('WebLLM agent: the GPU, two models, cancel', () => {
     expectStorable(events);
   });
 
+  it("compiles each seat's move format once, while the model loads, with the format the moves send", async () => {
+    const t = pooled(() => thrifty());
+    const statuses: EngineStatus[] = [];
+    t.pool.subscribe((st) => statuses.push(st));
+    t.pool.use([SMALL]);
+    // Two seats of one model, on two formats (tools, and tools with thinking), made before the first move.
+    const buyer = t.seat(SMALL);
+    const thinker = t.seat(SMALL, { thinking: true });
+    void thinker;
+    const { outcome } = await playNegotiation(scenario(150, 90, { listPrice: 200 }), { buyer, seller: agent('boulware', 'seller') });
+    expect(outcome.kind).toBe('deal');
+    const engine = t.fake(SMALL);
+    expect(engine.warmups).toHaveLength(2);
+    for (const w of engine.warmups) expect(w).toMatchObject({ max_tokens: 1, messages: [{ role: 'user', content: 'Hi' }] });
+    const formats = engine.warmups.map((w) => JSON.stringify(w.response_format));
+    expect(new Set(formats).size).toBe(2);
+    // Every move sends a format the load compiled: none is compiled inside a move.
+    for (const req of engine.requests) expect(formats).toContain(JSON.stringify(req.response_format));
+    // Shown as the load's last step, before the model is ready.
+    const preparing = statuses.filter((st) => st.phase === 'preparing');
+    // (This loader names no phase, so the bar gives the grammars the last 4%, as after a download.)
+    expect(preparing.map((st) => st.fraction)).toEqual([0.96, 0.98, 1]);
+    expect(statuses.findIndex((st) => st.state === 'ready')).toBeGreaterThan(statuses.indexOf(preparing.at(-1)!));
+    // A seat made later with a new format has it compiled before its first move, once.
+    const jsonSeat = t.seat(SMALL, { interface: 'json' });
+    await playNegotiation(scenario(150, 90, { listPrice: 200 }), { buyer: jsonSeat, seller: agent('boulware', 'seller') });
+    expect(engine.warmups).toHaveLength(3);
+    expect(engine.warmups[2]?.response_format?.type).toBe('json_object');
+  });
+
+  it('a load whose grammar compile never ends fails as a timeout, and the engine goes', async () => {
+    const clock = new SimulatedClock();
+    let unloads = 0;
+    const pool = new EnginePool(
+      async (): Promise<LoadedEngine> => ({
+        chat: { completions: { create: () => new Promise<never>(() => undefined) } },
+        interruptGenerate: () => undefined,
+        unload: async () => void unloads++,
+        terminate: () => void unloads++,
+      }),
+      undefined,
+      { moveTimeout: { baseMs: 30_000, perTokenMs: 0 }, stopGraceMs: 5_000, sleep: (ms, signal) => clock.sleep(ms, signal) },
+    );
+    const statuses: EngineStatus[] = [];
+    pool.subscribe((st) => statuses.push(st));
+    pool.use([SMALL]);
+    const seat = llmAgent(pool.backend(SMALL));
+    const playing = playNegotiation(scenario(150, 90, { listPrice: 200, firstMover: 'buyer' }), { buyer: seat, seller: agent('boulware', 'seller') });
+    await expect.poll(() => statuses.some((st) => st.phase === 'preparing')).toBe(true);
+    await clock.advance(30_000);
+    const { outcome } = await playing;
+    expect(outcome).toMatchObject({ kind: 'error', actor: 'buyer' });
+    expect(outcome.kind === 'error' && outcome.message).toContain('did not compile its move formats within 30 s');
+    expect(statuses.at(-1)).toMatchObject({ state: 'failed' });
+    expect(unloads).toBe(1);
+  });
+
   it('buyer and seller on two models: each has an engine of its own, and each request names its model', async () => {
     const t = pooled(() => thrifty());
     t.pool.use([SMALL, LARGER]);
@@ -256,7 +313,7 @@ describe('WebLLM agent: the GPU, two models, cancel', () => {
     }
   });
 
-  it('a move WebLLM never finishes ends the negotiation as an error at its time limit; the next loads the model afresh', async () => {
+  it('a move WebLLM never finishes is an invalid answer at its time limit: the engine is ended, and the retry loads the model afresh', async () => {
     const clock = new SimulatedClock();
     const good = thrifty();
     let loads = 0;
@@ -273,11 +330,15 @@ describe('WebLLM agent: the GPU, two models, cancel', () => {
     clock.advance(30_000);
     await expect.poll(() => t.fake(SMALL).interrupts).toBe(1);
     clock.advance(5_000);
-    const { outcome } = await playing;
-    expect(outcome).toMatchObject({ kind: 'error', actor: 'buyer', message: expect.stringMatching(/^Qwen3-0\.6B-q4f16_1-MLC gave no answer within 30 s\. WebLLM did not stop/) });
-    const next = await playNegotiation(scenario(150, 90, { listPrice: 200 }), { buyer: t.seat(SMALL), seller: agent('boulware', 'seller') });
-    expect(['deal', 'walk_away', 'turn_limit']).toContain(next.outcome.kind);
+    const { events, outcome } = await playing;
+    // The stalled move is the model's failure to answer, with the reason it is told on its retry;
+    // the retry went to a fresh engine, and the negotiation played on.
+    const invalid = events.filter((e) => e.type === 'invalid');
+    expect(invalid).toHaveLength(1);
+    expect(invalid[0]).toMatchObject({ actor: 'buyer', reason: expect.stringMatching(/^Qwen3-0\.6B-q4f16_1-MLC gave no answer within 30 s\. WebLLM did not stop/) });
+    expect(['deal', 'walk_away', 'turn_limit']).toContain(outcome.kind);
     expect(loads).toBe(2);
+    expectStorable(events);
   });
 
   it('a request for a model the engine has not loaded is refused by WebLLM and ends as an error', async () => {

@@ -10,7 +10,7 @@ import type { LoadedEngine, LoadOptions } from '../../../../src/agents/backends/
 import { GPU_LOST_MESSAGE } from '../../../../src/agents/backends/webllm/errors';
 import { EnginePool, WEBLLM_MOVE_TIMEOUT, type EngineStatus, type MoveTimeout } from '../../../../src/agents/backends/webllm/pool';
 import { BackendError, type ChatRequest } from '../../../../src/agents/backends/types';
-import { fakeEngine, type FakeEngine, type FakeModel, type FakeReply } from './fake-engine';
+import { fakeEngine, webLlmLoadReports, type FakeEngine, type FakeModel, type FakeReply } from './fake-engine';
 
 const SMALL = 'Qwen3-0.6B-q4f32_1-MLC';
 const LARGE = 'Qwen3-4B-q4f32_1-MLC';
@@ -70,10 +70,34 @@ describe('EnginePool', () => {
     expect(a.text).toContain('walk_away');
     expect(b.model).toBe(SMALL);
     expect(t.statuses.map((s) => s.state)).toEqual(['loading', 'loading', 'loading', 'ready']);
-    expect(t.statuses[1]).toMatchObject({ fraction: 0.5, text: 'Fetching param cache[1/2]' });
+    // Half the download is 40% of the load (a download is 80% of the bar: progress.ts).
+    expect(t.statuses[1]).toMatchObject({ fraction: 0.4, phase: 'downloading', phaseFraction: 0.5, text: 'Fetching param cache[1/2]' });
     expect(t.pool.states()).toEqual([{ modelId: SMALL, state: 'ready' }]);
     release();
   });
+
+  for (const cached of [false, true]) {
+    it(`shows WebLLM's phases as one bar that never moves back (${cached ? 'from the cache' : 'a first download'})`, async () => {
+      const statuses: EngineStatus[] = [];
+      const reports = webLlmLoadReports({ cached });
+      const p = new EnginePool(async (modelId: string, opts: LoadOptions): Promise<LoadedEngine> => {
+        for (const r of reports) opts.onProgress?.({ fraction: r.progress, text: r.text });
+        const engine = fakeEngine(() => '{}', { loaded: [modelId] });
+        return { chat: engine.chat, interruptGenerate: () => engine.interruptGenerate(), unload: async () => undefined };
+      });
+      p.subscribe((s) => statuses.push(s));
+      const release = p.use([SMALL]);
+      await p.preload(SMALL, new AbortController().signal);
+      release();
+      const loading = statuses.filter((s) => s.state === 'loading');
+      // WebLLM's own value starts over at each phase; the bar does not.
+      expect(reports.filter((r, i) => i > 0 && r.progress < reports[i - 1]!.progress).length).toBe(cached ? 1 : 2);
+      for (let i = 1; i < loading.length; i++) expect(loading[i]!.fraction!).toBeGreaterThanOrEqual(loading[i - 1]!.fraction!);
+      const phases = loading.flatMap((s) => (s.phase ? [s.phase] : [])).filter((ph, i, all) => ph !== all[i - 1]);
+      expect(phases).toEqual(cached ? ['loading', 'compiling'] : ['downloading', 'loading', 'compiling']);
+      expect(statuses.at(-1)).toMatchObject({ state: 'ready', fraction: 1 });
+    });
+  }
 
   it('times a call by its generation alone: not the load before it, nor the wait for the GPU', async () => {
     let clock = 0;
