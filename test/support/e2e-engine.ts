@@ -8,7 +8,8 @@
  * - 1.7B is the real WebLLM, in its own worker started by the simulation worker, pointed at a
  *   closed port on 127.0.0.1 (nothing is fetched from outside): its load fails as a download
  *   fails offline;
- * - 4B loses its GPU at its third answer, once per worker (a resumed run then finishes);
+ * - 4B loses its GPU at its third answer, once per worker, as WebLLM does after a load (a resumed
+ *   run then finishes);
  * - 8B stays at its first loading step (reported again every 100 ms, as a slow download reports)
  *   until the load is cancelled, so a test can watch the progress and cancel it on any machine.
  */
@@ -50,8 +51,9 @@ async function loadE2eEngine(modelId: string, opts: LoadOptions): Promise<Loaded
       answers++;
       if (modelId.includes('-4B-') && !lostOnce && answers === 3) {
         lostOnce = true;
-        // As WebLLM's worker sends it: the error's text, not an Error.
-        return { reject: 'DeviceLostError: The WebGPU device was lost (fake engine, out of memory)' };
+        // As real WebLLM fails a move when the device goes after the load: its runtime disposed
+        // under the move ("Tensor has already been disposed"), then ModelNotLoadedError.
+        return { lose: true };
       }
       return play(request, index);
     },

@@ -109,6 +109,7 @@ export function modelSeat<Obs extends { turn: number }, Mv>(backend: ChatBackend
   const maxTokens = opts.maxTokens ?? (thinking ? THINKING_MAX_TOKENS : MOVE_TOKENS);
   // The tools or the move's JSON Schema, made once per agent rather than once per move.
   const ask = moveAsk(backend.capabilities, game, opts);
+  backend.prepare?.(ask);
   const promptTokens = promptTokenBudget(backend.contextWindow ?? DEFAULT_CONTEXT_WINDOW, maxTokens, ask.tools !== undefined);
   const budget = new TextBudget();
   return {
@@ -126,8 +127,11 @@ export function modelSeat<Obs extends { turn: number }, Mv>(backend: ChatBackend
       try {
         response = await backend.complete(request, signal);
       } catch (e) {
-        // An answer too long to read is the model's failure to answer, played as an invalid one.
-        if (!(e instanceof BackendError) || e.kind !== 'too-large' || signal.aborted) throw e;
+        // An answer too long to read, or a WebLLM move past its time limit (the model on this
+        // device stalled; the engine was freed), is the model's failure to answer, played as an
+        // invalid one. A remote timeout is the network's, an error.
+        const noAnswer = e instanceof BackendError && (e.kind === 'too-large' || (e.kind === 'timeout' && backend.name === 'webllm'));
+        if (!noAnswer || signal.aborted) throw e;
         const call = withPrompt(callRecord(now() - started, {}), messages);
         return { kind: 'invalid', reason: clip(`${e.message}; answer briefly`, 500), raw: '', call };
       }
