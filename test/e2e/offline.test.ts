@@ -22,7 +22,7 @@ describe('offline, after one visit', () => {
 
     await page.getByLabel('Speed').selectOption({ label: 'Instant' });
     await page.getByRole('button', { name: 'Play', exact: true }).click();
-    const outcome = page.getByRole('region', { name: 'Outcome' });
+    const outcome = page.getByRole('region', { name: 'Outcome', exact: true });
     await outcome.waitFor({ timeout: 30_000 });
     await expect.poll(() => outcome.textContent()).toMatch(/Deal at \$\d+\.\d\d|No deal|walked away|turn limit/i);
     // The first stored run asks for persistent storage, once, and says why in one line.
@@ -34,7 +34,7 @@ describe('offline, after one visit', () => {
     await page.getByRole('navigation').getByRole('link', { name: 'Tournament' }).click();
     await configureTournament(page, ['boulware', 'hardliner'], 2);
     await page.getByRole('button', { name: /^Run \d+ negotiations$/ }).click();
-    await page.getByText('Finished.').waitFor({ timeout: 60_000 });
+    await page.getByRole('region', { name: 'Progress', exact: true }).getByText('Finished.').waitFor({ timeout: 60_000 });
     await screenshot(page, 'offline-tournament');
 
     const runs = await storedRuns(page);
@@ -64,16 +64,23 @@ describe('offline, after one visit', () => {
     await configureTournament(page, ['boulware'], 2);
     await page.getByLabel('Agent', { exact: true }).selectOption('remote model…');
     await page.getByLabel('Remote model', { exact: true }).fill(REMOTE);
-    await page.getByTestId('unavailable-offline').waitFor();
-    await page.getByRole('button', { name: `Add ${REMOTE}` }).click();
-    await page.getByRole('button', { name: /^Run \d+ negotiations$/ }).click();
-    const alert = page.getByRole('alert').filter({ hasText: 'You are offline' });
+    // The form's own parts, by their names: the results of the run before (below the form, drawn a
+    // section per task on a busy machine) hold alerts and controls of their own.
+    const form = page.getByRole('form', { name: 'Tournament setup' });
+    const listed = form.getByRole('group', { name: 'Agents', exact: true }).getByRole('listitem');
+    await form.getByTestId('unavailable-offline').waitFor();
+    await form.getByRole('button', { name: `Add ${REMOTE}`, exact: true }).click();
+    await expect.poll(() => listed.count()).toBe(2);
+    await form.getByRole('button', { name: /^Run \d+ negotiations$/ }).click();
+    const alert = form.getByRole('alert').filter({ hasText: 'You are offline' });
     await alert.waitFor();
     expect(await alert.textContent()).toContain(`${REMOTE} needs the network`);
     // A WebLLM model that was never downloaded needs the network too: the worker's WebLLM cache says so.
     await page.getByLabel('Agent', { exact: true }).selectOption(UNCACHED);
-    await page.getByRole('button', { name: `Add ${UNCACHED}` }).click();
-    await page.getByRole('button', { name: /^Run \d+ negotiations$/ }).click();
+    await form.getByRole('button', { name: `Add ${UNCACHED}`, exact: true }).click();
+    // The run is asked for with the agent listed, not at whatever moment the click lands.
+    await expect.poll(() => listed.count()).toBe(3);
+    await form.getByRole('button', { name: /^Run \d+ negotiations$/ }).click();
     await expect.poll(() => alert.textContent()).toContain(`${REMOTE}, ${UNCACHED} need the network`);
     await screenshot(page, 'offline-refused');
     // Nothing was started, so nothing failed part way and nothing new was stored.

@@ -128,9 +128,11 @@ export async function configureTournament(page: Page, agents: string[], scenario
   await page.getByLabel('Agent', { exact: true }).waitFor();
   const list = page.locator('ul.agents li');
   while ((await list.count()) > 0) await list.first().getByRole('button', { name: /^Remove/ }).click();
-  for (const agent of agents) {
+  for (const [i, agent] of agents.entries()) {
     await page.getByLabel('Agent', { exact: true }).selectOption(agent);
-    await page.getByRole('button', { name: `Add ${agent}` }).click();
+    await page.getByRole('button', { name: `Add ${agent}`, exact: true }).click();
+    // The next agent is chosen once this one is listed, whatever the machine's pace.
+    await expect.poll(() => list.count()).toBe(i + 1);
   }
   await page.getByLabel('Scenarios per ordered pair').fill(String(scenarios));
   await page.getByLabel('Seed', { exact: true }).fill(String(seed));
