@@ -45,8 +45,16 @@ export function serveEngine(port: EnginePort, webllm: WebLlmApi): void {
   let engine: MLCEngine | null = null;
   const post = (message: FromEngine) => port.postMessage(message);
   /** WebLLM's prebuilt list with the records a message adds (the user's own models), or undefined for the prebuilt list alone. */
-  const withRecords = (extra: AppConfig | undefined): AppConfig | undefined =>
-    extra && { ...webllm.prebuiltAppConfig, model_list: [...webllm.prebuiltAppConfig.model_list, ...extra.model_list] };
+  /**
+   * The user's records first and WebLLM's others after: WebLLM takes the first record of an id
+   * (findModelRecord), so a model of the user's own named like one of WebLLM's prebuilt builds
+   * is checked and deleted as itself, not as the prebuilt one.
+   */
+  const withRecords = (extra: AppConfig | undefined): AppConfig | undefined => {
+    if (!extra) return undefined;
+    const own = new Set(extra.model_list.map((r) => r.model_id));
+    return { ...webllm.prebuiltAppConfig, model_list: [...extra.model_list, ...webllm.prebuiltAppConfig.model_list.filter((r) => !own.has(r.model_id))] };
+  };
 
   async function handle(message: Exclude<ToEngine, { type: 'interrupt' }>): Promise<FromEngine> {
     const { callId } = message;

@@ -325,12 +325,35 @@ describe("WebLLM's model list and cache, asked of an engine worker", () => {
     expect(list.models).toEqual([expect.objectContaining({ model_id: 'Qwen3-0.6B-q4f16_1-MLC' }), { model_id: 'Mine-q4f16_1-MLC' }]);
     expect(list.cached).toEqual({ 'Qwen3-0.6B-q4f16_1-MLC': false, 'Mine-q4f16_1-MLC': true });
     await deleteCached('Mine-q4f16_1-MLC', { createWorker: () => engineWorker(web.api) }, { model_list: [mine] });
-    // Every call sees WebLLM's own records and the user's one.
+    // Every call sees WebLLM's own records and the user's one, first (WebLLM takes an id's first record).
     expect(seen).toHaveLength(3);
     for (const config of seen) {
-      expect(config?.model_list.at(-1)).toEqual(mine);
+      expect(config?.model_list[0]).toEqual(mine);
       expect(config?.model_list.length).toBe(prebuiltAppConfig.model_list.length + 1);
     }
+  });
+
+  it("a model of the user's own named like a WebLLM prebuilt build is checked and deleted as itself", async () => {
+    const web = fakeWebLlm();
+    const prebuilt = prebuiltAppConfig.model_list.find((r) => !r.model_id.startsWith('Qwen3-'));
+    if (!prebuilt) throw new Error('WebLLM lists only Qwen3 builds');
+    const mine = { model: 'https://example.org/mine/', model_id: prebuilt.model_id, model_lib: 'https://example.org/mine.wasm' };
+    const seen: (AppConfig | undefined)[] = [];
+    web.api.hasModelInCache = async (_id, config) => {
+      seen.push(config);
+      return false;
+    };
+    web.api.deleteModelAllInfoInCache = async (_id, config) => void seen.push(config);
+    const deps = { createWorker: () => engineWorker(web.api) };
+    const list = await listModels([prebuilt.model_id], deps, { model_list: [mine] });
+    expect(list.models).toEqual([{ model_id: prebuilt.model_id }]);
+    await deleteCached(prebuilt.model_id, deps, { model_list: [mine] });
+    for (const config of seen) {
+      // The record WebLLM finds for the id (its first) is the user's, and the id is there once.
+      expect(config?.model_list.find((r) => r.model_id === prebuilt.model_id)).toEqual(mine);
+      expect(config?.model_list.filter((r) => r.model_id === prebuilt.model_id)).toHaveLength(1);
+    }
+    expect(seen).toHaveLength(2);
   });
 
   it("deleteCached goes to WebLLM's delete", async () => {
