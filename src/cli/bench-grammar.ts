@@ -8,7 +8,8 @@ import os from 'node:os';
 import type { ResponseFormat } from '@mlc-ai/web-llm';
 import { toWebLlmRequest, WEBLLM_CAPABILITIES } from '../agents/backends/webllm/backend';
 import type { MoveInterface } from '../agents/backends/webllm/grammar';
-import { bilateralMoveAsk } from '../agents/llm/agent';
+import { bilateralMoveAsk, moveAsk, type MoveAsk } from '../agents/llm/agent';
+import { MARKET_SCHEMA_NAMES, marketJsonSchema, marketTools } from '../agents/market/llm/schema';
 import { MAX_MESSAGE_LENGTH } from '../core/bilateral/moves';
 import { compileResponseFormat, grammarCompiler, loadXgrammar, qwen3TokenizerInfo, qwen3Vocabulary, xgrammarVersions, type TokenizerInfo, type Xgr } from './xgrammar';
 
@@ -22,15 +23,27 @@ export interface MoveFormat {
 
 const MODEL = 'Qwen3-1.7B-q4f16_1-MLC';
 
-/** The four formats a bilateral WebLLM seat sends, each exactly as the agent's request makes it. */
+/**
+ * The formats a WebLLM seat sends, each exactly as the agent's request makes it: the bilateral
+ * move's four (json or tools, with or without thinking), then the market seller's and buyer's.
+ */
 export function moveFormats(): MoveFormat[] {
-  return (['json', 'tools'] as const).flatMap((moveInterface) =>
-    [false, true].map((thinking) => {
-      const ask = bilateralMoveAsk(WEBLLM_CAPABILITIES, { interface: moveInterface, thinking });
-      const format = toWebLlmRequest({ messages: [{ role: 'user', content: '' }], ...ask }, MODEL).response_format;
-      if (!format) throw new Error(`no response_format for the ${moveInterface} interface`);
-      return { label: thinking ? `${moveInterface}, thinking` : moveInterface, interface: moveInterface, thinking, format };
-    }),
+  const seats: { game: string; ask: (opts: { interface: MoveInterface; thinking: boolean }) => MoveAsk }[] = [
+    { game: '', ask: (opts) => bilateralMoveAsk(WEBLLM_CAPABILITIES, opts) },
+    ...(['seller', 'buyer'] as const).map((role) => ({
+      game: `market ${role}: `,
+      ask: (opts: { interface: MoveInterface; thinking: boolean }) =>
+        moveAsk(WEBLLM_CAPABILITIES, { tools: () => marketTools(role), jsonSchema: () => marketJsonSchema(role), schemaName: MARKET_SCHEMA_NAMES[role] }, opts),
+    })),
+  ];
+  return seats.flatMap(({ game, ask }) =>
+    (['json', 'tools'] as const).flatMap((moveInterface) =>
+      [false, true].map((thinking) => {
+        const format = toWebLlmRequest({ messages: [{ role: 'user', content: '' }], ...ask({ interface: moveInterface, thinking }) }, MODEL).response_format;
+        if (!format) throw new Error(`no response_format for the ${moveInterface} interface`);
+        return { label: `${game}${thinking ? `${moveInterface}, thinking` : moveInterface}`, interface: moveInterface, thinking, format };
+      }),
+    ),
   );
 }
 

@@ -144,6 +144,15 @@ describe('the compiler is the one WebLLM runs, over Qwen3’s vocabulary as WebL
     for (const format of formats) expect(key(format as ResponseFormat)).not.toMatch(/maxLength|minLength/);
     void annotate([...compileMs].map(([label, ms]) => `${label}: ${ms.toFixed(0)} ms`).join('; '));
   });
+
+  it("the market seats' formats hold no string length either, and each compiles", () => {
+    const market = moveFormats().filter((f) => f.label.startsWith('market '));
+    expect(market).toHaveLength(8);
+    for (const { label, format } of market) {
+      expect(key(format), label).not.toMatch(/maxLength|minLength/);
+      expect(compiled.has(key(format)), label).toBe(true);
+    }
+  });
 });
 
 describe('JSON moves', () => {
