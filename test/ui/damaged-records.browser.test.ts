@@ -18,6 +18,8 @@ import { addBatches, runBatches } from '../../src/storage/batches';
 import type { ParleyDb } from '../../src/storage/db';
 import { createRun, deleteRun, readRuns, salvageRun, updateRun } from '../../src/storage/runs';
 import { negotiationRow } from '../../src/storage/schema';
+import { createMarketRun } from '../../src/storage/market-runs';
+import { ALL_MARKET_CONFIGS } from '../../src/core/market/scenario';
 import type { ClassExport as ClassFile } from '../../src/ui/class-export';
 import { RunsStore } from '../../src/ui/state/runs.svelte';
 import { TournamentSession } from '../../src/ui/state/tournament.svelte';
@@ -193,6 +195,25 @@ describe('the class export with a damaged game', () => {
     expect(text(alert)).toMatch(/left out because .* could not be read/);
     expect(text(alert)).toContain('“Bo: human buys it from conceder”: its negotiation cannot be read');
     expect(text(target)).not.toContain('Could not read the games');
+  });
+});
+
+describe('a stored market run whose markets cannot be read', () => {
+  test('its page says so instead of loading for good', async () => {
+    const db = freshDb();
+    const config = {
+      sellers: ['catalog'],
+      buyer: 'margin',
+      configs: ALL_MARKET_CONFIGS.filter((c) => c.name === 'small').map((c) => ({ ...c })),
+      marketsPerConfig: 1,
+      seed: 6,
+      samples: 0,
+    };
+    await createMarketRun(db, { id: 'markets-broken', name: 'broken markets', config, planned: 1, createdAt: 1 });
+    await db.marketBatches.put({ id: 'markets-broken:0', runId: 'markets-broken', first: 0, markets: ['{ not json'] });
+    const target = render(RunPage, { runId: 'markets-broken', store: new RunsStore(() => db), tournament: new TournamentSession() });
+    await expect.poll(() => text(target.querySelector('[role="alert"]'))).toMatch(/^The markets stored for this run could not be read/);
+    expect(text(target)).not.toContain('Loading…');
   });
 });
 
