@@ -78,6 +78,12 @@ describe('Transcript', () => {
     expect(raw).toBe(call.raw);
     expect(prompt).toBe(call.prompt);
     expect(target.querySelector('img')).toBeNull();
+    // A grammar WebLLM compiled for the call is said apart from the model's time.
+    const compiled = events.map((e) => (e.type === 'move' && e.actor === 'buyer' ? { ...e, call: { ...call, grammarMs: 240 } } : e));
+    const again = render(Transcript, { scenario: s, events: compiled, agents });
+    expect(text(must(again.querySelector('li.bubble.buyer details summary')))).toBe(
+      'Thinking and model call: webllm · Qwen3-0.6B-q4f32_1-MLC · 321 in / 12 out · 1.2 s · grammar compiled in 240 ms',
+    );
     expect(target.querySelectorAll('li.bubble.seller details')).toHaveLength(0);
   });
 
