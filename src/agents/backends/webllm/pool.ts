@@ -48,9 +48,10 @@ export interface MoveTimeout {
 }
 
 /**
- * A minute for the prefill and a first grammar compile (8–9 s per move format with Qwen3's
- * vocabulary), then 250 ms a token, i.e. a decoder slower than 4 tokens a second: 188 s for a
- * 512-token move, 572 s for a 2,048-token thinking one. A move that takes longer is stalled.
+ * A minute for the prefill (and a grammar compile, should a format reach a move uncompiled: they
+ * take 0.03–0.2 s each since the move schema dropped its string lengths, and are compiled at
+ * load), then 250 ms a token, i.e. a decoder slower than 4 tokens a second: 188 s for a 512-token
+ * move, 572 s for a 2,048-token thinking one. A move that takes longer is stalled.
  */
 export const WEBLLM_MOVE_TIMEOUT: Readonly<MoveTimeout> = Object.freeze({ baseMs: 60_000, perTokenMs: 250 });
 
