@@ -31,6 +31,9 @@ export const WEBLLM_CAPABILITIES: Readonly<BackendCapabilities> = Object.freeze(
  */
 export const isQwen3Model = (modelId: string): boolean => /qwen3/i.test(modelId);
 
+/** Qwen3's tokens for the empty think block WebLLM writes when thinking is off ("<think>\n\n</think>\n\n"). */
+export const EMPTY_THINK_TOKENS = 4;
+
 /**
  * The WebLLM request for one ChatRequest. WebLLM refuses `tools` for Qwen3, so tools go into the
  * system message and the grammar (moveResponseFormat) makes the answer one call of them.
@@ -50,7 +53,10 @@ export function toWebLlmRequest(request: ChatRequest, modelId: string): ChatComp
   );
   if (format) body.response_format = format;
   if (request.temperature !== undefined) body.temperature = request.temperature;
-  if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
+  // WebLLM counts the empty think block it writes for enable_thinking: false against max_tokens
+  // (it sits in the output) but not in completion_tokens: the limit is raised by its length, so
+  // the answer gets the tokens asked for.
+  if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens + (body.extra_body?.enable_thinking === false ? EMPTY_THINK_TOKENS : 0);
   if (request.seed !== undefined) body.seed = request.seed;
   return body;
 }

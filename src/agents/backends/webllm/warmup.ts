@@ -30,7 +30,8 @@ const PROMPT = [{ role: 'user' as const, content: 'Hi' }];
  */
 export function warmUpRequest(modelId: string, ask: GrammarAsk): ChatCompletionRequestNonStreaming | undefined {
   const body = toWebLlmRequest({ messages: PROMPT, ...ask, maxTokens: 1 }, modelId);
-  return body.response_format === undefined ? undefined : { ...body, messages: PROMPT };
+  // One token past whatever WebLLM writes first (its empty think block): the grammar is made before it.
+  return body.response_format === undefined ? undefined : { ...body, messages: PROMPT, max_tokens: 1 };
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { ChatCompletion, MLCEngine, WebWorkerMLCEngine } from '@mlc-ai/web-llm';
 import { describe, expect, it } from 'vitest';
 import { BackendError, type ChatRequest } from '../../../../src/agents/backends/types';
-import { isQwen3Model, toWebLlmRequest, WEBLLM_CAPABILITIES, webLlmBackend, type WebLlmEngineLike } from '../../../../src/agents/backends/webllm/backend';
+import { EMPTY_THINK_TOKENS, isQwen3Model, toWebLlmRequest, WEBLLM_CAPABILITIES, webLlmBackend, type WebLlmEngineLike } from '../../../../src/agents/backends/webllm/backend';
 import { warmUpRequest } from '../../../../src/agents/backends/webllm/warmup';
 import { bilateralMoveAsk } from '../../../../src/agents/llm/agent';
 import { GPU_LOST_MESSAGE } from '../../../../src/agents/backends/webllm/errors';
@@ -57,7 +57,8 @@ describe('webLlmBackend: the request WebLLM gets', () => {
     const backend = webLlmBackend({ engine, modelId: MODEL });
     await backend.complete(moveRequest({ temperature: 0.7, maxTokens: 256, seed: 12345 }), never());
     await backend.complete(moveRequest({ temperature: 0 }), never());
-    expect(engine.requests[0]).toMatchObject({ temperature: 0.7, max_tokens: 256, seed: 12345 });
+    // The limit is the answer's: raised by the empty think block WebLLM writes into the output (thinking off).
+    expect(engine.requests[0]).toMatchObject({ temperature: 0.7, max_tokens: 256 + EMPTY_THINK_TOKENS, seed: 12345, extra_body: { enable_thinking: false } });
     expect(engine.requests[1]).toMatchObject({ temperature: 0 });
     expect(engine.requests[1]).not.toHaveProperty('max_tokens');
     expect(engine.requests[1]).not.toHaveProperty('seed');

@@ -194,7 +194,8 @@ describe('WebLLM agent: output it cannot use', () => {
       buyer: llm(engine, SMALL, { maxTokens: 16 }),
       seller: agent('boulware', 'seller'),
     });
-    expect(engine.requests.map((r) => r.max_tokens)).toEqual([16, 16]);
+    // 16 for the answer, and 4 for the empty think block WebLLM counts against max_tokens.
+    expect(engine.requests.map((r) => r.max_tokens)).toEqual([20, 20]);
     expect(events.map((e) => e.type)).toEqual(['invalid', 'move', 'end']);
     expect(outcome).toMatchObject({ kind: 'walk_away', by: 'buyer' });
   });
