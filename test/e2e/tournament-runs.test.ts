@@ -127,11 +127,18 @@ describe('Tournament and Runs', () => {
   });
 
   it('shows markup in a message as text, never as HTML', async () => {
-    const doc = JSON.parse(exported);
+    // A model wrote the markup: the hardliner's seat becomes a model's (an import replays scripted
+    // seats, and refuses a message the strategy never says), and one of its moves says it.
+    const MODEL = 'vllm:markup-model';
+    const doc = JSON.parse(exported.replaceAll('"hardliner"', JSON.stringify(MODEL)));
     doc.run.id = 'markup-run';
     doc.run.name = `Markup ${MARKUP}`;
-    const first = doc.negotiations[0];
-    const move = first.events.find((e: { type: string }) => e.type === 'move');
+    type Row = { jobId: string; buyer: string; seller: string; events: { type: string; actor: string; move: { message?: string } }[] };
+    const first = (doc.negotiations as Row[]).find((n) => n.buyer === MODEL || n.seller === MODEL);
+    if (!first) throw new Error('no negotiation with the model seat');
+    const role = first.buyer === MODEL ? 'buyer' : 'seller';
+    const move = first.events.find((e) => e.type === 'move' && e.actor === role);
+    if (!move) throw new Error('the model seat made no move');
     move.move.message = MARKUP;
     const path = join(tmpdir(), `parley-e2e-markup-${Date.now()}.json`);
     await writeFile(path, JSON.stringify(doc));

@@ -1,5 +1,7 @@
 import { onTestFinished } from 'vitest';
-import { makeAgent } from '../../src/agents/registry';
+import { createAgentFactory, makeAgent } from '../../src/agents/registry';
+import { WEBLLM_CAPABILITIES } from '../../src/agents/backends/webllm/backend';
+import type { ChatBackend } from '../../src/agents/backends/types';
 import { DEFAULT_LLM_SETTINGS } from '../../src/agents/llm/settings';
 import { runTournament, type NegotiationResult } from '../../src/core/bilateral/tournament';
 import { Aggregator } from '../../src/core/bilateral/aggregate';
@@ -159,6 +161,38 @@ export function bulky(row: NegotiationRow): NegotiationRow {
     raw: noise(150_000),
   };
   return { ...row, events: [padding, ...row.events] };
+}
+
+/**
+ * A finished run whose model seat (a ChatBackend in WebLLM's place) answers each turn first with
+ * 150 kB of noise, which is refused and kept as an invalid answer, then walks away: a file of a few
+ * MB that is what a real run could hold, so an import checks it (its scripted seats replayed) and
+ * gets as far as writing it. 20 negotiations, 10 scenarios each way.
+ */
+export async function bulkyModelRun(db: ParleyDb, id: string): Promise<{ run: RunRow; rows: NegotiationRow[] }> {
+  const model = 'Qwen3-0.6B-q4f16_1-MLC';
+  const tournament = { ...TOURNAMENT, agents: ['boulware', `webllm:${model}`], scenariosPerPair: 10 };
+  let calls = 0;
+  const backend: ChatBackend = {
+    name: 'webllm',
+    model,
+    capabilities: WEBLLM_CAPABILITIES,
+    complete: async () =>
+      calls++ % 2 === 0
+        ? { text: noise(150_000), tokensIn: 100, tokensOut: 40_000 }
+        : { text: '', toolCalls: [{ name: 'walk_away', arguments: '{}' }], tokensIn: 100, tokensOut: 5 },
+  };
+  const results: NegotiationResult[] = [];
+  await runTournament(tournament, createAgentFactory({}, { webllm: () => backend }), { onResult: (r) => void results.push(r) });
+  const config: RunConfig = { kind: 'tournament', tournament };
+  const run = await createRun(db, { id, name: 'a model that rambles', config, planned: results.length, createdAt: 1_000 });
+  const rows = results.map((r) => toRow(run.id, r));
+  const finished: RunRow = { ...run, status: 'done', done: rows.length, updatedAt: 2_000, standings: standingsOf(rows, tournament.seed) };
+  await db.transaction('rw', db.runs, db.batches, db.digests, async () => {
+    await addBatches(db, run.id, rows);
+    await db.runs.put(finished);
+  });
+  return { run: finished, rows };
 }
 
 /**
