@@ -45,8 +45,19 @@ export const RemoteConfigSchema = z.object({
 });
 export type RemoteConfig = z.infer<typeof RemoteConfigSchema>;
 
-/** The id of a request, read from a message that is otherwise malformed. */
-export const RequestIdSchema = z.object({ requestId: id });
+/**
+ * The ids a message names (its request, run or game), each read on its own, so that a message
+ * refused for any other field is still answered to whoever waits on one of them.
+ */
+export function messageIds(data: unknown): { requestId?: string; runId?: string; gameId?: string } {
+  const ids: { requestId?: string; runId?: string; gameId?: string } = {};
+  if (typeof data !== 'object' || data === null) return ids;
+  for (const key of ['requestId', 'runId', 'gameId'] as const) {
+    const value = id.safeParse((data as Record<string, unknown>)[key]);
+    if (value.success) ids[key] = value.data;
+  }
+  return ids;
+}
 
 /** Where one Learn experiment cell's negotiations come from: one scenario, or a seeded set of a preset. */
 export const LearnScenariosSchema = z.discriminatedUnion('kind', [

@@ -4,7 +4,7 @@ import { isQuotaError, openDb } from '../storage';
 import { exportRunJson, exportRunJsonl, importRunFile } from '../storage/transfer';
 import { getRun, salvageRun } from '../storage/runs';
 import { ArenaGame, compareInSeat } from './arena';
-import { FromWorkerSchema, RequestIdSchema, ToWorkerSchema, type FromWorker, type ToWorker } from './messages';
+import { FromWorkerSchema, messageIds, ToWorkerSchema, type FromWorker, type ToWorker } from './messages';
 import { TournamentRun, type RunHost } from './tournament-run';
 import { assertNever } from '../core/result';
 import { EnginePool, type EngineStatus } from '../agents/backends/webllm/pool';
@@ -287,11 +287,11 @@ self.addEventListener('error', (event) => {
 self.onmessage = (e: MessageEvent<unknown>) => {
   const parsed = ToWorkerSchema.safeParse(e.data);
   if (!parsed.success) {
-    // A malformed request is still answered by its id, so the page does not wait for it forever.
-    const requestId = RequestIdSchema.safeParse(e.data);
+    // A malformed request is still answered by its ids (request, run, game), so the page that
+    // waits on it (a request, the Arena's game, a tournament) is told instead of waiting forever.
     host.post({
       type: 'failed',
-      ...(requestId.success && { requestId: requestId.data.requestId }),
+      ...messageIds(e.data),
       message: `the worker was sent a malformed message: ${parsed.error.issues[0]?.message ?? ''}`,
     });
     return;
