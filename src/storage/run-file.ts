@@ -27,13 +27,19 @@ export const exportVersionOf = (run: Pick<RunRecord, 'config'>): 2 | 3 =>
 export const OLDEST_IMPORT_VERSION = 1;
 /** Larger files are refused before they are parsed. */
 export const MAX_IMPORT_BYTES = 512 * 1024 * 1024;
-/** `conflict`: the file is valid but its records clash with ones already stored (nothing is written). */
-export const IMPORT_ERROR_KINDS = ['invalid-file', 'wrong-format', 'wrong-version', 'too-large', 'truncated', 'conflict'] as const;
+/**
+ * `conflict`: the file is valid but its records clash with ones already stored (nothing is written).
+ * `tampered`: a scripted seat's moves are not what its strategy plays there (scripted-replay.ts).
+ * `duplicate`: the same game is already stored (content.ts), under whatever name; nothing is written.
+ */
+export const IMPORT_ERROR_KINDS = ['invalid-file', 'wrong-format', 'wrong-version', 'too-large', 'truncated', 'conflict', 'tampered', 'duplicate'] as const;
 export type ImportErrorKind = (typeof IMPORT_ERROR_KINDS)[number];
 export interface ImportError {
   kind: ImportErrorKind;
   /** One or two lines naming what is wrong and where, ready to show. */
   message: string;
+  /** With `duplicate`: the stored run that already holds the game. */
+  same?: { id: string; name: string };
 }
 
 /**
@@ -174,7 +180,7 @@ function checkRun(file: ParsedFile): Step<CheckedRun> {
     const scripted = scriptedSeatProblem(row.scenario, row.events, { buyer: row.buyer, seller: row.seller }, (role) =>
       run.config.kind === 'arena' ? arenaSeat(run.id, role) : new SeatContext(run.config.tournament.seed, row.jobId, role),
     );
-    if (scripted) return fail('invalid-file', `${named}: ${scripted}`);
+    if (scripted) return fail('tampered', `${named}: ${scripted}`);
     if (row.oracle !== undefined) {
       const wrong = oracleProblem(row, scorer);
       if (wrong) return fail('invalid-file', `${named}: ${wrong}`);

@@ -1,6 +1,7 @@
 import type { OutcomeKind } from '../core/bilateral/events';
 import { decode, readRows, runBatches, runDigests, runSlots, scanJson, type Slot } from './batches';
 import type { ParleyDb } from './db';
+import { handInKey } from './hand-in-records';
 import { ExportedNegotiationSchema, type NegotiationRow, type RunConfig, type RunRow } from './schema';
 import { checkRunRow, issueText, salvageFile, sortChecked, type Checked, type DamagedRun } from './stored-records';
 
@@ -80,10 +81,11 @@ export async function updateRun(db: ParleyDb, id: string, patch: Partial<Omit<Ru
 
 /** The run and all its negotiations, together or not at all. */
 export async function deleteRun(db: ParleyDb, id: string): Promise<void> {
-  await db.transaction('rw', db.runs, db.batches, db.digests, async () => {
+  await db.transaction('rw', [db.runs, db.batches, db.digests, db.settings], async () => {
     await runBatches(db, id).delete();
     await runDigests(db, id).delete();
     await db.runs.delete(id);
+    await db.settings.delete(handInKey(id));
   });
 }
 

@@ -1,4 +1,6 @@
 import { idTables, importedIdentity } from './import-id';
+import { sameStoredGame } from './content';
+import { handInKey, type HandIn, type HandInVia } from './hand-in-records';
 import { Aggregator } from '../core/bilateral/aggregate';
 import { OracleScorer, scoredMetrics } from '../agents/oracle';
 import { err, ok, type Result } from '../core/result';
@@ -27,6 +29,8 @@ export interface ImportOptions {
   newId?: () => string;
   /** The file's size in bytes, when known; checked before anything else. */
   size?: number;
+  /** How the game was handed in (kept for the class page); default a file. */
+  via?: HandInVia;
 }
 
 /** The run and its negotiations as one consistent snapshot, each negotiation as stored: its export JSON. */
@@ -58,7 +62,8 @@ export async function exportRunJsonl(db: ParleyDb, runId: string): Promise<strin
 /**
  * Reads a JSON or JSONL export and stores it as a new run. Everything is validated before anything
  * is written, and everything is written in one transaction: on any error the database is untouched.
- * A run whose id is taken is imported as a copy under a new id. Standings are recomputed.
+ * The same game already stored (content.ts: whatever its name) is refused as a duplicate; a run
+ * whose id is taken by another is imported as a copy under a new id. Standings are recomputed.
  * Throws StorageFullError when the browser refuses the space.
  */
 export async function importRun(db: ParleyDb, text: string, opts: ImportOptions): Promise<Result<RunRow, ImportError>> {
@@ -67,7 +72,10 @@ export async function importRun(db: ParleyDb, text: string, opts: ImportOptions)
   const { run, rows } = file.value;
   const standings = recomputeStandings(run, rows);
   try {
-    return ok(await store(db, run, rows, standings, opts));
+    const stored = await store(db, run, rows, standings, opts);
+    if ('same' in stored)
+      return err({ kind: 'duplicate', message: `this game is already stored, as “${stored.same.name}”; it counts once, so nothing was imported`, same: stored.same });
+    return ok(stored);
   } catch (e) {
     if (isConstraintError(e))
       return err({
@@ -134,9 +142,12 @@ async function store(
   rows: ExportedNegotiation[],
   standings: RunRow['standings'],
   opts: ImportOptions,
-): Promise<RunRow> {
+): Promise<RunRow | { same: { id: string; name: string } }> {
   const newId = opts.newId ?? (() => crypto.randomUUID());
-  return db.transaction('rw', [...idTables(db), db.digests], async () => {
+  return db.transaction('rw', [...idTables(db), db.digests, db.settings], async () => {
+    // In the same transaction as the write, so two imports of one game at once store it once.
+    const same = await sameStoredGame(db, run, rows);
+    if (same) return { same };
     const { id, name } = await importedIdentity(db, run, newId);
     const stored: RunRow = {
       ...run,
@@ -150,6 +161,7 @@ async function store(
     };
     await db.runs.add(stored);
     await addBatches(db, id, rows);
+    await db.settings.put({ key: handInKey(id), value: { via: opts.via ?? 'file', at: opts.now } satisfies HandIn });
     return stored;
   });
 }

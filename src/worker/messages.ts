@@ -20,6 +20,8 @@ import { HumanPromptSchema } from '../agents/human';
 import { MarketEventSchema } from '../core/market/events';
 import { MarketStandingRowSchema } from '../core/market/aggregate';
 import { MarketRunConfigSchema } from '../storage/market-schema';
+import { HandInReportSchema } from '../storage/hand-ins';
+import { MAX_PAYLOAD_CHARS } from '../storage/result-link';
 
 export const ENGINE_STATES = ['loading', 'ready', 'failed', 'lost', 'unloaded'] as const satisfies readonly EngineState[];
 
@@ -248,6 +250,15 @@ export const ToWorkerSchema = z.discriminatedUnion('type', [
   /** What can be read of a stored run that cannot be read whole (a damaged record), as one JSON file. */
   z.object({ type: z.literal('salvage'), requestId: id, runId: id }),
   z.object({ type: z.literal('import'), requestId: id, file: z.instanceof(Blob) }),
+  /** One game handed in to the class page, by result link or by file; answered with what became of it. */
+  z.object({
+    type: z.literal('handin'),
+    requestId: id,
+    source: z.discriminatedUnion('kind', [
+      z.object({ kind: z.literal('link'), payload: z.string().min(1).max(MAX_PAYLOAD_CHARS) }),
+      z.object({ kind: z.literal('file'), file: z.instanceof(Blob) }),
+    ]),
+  }),
   /** WebLLM's records of the Qwen3 builds and which are in its cache, asked of an engine worker. */
   z.object({ type: z.literal('models.list'), requestId: id }),
   /** Deletes a model's files from WebLLM's cache. */
@@ -349,6 +360,7 @@ export const FromWorkerSchema = z.discriminatedUnion('type', [
   }),
   z.object({ type: z.literal('exported'), requestId: id, fileName: z.string(), blob: z.instanceof(Blob) }),
   z.object({ type: z.literal('imported'), requestId: id, runId: id }),
+  z.object({ type: z.literal('handed-in'), requestId: id, report: HandInReportSchema }),
   z.object({
     type: z.literal('models.listed'),
     requestId: id,
@@ -384,6 +396,7 @@ const REPLIES = {
   export: 'exported',
   salvage: 'exported',
   import: 'imported',
+  handin: 'handed-in',
   'models.list': 'models.listed',
   'models.delete': 'models.deleted',
   'arena.compare': 'arena.compared',

@@ -16,6 +16,7 @@ import { MarketGame, MarketTournamentRun } from './market';
 import { getMarketRun, salvageMarketRun } from '../storage/market-runs';
 import { exportMarketJson, exportMarketJsonl, importMarketRun, marketFormatOf } from '../storage/market-file';
 import { sizeProblem } from '../storage/run-file';
+import { handIn } from '../storage/hand-ins';
 import { runLearnExperiment } from './learn';
 import { buildSft } from './sft';
 import { customAppConfig, customModels, customModelsAppConfig, useCustomModels } from '../agents/backends/webllm/custom';
@@ -91,6 +92,7 @@ function storageFull(type: ToWorker['type']): string {
     case 'market.resume':
       return `Storage is full, so the run could not go on; nothing already saved was lost. ${FREE_SPACE}, then resume it.`;
     case 'import':
+    case 'handin':
       return `storage is full, so nothing of the file was stored. ${FREE_SPACE}, then import it again.`;
     default:
       return `Storage is full. ${FREE_SPACE}, then try again.`;
@@ -239,6 +241,11 @@ async function handle(message: ToWorker): Promise<void> {
       const result = await importRunFile(host.db, message.file, { now: host.now() });
       if (!result.ok) throw new Error(result.error.message);
       host.post({ type: 'imported', requestId: message.requestId, runId: result.value.id });
+      return;
+    }
+    case 'handin': {
+      const report = await handIn(host.db, message.source, host.now());
+      host.post({ type: 'handed-in', requestId: message.requestId, report });
       return;
     }
     case 'models.list': {

@@ -1,3 +1,4 @@
+import { readHandIns } from '../../src/storage/hand-in-records';
 import { describe, expect, test } from 'vitest';
 import type { ParleyDb } from '../../src/storage/db';
 import { createRun, deleteRun, getRun, listRuns, loadNegotiations, updateRun } from '../../src/storage/runs';
@@ -97,21 +98,41 @@ describe('export and import round trip', () => {
     expect((await loadNegotiations(db, 'a', {})).rows).toEqual([row]);
   });
 
-  test('importing a run that is already there makes a copy with new ids', async () => {
+  test('the same run again, under any name, is refused as a duplicate and nothing is written', async () => {
+    const db = freshDb();
+    await storedTournament(db, { id: 'r', name: 'first' });
+    const file = JSON.parse(await exportRunJson(db, 'r'));
+    const before = await dump(db);
+    for (const text of [JSON.stringify(file), JSON.stringify({ ...file, run: { ...file.run, id: 'other', name: 'renamed' } })])
+      expect(await importRun(db, text, { now: NOW })).toEqual({
+        ok: false,
+        error: { kind: 'duplicate', message: 'this game is already stored, as “first”; it counts once, so nothing was imported', same: { id: 'r', name: 'first' } },
+      });
+    expect(await dump(db)).toEqual(before);
+  });
+
+  test('another run under an id that is taken is imported as a copy with new ids', async () => {
     const db = freshDb();
     const { run, rows } = await storedTournament(db, { id: 'r', name: 'x'.repeat(200) });
-    const text = await exportRunJson(db, 'r');
+    // Another run of the same plan, started at another time: not the same game, though its id is taken.
+    const file = JSON.parse(await exportRunJson(db, 'r'));
+    const other = (createdAt: number) => JSON.stringify({ ...file, run: { ...file.run, createdAt } });
     const before = await dump(db);
     const ids = ['r', 'copy-1', 'copy-1', 'copy-2'];
     const newId = () => ids.shift() as string;
-    const first = await importRun(db, text, { now: NOW, newId });
+    const first = await importRun(db, other(run.createdAt + 1), { now: NOW, newId });
     expect(first.ok && first.value).toMatchObject({ id: 'copy-1', name: `${'x'.repeat(189)} (imported)`, status: 'done' });
     // The taken ids newId() offered were skipped.
-    const second = await importRun(db, text, { now: NOW, newId });
+    const second = await importRun(db, other(run.createdAt + 2), { now: NOW, newId });
     expect(second.ok && second.value.id).toBe('copy-2');
     expect((await listRuns(db)).map((r) => r.id).sort()).toEqual(['copy-1', 'copy-2', 'r']);
     const copy = await loadNegotiations(db, 'copy-1', {});
     expect(copy.rows).toEqual(rows.map((row) => ({ ...row, id: `copy-1:${row.jobId}`, runId: 'copy-1' })));
+    // Each import is on record as handed in (by file); the original, played here, is not.
+    expect([...(await readHandIns(db)).entries()].sort()).toEqual([
+      ['copy-1', { via: 'file', at: NOW }],
+      ['copy-2', { via: 'file', at: NOW }],
+    ]);
     // The original is untouched.
     const after = (await dump(db)) as { runs: { id: string }[]; batches: { runId: string }[]; digests: { runId: string }[] };
     expect({

@@ -1,0 +1,69 @@
+/**
+ * Handing in one game, by result link or by file: imported exactly as a file is, and reported for
+ * the class page (imported, duplicate, tampered, malformed), each with the game's name.
+ */
+import { z } from 'zod';
+import type { ParleyDb } from './db';
+import { readResultPayload } from './result-link';
+import { sizeProblem } from './run-file';
+import { importRun } from './transfer';
+
+/** What became of one game handed in (a link or a file), for the class page's report. */
+export const HAND_IN_STATUSES = ['imported', 'duplicate', 'tampered', 'malformed'] as const;
+export type HandInStatus = (typeof HAND_IN_STATUSES)[number];
+
+export const HandInReportSchema = z.object({
+  status: z.enum(HAND_IN_STATUSES),
+  /** The game's run name where it could be read (it carries the student's name). */
+  runName: z.string().max(200).nullable(),
+  /** The stored run: the new one, or for a duplicate the one that already holds the game. */
+  runId: z.string().min(1).max(200).nullable(),
+  /** Why it was not imported, in words; null when it was. */
+  message: z.string().max(2000).nullable(),
+});
+export type HandInReport = z.infer<typeof HandInReportSchema>;
+
+/** A game to hand in: a result link's payload, or a run file. */
+export type HandInSource = { kind: 'link'; payload: string } | { kind: 'file'; file: Pick<Blob, 'size' | 'text'> };
+
+/**
+ * Imports one handed-in game exactly as a file import does (readRunFile's checks, the content
+ * check for a duplicate) and says what became of it. Throws only what an import throws (a full disk).
+ */
+export async function handIn(db: ParleyDb, source: HandInSource, now: number): Promise<HandInReport> {
+  let text: string;
+  let runName: string | null = null;
+  if (source.kind === 'link') {
+    const read = await readResultPayload(source.payload);
+    if (!read.ok) return { status: 'malformed', runName: null, runId: null, message: read.error.message };
+    ({ text, name: runName } = read.value);
+  } else {
+    const tooLarge = sizeProblem(source.file.size);
+    if (tooLarge) return { status: 'malformed', runName: null, runId: null, message: tooLarge.message };
+    try {
+      text = await source.file.text();
+    } catch (e) {
+      return { status: 'malformed', runName: null, runId: null, message: `the file could not be read (${e instanceof Error ? e.message : String(e)})` };
+    }
+    runName = nameIn(text);
+  }
+  const result = await importRun(db, text, { now, via: source.kind, size: source.kind === 'file' ? source.file.size : text.length });
+  if (result.ok) return { status: 'imported', runName: result.value.name, runId: result.value.id, message: null };
+  const { kind, message, same } = result.error;
+  if (kind === 'duplicate') return { status: 'duplicate', runName, runId: same?.id ?? null, message };
+  return { status: kind === 'tampered' ? 'tampered' : 'malformed', runName, runId: null, message };
+}
+
+/** The run's name in a run file, where it can be read without checking the file (for the report alone). */
+function nameIn(text: string): string | null {
+  const newline = text.indexOf('\n');
+  for (const candidate of newline < 0 ? [text] : [text.slice(0, newline), text]) {
+    try {
+      const name = (JSON.parse(candidate) as { run?: { name?: unknown } } | null)?.run?.name;
+      if (typeof name === 'string') return name.slice(0, 200);
+    } catch {
+      // not this way
+    }
+  }
+  return null;
+}
