@@ -62,8 +62,8 @@ export async function exportRunJsonl(db: ParleyDb, runId: string): Promise<strin
 /**
  * Reads a JSON or JSONL export and stores it as a new run. Everything is validated before anything
  * is written, and everything is written in one transaction: on any error the database is untouched.
- * The same game already stored (content.ts: whatever its name) is refused as a duplicate; a run
- * whose id is taken by another is imported as a copy under a new id. Standings are recomputed.
+ * An Arena game already stored (content.ts: whatever its name) is refused as a duplicate; a run
+ * whose id is taken by another (a tournament imported back) is imported as a copy under a new id. Standings are recomputed.
  * Throws StorageFullError when the browser refuses the space.
  */
 export async function importRun(db: ParleyDb, text: string, opts: ImportOptions): Promise<Result<RunRow, ImportError>> {
@@ -145,8 +145,10 @@ async function store(
 ): Promise<RunRow | { same: { id: string; name: string } }> {
   const newId = opts.newId ?? (() => crypto.randomUUID());
   return db.transaction('rw', [...idTables(db), db.digests, db.settings], async () => {
+    // An Arena game counts once in a class's ranking, so one already stored (handed in twice, renamed,
+    // or its result link opened again) is refused. A tournament imported back is a copy, as it was.
     // In the same transaction as the write, so two imports of one game at once store it once.
-    const same = await sameStoredGame(db, run, rows);
+    const same = run.config.kind === 'arena' ? await sameStoredGame(db, run, rows) : null;
     if (same) return { same };
     const { id, name } = await importedIdentity(db, run, newId);
     const stored: RunRow = {

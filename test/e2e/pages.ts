@@ -123,17 +123,20 @@ export async function storedRuns(page: Page): Promise<{ id: string; status: stri
 
 /** Sets up a tournament with the given agents and scenario count on the Tournament page. */
 export async function configureTournament(page: Page, agents: string[], scenarios: number, seed = 1): Promise<void> {
-  // The page must have drawn its form (and its default agents) before they are cleared: right after
-  // a navigation a busy machine may not have, and the loop below would then find nothing to remove.
-  await page.getByLabel('Agent', { exact: true }).waitFor();
-  const list = page.locator('ul.agents li');
+  // Every locator is read inside the Tournament page's own form: right after a navigation the page
+  // before (the Arena, with a Buyer and a Seller "Agent") may still be drawn, and a busy machine may
+  // not have drawn the form (and its default agents) yet, so the loop below would find nothing to remove.
+  const form = page.getByRole('form', { name: 'Tournament setup' });
+  const agent = form.getByLabel('Agent', { exact: true });
+  await agent.waitFor();
+  const list = form.locator('ul.agents li');
   while ((await list.count()) > 0) await list.first().getByRole('button', { name: /^Remove/ }).click();
-  for (const [i, agent] of agents.entries()) {
-    await page.getByLabel('Agent', { exact: true }).selectOption(agent);
-    await page.getByRole('button', { name: `Add ${agent}`, exact: true }).click();
+  for (const [i, name] of agents.entries()) {
+    await agent.selectOption(name);
+    await form.getByRole('button', { name: `Add ${name}`, exact: true }).click();
     // The next agent is chosen once this one is listed, whatever the machine's pace.
     await expect.poll(() => list.count()).toBe(i + 1);
   }
-  await page.getByLabel('Scenarios per ordered pair').fill(String(scenarios));
-  await page.getByLabel('Seed', { exact: true }).fill(String(seed));
+  await form.getByLabel('Scenarios per ordered pair').fill(String(scenarios));
+  await form.getByLabel('Seed', { exact: true }).fill(String(seed));
 }

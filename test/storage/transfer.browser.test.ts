@@ -98,17 +98,27 @@ describe('export and import round trip', () => {
     expect((await loadNegotiations(db, 'a', {})).rows).toEqual([row]);
   });
 
-  test('the same run again, under any name, is refused as a duplicate and nothing is written', async () => {
+  test('the same Arena game again, under any name, is refused as a duplicate and nothing is written; a tournament comes back as a copy', async () => {
     const db = freshDb();
-    await storedTournament(db, { id: 'r', name: 'first' });
-    const file = JSON.parse(await exportRunJson(db, 'r'));
+    const row = { ...(await tournamentRows('a'))[3]!, id: 'a:0', jobId: '0', index: 0 };
+    const config: RunConfig = { kind: 'arena', buyer: row.buyer, seller: row.seller, scenario: row.scenario };
+    await createRun(db, { id: 'a', name: 'first', config, planned: 1, createdAt: 3 });
+    await new NegotiationWriter(db, 'a', { maxBatch: 1, now: () => 4 }).add(row);
+    const file = JSON.parse(await exportRunJson(db, 'a'));
     const before = await dump(db);
     for (const text of [JSON.stringify(file), JSON.stringify({ ...file, run: { ...file.run, id: 'other', name: 'renamed' } })])
       expect(await importRun(db, text, { now: NOW })).toEqual({
         ok: false,
-        error: { kind: 'duplicate', message: 'this game is already stored, as “first”; it counts once, so nothing was imported', same: { id: 'r', name: 'first' } },
+        error: { kind: 'duplicate', message: 'this game is already stored, as “first”; it counts once, so nothing was imported', same: { id: 'a', name: 'first' } },
       });
     expect(await dump(db)).toEqual(before);
+    // Played at another moment, the same moves are another game.
+    const later = await importRun(db, JSON.stringify({ ...file, run: { ...file.run, createdAt: 5 } }), { now: NOW, newId: () => 'later' });
+    expect(later.ok && later.value.id).toBe('later');
+
+    await storedTournament(db, { id: 'r', name: 'tour' });
+    const copy = await importRun(db, await exportRunJson(db, 'r'), { now: NOW, newId: () => 'copy' });
+    expect(copy.ok && [copy.value.id, copy.value.name]).toEqual(['copy', 'tour (imported)']);
   });
 
   test('another run under an id that is taken is imported as a copy with new ids', async () => {
