@@ -164,10 +164,11 @@ describe('playing a seat in the Arena, from the keyboard alone', () => {
     const status = text(target.querySelector('.controls [role="status"]'));
     expect(status).toBe('Playing turn 2 of 8–12');
 
-    // Below a cent is refused, then a high offer goes out with Enter.
+    // Below a cent is refused, then a high offer (above the buyer's value, within twice the list price, so nothing is asked) goes out with Enter.
     await userEvent.keyboard('0.001{Enter}');
     expect(text(target.querySelector('.move-form [role="alert"]'))).toBe('An offer must be at least one cent ($0.01).');
-    const high = roundCents(scenario.buyerValue + scenario.item.listPrice);
+    const high = roundCents(Math.min(scenario.buyerValue + scenario.item.listPrice, 2 * scenario.item.listPrice));
+    expect(high).toBeGreaterThan(scenario.buyerValue);
     await userEvent.keyboard(`{Control>}a{/Control}{Backspace}${high}{Enter}`);
     // The buyer's answer waits for the next step: the seat counts the turns left from the other side's turn.
     await vi.waitFor(() => expect(seatText(target)).toContain('The buyer is moving.'), { timeout: 10_000 });
@@ -178,6 +179,16 @@ describe('playing a seat in the Arena, from the keyboard alone', () => {
     await yourTurn(target);
     await userEvent.keyboard('{Shift>}{Tab}{/Shift}{ArrowDown}');
     expect((document.activeElement as HTMLInputElement).value).toBe('accept');
+    // Boulware's offer lies below this seller's cost: accepting it asks first, saying what it costs; "Send anyway" sends it.
+    await userEvent.keyboard('{Enter}');
+    const pending = session.prompt?.pending ?? 0;
+    const confirm = must(target.querySelector('[role="alertdialog"]'), 'confirmation');
+    expect(text(confirm)).toContain(
+      `Accepting ${money(pending)} would lose you ${money(roundCents(scenario.sellerCost - pending))}: it is below your cost of ${money(scenario.sellerCost)}.`,
+    );
+    expect(session.status).toBe('playing');
+    await userEvent.keyboard('{Tab}');
+    expect(text(document.activeElement)).toBe('Send anyway');
     await userEvent.keyboard('{Enter}');
     await vi.waitFor(() => expect(session.status).toBe('finished'), { timeout: 10_000 });
 

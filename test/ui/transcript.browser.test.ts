@@ -49,7 +49,8 @@ describe('Transcript', () => {
       `Offers $${price.toFixed(2)} ${((price / 200) * 100).toFixed(1)}% of list`,
     );
     expect(bubbles[0]?.classList.contains('seller')).toBe(true);
-    expect(text(target.querySelector('.chip.accept'))).toMatch(/^Accepts \$\d+\.\d\d$/);
+    // This scripted buyer accepts boulware's offer above its own value of $150: the chip says what it lost.
+    expect(text(target.querySelector('.chip.accept'))).toMatch(/^Accepts \$\d+\.\d\d a loss of \$\d+\.\d\d for the buyer$/);
   });
 
   test('invalid attempts show the reason and the raw answer, truncated, as text', async () => {
@@ -113,5 +114,43 @@ describe('Transcript', () => {
     expect(first?.getAttribute('aria-current')).toBe('step');
     expect(spy.mock.contexts.at(-1)).toBe(first);
     spy.mockRestore();
+  });
+
+  test('a deal that breaks individual rationality is never green: its chip and its closing line are red and say who lost', async () => {
+    const s = scenario({ turnLimit: 6 }); // v = 150, c = 90
+    const colour = (el: Element | null) => getComputedStyle(must(el)).color;
+    // The buyer accepts $180, over its value: a loss of $30.
+    const over = await playNegotiation(s, { buyer: replay([ACCEPT]), seller: replay([offer(180)]) });
+    let target = render(Transcript, { scenario: s, events: over.events, agents });
+    const chip = must(target.querySelector('.chip.accept'));
+    expect(chip.classList.contains('loss')).toBe(true);
+    expect(text(chip)).toBe('Accepts $180.00 a loss of $30.00 for the buyer');
+    const end = must(target.querySelector('li.end'));
+    expect(end.classList.contains('violated')).toBe(true);
+    expect(text(end)).toMatch(/It breaks individual rationality: the buyer loses \$30\.00\.$/);
+    // The danger colour, resolved as the page resolves it.
+    const probe = document.createElement('span');
+    probe.style.color = 'var(--danger, #b3261e)';
+    document.body.append(probe);
+    const red = getComputedStyle(probe).color;
+    probe.remove();
+    expect(colour(chip)).toBe(red);
+    expect(colour(end)).toBe(red);
+    cleanup();
+
+    // A fair deal ($120, inside [90, 150]) keeps its green, and a different colour from the loss.
+    const fair = await playNegotiation(s, { buyer: replay([ACCEPT]), seller: replay([offer(120)]) });
+    target = render(Transcript, { scenario: s, events: fair.events, agents });
+    const ok = must(target.querySelector('.chip.accept'));
+    expect(ok.classList.contains('loss')).toBe(false);
+    expect(text(ok)).toBe('Accepts $120.00');
+    expect(must(target.querySelector('li.end')).classList.contains('violated')).toBe(false);
+    expect(colour(ok)).not.toBe(red);
+    // The seller's side: accepting $80 under a cost of $90.
+    cleanup();
+    const under = await playNegotiation(s, { buyer: replay([offer(80)]), seller: replay([offer(200), ACCEPT]) });
+    target = render(Transcript, { scenario: s, events: under.events, agents });
+    expect(text(target.querySelector('.chip.accept'))).toBe('Accepts $80.00 a loss of $10.00 for the seller');
+    expect(colour(target.querySelector('.chip.accept'))).toBe(red);
   });
 });
