@@ -30,6 +30,7 @@ export {
   deleteRun,
   markInterrupted,
   runLockName,
+  withRunLock,
   liveRunIds,
   storedJobIds,
   loadNegotiations,

@@ -5,6 +5,7 @@
  * own plan (configuration, index, seller, buyer and the scenario the plan generates), every log
  * replayed through the protocol, any metrics the file carries equal to the log's, and the counts.
  */
+import { randomId } from '../core/id';
 import type { z } from 'zod';
 import { idTables, importedIdentity } from './import-id';
 import { MarketAggregator, type MarketStandingRow } from '../core/market/aggregate';
@@ -213,7 +214,7 @@ export async function importMarketRun(
   if (!file.ok) return file;
   const { run, lines } = file.value;
   const standings = marketStandings(run.config, lines);
-  const newId = opts.newId ?? (() => crypto.randomUUID());
+  const newId = opts.newId ?? randomId;
   try {
     const stored = await db.transaction('rw', idTables(db), async () => {
       const { id, name } = await importedIdentity(db, run, newId);

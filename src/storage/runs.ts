@@ -1,4 +1,5 @@
 import type { OutcomeKind } from '../core/bilateral/events';
+import { randomId } from '../core/id';
 import { decode, readRows, runBatches, runDigests, runSlots, scanJson, type Slot } from './batches';
 import type { ParleyDb } from './db';
 import { handInKey } from './hand-in-records';
@@ -22,7 +23,7 @@ export async function createRun(
   init: { id?: string; name: string; config: RunConfig; planned: number; createdAt: number },
 ): Promise<RunRow> {
   const run: RunRow = {
-    id: init.id ?? crypto.randomUUID(),
+    id: init.id ?? randomId(),
     name: init.name,
     createdAt: init.createdAt,
     updatedAt: init.createdAt,
@@ -91,6 +92,19 @@ export async function deleteRun(db: ParleyDb, id: string): Promise<void> {
 
 /** The Web Lock a worker holds while it plays a run. */
 export const runLockName = (id: string): string => `parley-run:${id}`;
+
+/**
+ * Calls `play` holding the run's Web Lock, so no other tab or worker plays the run at once; refused
+ * while another holds it. A page served over plain http to another host (no secure context) has no
+ * Web Locks: there it plays without one, and two tabs are not kept apart.
+ */
+export async function withRunLock<T>(runId: string, play: () => Promise<T>): Promise<T> {
+  if (typeof navigator === 'undefined' || !navigator.locks) return play();
+  return navigator.locks.request(runLockName(runId), { ifAvailable: true }, async (lock) => {
+    if (lock === null) throw new Error('this run is already running in another tab');
+    return play();
+  });
+}
 
 /** Runs whose lock is held or requested in any tab or worker of this origin. */
 export async function liveRunIds(): Promise<Set<string>> {

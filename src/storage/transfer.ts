@@ -1,3 +1,4 @@
+import { randomId } from '../core/id';
 import { idTables, importedIdentity } from './import-id';
 import { sameStoredGame } from './content';
 import { handInKey, type HandIn, type HandInVia } from './hand-in-records';
@@ -25,7 +26,7 @@ export {
 export interface ImportOptions {
   /** Becomes the imported run's `updatedAt`. */
   now: number;
-  /** Id for the copy made when the run's id is already taken (default crypto.randomUUID()). */
+  /** Id for the copy made when the run's id is already taken (default a random UUID). */
   newId?: () => string;
   /** The file's size in bytes, when known; checked before anything else. */
   size?: number;
@@ -143,7 +144,7 @@ async function store(
   standings: RunRow['standings'],
   opts: ImportOptions,
 ): Promise<RunRow | { same: { id: string; name: string } }> {
-  const newId = opts.newId ?? (() => crypto.randomUUID());
+  const newId = opts.newId ?? randomId;
   return db.transaction('rw', [...idTables(db), db.digests, db.settings], async () => {
     // An Arena game counts once in a class's ranking, so one already stored (handed in twice, renamed,
     // or its result link opened again) is refused. A tournament imported back is a copy, as it was.

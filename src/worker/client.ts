@@ -1,3 +1,4 @@
+import { randomId } from '../core/id';
 import { FromWorkerSchema, REPLY_TYPES, type FromWorker, type ReplyTo, type ToWorker, type WorkerRequest } from './messages';
 
 /**
@@ -117,7 +118,7 @@ export class SimClient {
       if (this.worker === worker) this.stop(`The simulation worker stopped: ${e.message || 'it could not start'}.`);
     };
     this.worker = worker;
-    const lock = `${WORKER_LOCK_PREFIX}${crypto.randomUUID()}`;
+    const lock = `${WORKER_LOCK_PREFIX}${randomId()}`;
     this.life = { lock, held: false, heardAt: this.clock.now(), beat: 0, asking: false, stopBeating: () => undefined };
     this.life.stopBeating = this.clock.every(this.heartbeat.intervalMs, () => this.beat(worker));
     return worker;

@@ -4,7 +4,7 @@ import { MarketAggregator } from '../core/market/aggregate';
 import type { MarketRole } from '../core/market/moves';
 import { marketSeat, planMarketJobs, playMarket, plannedMarkets, runMarketTournament, type MarketAgent } from '../core/market/tournament';
 import { createMarketAgentFactory, parseMarketSpec, parseMarketSpecs } from '../agents/market';
-import { runLockName } from '../storage';
+import { withRunLock } from '../storage';
 import { marketStandings } from '../storage/market-file';
 import { createMarketRun, getMarketRun, loadMarkets, marketLine, MarketWriter, updateMarketRun } from '../storage/market-runs';
 import { computeMarketMetrics } from '../core/market/metrics';
@@ -145,8 +145,7 @@ export class MarketTournamentRun {
     if (!run) throw new Error(`no market run ${this.runId}`);
     if (run.config.game) throw new Error('a market game is not resumed; play it again on the Market page');
     const { config, planned } = run;
-    return navigator.locks.request(runLockName(this.runId), { ifAvailable: true }, async (lock) => {
-      if (lock === null) throw new Error('this run is already running in another tab');
+    return withRunLock(this.runId, async () => {
       // Stored markets are the plan's first ones, in order: fed first, they keep a resumed run's results identical.
       const aggregator = new MarketAggregator();
       const stored = await loadMarkets(db, this.runId);

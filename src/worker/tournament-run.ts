@@ -3,7 +3,7 @@ import { OracleScorer, scoredMetrics } from '../agents/oracle';
 import { plannedCount, runTournament } from '../core/bilateral/tournament';
 import { createAgentFactory, everyModelThinks, parseAgentSpecs, webllmModels, type LocalBackends } from '../agents/registry';
 import type { EnginePool } from '../agents/backends/webllm/pool';
-import { createRun, forEachNegotiation, getRun, runLockName, updateRun, type ParleyDb } from '../storage';
+import { createRun, forEachNegotiation, getRun, withRunLock, updateRun, type ParleyDb } from '../storage';
 import { NegotiationWriter, StorageFullError } from '../storage/writer';
 import { negotiationRow, type RunStatus } from '../storage/schema';
 import type { FromWorker, RemoteConfig, TournamentSettings } from './messages';
@@ -112,8 +112,7 @@ export class TournamentRun {
     if (!run) throw new Error(`no run ${this.runId}`);
     if (run.config.kind !== 'tournament') throw new Error('only tournament runs can be resumed');
     const config = run.config.tournament;
-    return navigator.locks.request(runLockName(this.runId), { ifAvailable: true }, async (lock) => {
-      if (lock === null) throw new Error('this run is already running in another tab');
+    return withRunLock(this.runId, async () => {
       await updateRun(db, this.runId, { status: 'running', message: null, updatedAt: now() });
       const skip = new Set<string>();
       let aggregator = await this.storedAggregate(skip);

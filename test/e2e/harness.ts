@@ -22,14 +22,16 @@ export async function buildAndServe(outDir = 'dist', mode = 'production'): Promi
 
 /**
  * Serves a build on a free loopback port under `base` (`/parley/` serves it as a project page
- * would be), as `npx vite preview --base /parley/` does.
+ * would be), as `npx vite preview --base /parley/` does; `allowedHosts` are names besides the
+ * address it may be asked for by.
  */
-export async function serve(outDir: string, base = '/'): Promise<Served> {
+export async function serve(outDir: string, base = '/', allowedHosts: string[] = []): Promise<Served> {
   const server: PreviewServer = await preview({
     logLevel: 'warn',
     base,
     build: { outDir },
-    preview: { host: '127.0.0.1', port: 0, strictPort: false, open: false },
+    // Vite answers 403 to a Host it was not told of (`allowedHosts`), as a guard against DNS rebinding.
+    preview: { host: '127.0.0.1', port: 0, strictPort: false, open: false, allowedHosts },
   });
   const address = server.httpServer.address();
   if (address === null || typeof address === 'string') throw new Error('preview server has no port');
@@ -50,12 +52,12 @@ export interface Browser {
  * service worker is blocked unless asked for (`serviceWorkers: 'allow'`): a test that does not
  * test it then sees the network as it is, and no precaching competes with its storage quota.
  */
-export async function launch(options: { serviceWorkers?: 'allow' | 'block' } = {}): Promise<Browser> {
+export async function launch(options: { serviceWorkers?: 'allow' | 'block'; args?: string[] } = {}): Promise<Browser> {
   const profile = await mkdtemp(join(tmpdir(), 'parley-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: CHROMIUM_ARGS,
+    args: [...CHROMIUM_ARGS, ...(options.args ?? [])],
     viewport: { width: 1280, height: 900 },
     serviceWorkers: options.serviceWorkers ?? 'block',
   });

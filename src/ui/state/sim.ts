@@ -1,3 +1,4 @@
+import { randomId } from '../../core/id';
 import { SimClient } from '../../worker/client';
 import { openDb, type ParleyDb } from '../../storage';
 
@@ -22,4 +23,4 @@ export function database(): ParleyDb {
   return db;
 }
 
-export const newId = (): string => crypto.randomUUID();
+export const newId = (): string => randomId();
