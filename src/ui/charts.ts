@@ -4,6 +4,7 @@
  */
 import type { Action } from 'svelte/action';
 import type { Chart, ChartConfiguration, ChartDataset, ChartOptions, ChartType, Plugin, ScaleOptions } from 'chart.js';
+import { placeLabels, type PlacedLabel } from './chart-marks';
 
 export type ChartClass = typeof Chart;
 
@@ -50,9 +51,11 @@ export interface ChartTheme {
   surface: string;
   series: string[];
   reducedMotion: boolean;
+  /** The page's body text in px: chart text is drawn in proportion, so it grows with presentation mode. */
+  fontSize: number;
 }
 
-const FALLBACK: Omit<ChartTheme, 'series' | 'reducedMotion'> = {
+const FALLBACK: Omit<ChartTheme, 'series' | 'reducedMotion' | 'fontSize'> = {
   buyer: '#1f63c6',
   seller: '#b3541e',
   valueLine: '#1f63c6',
@@ -81,15 +84,61 @@ export function readTheme(el: Element = document.documentElement): ChartTheme {
     ...colours,
     series: FALLBACK_SERIES.map((c, i) => read(`--series-${i + 1}`, c)),
     reducedMotion: matchMedia('(prefers-reduced-motion: reduce)').matches,
+    fontSize: parseFloat(getComputedStyle(document.body).fontSize) || BODY_PX,
   };
 }
 
-/** Calls `onChange` whenever the colour scheme or the motion preference changes; returns the unsubscribe. */
+/** theme.css's body text, and the share of it chart text takes: 12 px, Chart.js's own size, beside 15 px text. */
+const BODY_PX = 15;
+const CHART_TEXT = 0.8;
+
+/**
+ * Calls `onChange` whenever the colour scheme or the motion preference changes, or the root's
+ * class does (presentation mode sets one, and scales the text); returns the unsubscribe.
+ */
 export function watchTheme(onChange: () => void): () => void {
   const queries = ['(prefers-color-scheme: dark)', '(prefers-reduced-motion: reduce)'].map((q) => matchMedia(q));
   for (const q of queries) q.addEventListener('change', onChange);
+  const root = new MutationObserver(onChange);
+  root.observe(document.documentElement, { attributes: true, attributeFilter: ['class'] });
   return () => {
     for (const q of queries) q.removeEventListener('change', onChange);
+    root.disconnect();
+  };
+}
+
+/** The size chart text is drawn at, in px, for the theme's body text. */
+export const chartFontSize = (theme: Pick<ChartTheme, 'fontSize'>): number => Math.round(theme.fontSize * CHART_TEXT * 10) / 10;
+
+type Loose = Record<string, any>;
+/**
+ * The config with every text it draws (ticks, axis titles, legend, tooltip, point labels) sized
+ * to the page's text, where the chart did not size it itself. Applied to every chart by
+ * ChartCanvas, so a chart's own options (a tooltip of its own, say) never drop the size.
+ */
+export function sizedText(config: AnyChartConfig, theme: ChartTheme): AnyChartConfig {
+  const size = chartFontSize(theme);
+  const font = (own: Loose | undefined) => ({ size, ...own });
+  const options: Loose = config.options ?? {};
+  const plugins: Loose = options.plugins ?? {};
+  const scales = Object.fromEntries(
+    Object.entries((options.scales ?? {}) as Loose).map(([id, scale]: [string, Loose]) => [
+      id,
+      { ...scale, ticks: { ...scale.ticks, font: font(scale.ticks?.font) }, title: { ...scale.title, font: font(scale.title?.font) } },
+    ]),
+  );
+  return {
+    ...config,
+    options: {
+      ...options,
+      scales,
+      plugins: {
+        ...plugins,
+        legend: { ...plugins.legend, labels: { ...plugins.legend?.labels, font: font(plugins.legend?.labels?.font) } },
+        tooltip: { ...plugins.tooltip, titleFont: font(plugins.tooltip?.titleFont), bodyFont: font(plugins.tooltip?.bodyFont) },
+        [pointLabels.id]: { size, ...plugins[pointLabels.id] },
+      },
+    },
   };
 }
 
@@ -142,43 +191,43 @@ export function paddedLimits(
   return { min: low - span * pad, max: high + span * pad };
 }
 
-/** Writes each point's `label` beside it (scatter charts whose points are agents), in the chart's text colour. */
+const drawnLabels = new WeakMap<Chart, { placed: PlacedLabel[]; unplaced: string[] }>();
+
+/** The point labels last drawn on `chart` (where each went, and those left off for lack of room). */
+export const labelsOf = (chart: Chart): { placed: PlacedLabel[]; unplaced: string[] } | undefined => drawnLabels.get(chart);
+
+/** The event a chart's canvas sends when the point labels it leaves off change: `detail` names them. */
+export const UNLABELLED_EVENT = 'parley-unlabelled';
+
+/**
+ * Writes each point's `label` beside it (scatter charts whose points are agents), in the chart's
+ * text colour, no two overlapping (placeLabels): points on one spot share a label, and a label with
+ * no free spot is left off, the canvas then saying which in an UNLABELLED_EVENT.
+ */
 export const pointLabels: Plugin = {
   id: 'parleyPointLabels',
   afterDatasetsDraw(chart) {
     const { ctx, chartArea } = chart;
+    const size = Number((chart.options.plugins as Loose | undefined)?.[pointLabels.id]?.size) || BODY_PX * CHART_TEXT;
     ctx.save();
     ctx.fillStyle = String(chart.options.color ?? '#000');
-    ctx.font = '12px system-ui, sans-serif';
+    ctx.font = `${size}px system-ui, sans-serif`;
     ctx.textBaseline = 'middle';
-    // Greedy placement: each label takes the first spot beside its point that no earlier label covers.
-    type Box = { left: number; top: number; right: number; bottom: number };
-    const placed: Box[] = [];
-    const height = 14;
-    const spots = [0, -1, 1, -2, 2, -3, 3].map((k) => k * height);
-    chart.data.datasets.forEach((dataset, d) => {
+    ctx.textAlign = 'left';
+    const points = chart.data.datasets.flatMap((dataset, d) => {
       const meta = chart.getDatasetMeta(d);
-      if (meta.hidden) return;
-      meta.data.forEach((element, i) => {
+      if (meta.hidden) return [];
+      return meta.data.flatMap((element, i) => {
         const label = (dataset.data[i] as { label?: string } | undefined)?.label;
-        if (!label) return;
-        const width = ctx.measureText(label).width;
-        const boxes: Box[] = spots.flatMap((dy) =>
-          [true, false].map((toRight) => {
-            const left = toRight ? element.x + 7 : element.x - 7 - width;
-            const top = element.y + dy - height / 2;
-            return { left, top, right: left + width, bottom: top + height };
-          }),
-        );
-        const fits = (b: Box) => b.left >= chartArea.left && b.right <= chartArea.right;
-        const free = (b: Box) => !placed.some((p) => b.left < p.right && p.left < b.right && b.top < p.bottom && p.top < b.bottom);
-        const box = boxes.find((b) => fits(b) && free(b)) ?? boxes.find(fits) ?? (boxes[0] as Box);
-        placed.push(box);
-        ctx.textAlign = 'left';
-        ctx.fillText(label, box.left, box.top + height / 2);
+        return label ? [{ x: element.x, y: element.y, label }] : [];
       });
     });
+    const result = placeLabels(points, (text) => ctx.measureText(text).width, chartArea, { height: Math.ceil(size * 1.2) });
+    for (const label of result.placed) ctx.fillText(label.text, label.at.x, label.at.y);
     ctx.restore();
+    const before = drawnLabels.get(chart)?.unplaced.join('\u0000');
+    drawnLabels.set(chart, result);
+    if (before !== result.unplaced.join('\u0000')) chart.canvas.dispatchEvent(new CustomEvent(UNLABELLED_EVENT, { bubbles: true, detail: result.unplaced }));
   },
 };
 
