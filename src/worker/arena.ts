@@ -81,7 +81,9 @@ export interface ArenaRequest {
 /**
  * One live Arena negotiation: events stream to the page as they happen; the result is saved as a run.
  * A seat whose spec is `human` is the user's: it asks the page for each move (`arena.turn`) and
- * waits for `answer`; it is not paced (the user takes their own time).
+ * waits for `answer`; it is not paced (the user takes their own time). Both seats may be human (two
+ * students passing one device): one HumanSeat serves both, as the seats take turns and each prompt
+ * names its role.
  */
 export class ArenaGame {
   readonly pacer: Pacer;
@@ -96,7 +98,6 @@ export class ArenaGame {
     const { gameId, buyer, seller } = request;
     this.human =
       buyer === HUMAN_SPEC || seller === HUMAN_SPEC ? new HumanSeat((prompt) => host.post({ type: 'arena.turn', gameId, prompt })) : null;
-    if (buyer === HUMAN_SPEC && seller === HUMAN_SPEC) throw new Error('only one seat can be yours: choose an agent for the other');
   }
 
   cancel(): void {

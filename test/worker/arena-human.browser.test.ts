@@ -61,11 +61,36 @@ describe('an Arena game with a human seat', () => {
     expect(await getRun(db, 'h2')).toBeUndefined();
   });
 
-  test('both seats cannot be the user', () => {
-    const { host } = hostOf();
-    expect(() => new ArenaGame(host, { gameId: 'h3', scenario, buyer: 'human', seller: 'human', delayMs: 0, paused: false, save: false })).toThrow(
-      'only one seat can be yours',
-    );
+  test('both seats human (pass and play): each prompt is its own seat’s, the game is saved, exported, imported and ranked like any', async () => {
+    const { host, posted, db } = hostOf();
+    const game = new ArenaGame(host, { gameId: 'h3', scenario, buyer: 'human', seller: 'human', delayMs: 0, paused: false, save: true });
+    const done = game.play();
+    // The seller opens; the buyer counters; the seller comes down; the buyer accepts: four prompts, roles alternating.
+    const answers: [role: 'buyer' | 'seller', move: object][] = [
+      ['seller', { action: { type: 'offer', price: scenario.buyerValue } }],
+      ['buyer', { action: { type: 'offer', price: scenario.sellerCost } }],
+      ['seller', { message: 'meet me', action: { type: 'offer', price: (scenario.buyerValue + scenario.sellerCost) / 2 } }],
+      ['buyer', { action: { type: 'accept' } }],
+    ];
+    for (const [i, [role, move]] of answers.entries()) {
+      await vi.waitFor(() => expect(turns(posted)).toHaveLength(i + 1), { timeout: 10_000 });
+      const prompt = turns(posted).at(-1)!;
+      // Each seat is told its own value only.
+      expect(prompt).toMatchObject({ role, reservation: role === 'buyer' ? scenario.buyerValue : scenario.sellerCost });
+      game.answer(prompt.turn, 0, move);
+    }
+    expect(await done).toBe('h3');
+    const run = await getRun(db, 'h3');
+    expect(run?.config).toMatchObject({ kind: 'arena', buyer: 'human', seller: 'human' });
+    expect(run?.status).toBe('done');
+    const row = await loadNegotiation(db, 'h3', '0');
+    const price = Math.round(((scenario.buyerValue + scenario.sellerCost) / 2) * 100) / 100;
+    expect(row?.events.at(-1)).toMatchObject({ type: 'end', outcome: { kind: 'deal', acceptedBy: 'buyer', price } });
+    expect(replayLog(scenario, row!.events).ok).toBe(true);
+    // Ranked like any game: the stored standings hold the seat in both roles.
+    expect(run?.standings?.leaderboard.map((r) => `${r.agent}/${r.role}`).sort()).toEqual(['human/buyer', 'human/seller']);
+    const imported = await importRun(freshDb(), await exportRunJson(db, 'h3'), { now: 2_000 });
+    expect(imported.ok).toBe(true);
   });
 });
 

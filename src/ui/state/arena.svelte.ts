@@ -8,7 +8,10 @@ import type { Move } from '../../core/bilateral/moves';
 import { opponentOf, ROLES, type Role, type Scenario } from '../../core/scenario';
 import { debriefable, DEBRIEF_STRATEGIES } from '../debrief';
 import { SeatComparison } from './seat-comparison.svelte';
-import { newId, sim } from './sim';
+import { database, newId, sim } from './sim';
+import { updateRun } from '../../storage/runs';
+import { playerOf } from '../class-export';
+import { passAndPlayName } from '../pass-and-play';
 
 export type ArenaStatus = 'idle' | 'playing' | 'finished' | 'failed';
 
@@ -24,6 +27,13 @@ export class ArenaSession {
   paused = $state(false);
   /** Set while the user's seat is to move: what they may know now (their own side only). */
   prompt = $state.raw<HumanPrompt | null>(null);
+  /**
+   * Pass and play (both seats human): the seat whose private view is on screen, or null while the
+   * device is being handed over. Set only by the student taking it (`takeSeat`), cleared by each move.
+   */
+  shownSeat = $state<Role | null>(null);
+  /** Pass and play: the students' names, seat by seat, the game is stored under. */
+  players = $state.raw<Record<Role, string>>({ buyer: '', seller: '' });
   /** The scripted strategies in the user's seat against the same opponent, for the debrief. */
   readonly comparison = new SeatComparison();
   private llm: LlmSettings = llmSettings({});
@@ -44,13 +54,44 @@ export class ArenaSession {
     return this.scenario && last?.type === 'end' ? computeMetrics(this.scenario, this.events) : null;
   }
 
-  /** The seat the user plays in person (spec `human`), if any. */
+  /** The seat the user plays in person (spec `human`), if any; the buyer's where both are. */
   get human(): Role | null {
     return ROLES.find((role) => this.agents[role] === HUMAN_SPEC) ?? null;
   }
 
-  /** `llm`: how the model seats are asked for their moves (the defaults where left out). */
-  start(scenario: Scenario, buyer: string, seller: string, llm: Partial<LlmSettings> = {}): void {
+  /** Two students on one device, one in each seat. */
+  get passAndPlay(): boolean {
+    return ROLES.every((role) => this.agents[role] === HUMAN_SPEC);
+  }
+
+  /**
+   * The seat that may be seen now: the one whose turn it is once its student has taken the device
+   * (pass and play), or the user's one seat. Null while the device is handed over.
+   */
+  get visibleSeat(): Role | null {
+    if (!this.passAndPlay) return this.human;
+    return this.prompt && this.prompt.role === this.shownSeat ? this.shownSeat : null;
+  }
+
+  /** The seat the device goes to next in pass and play: the one asked to move, or else the other side of the last move. */
+  get nextSeat(): Role | null {
+    if (!this.passAndPlay) return null;
+    if (this.prompt) return this.prompt.role;
+    const last = this.events.findLast((e) => e.type === 'move' || e.type === 'invalid' || e.type === 'forfeit');
+    if (!last) return this.scenario?.firstMover ?? null;
+    return last.type === 'invalid' ? last.actor : opponentOf(last.actor);
+  }
+
+  /** The student in `role` has the device: their seat's private view may show (only when it is their turn). */
+  takeSeat(role: Role): void {
+    if (this.passAndPlay && this.prompt?.role === role) this.shownSeat = role;
+  }
+
+  /**
+   * `llm`: how the model seats are asked for their moves (the defaults where left out); `players`:
+   * in pass and play, the students' names the game is stored under.
+   */
+  start(scenario: Scenario, buyer: string, seller: string, llm: Partial<LlmSettings> = {}, players: Record<Role, string> = { buyer: '', seller: '' }): void {
     this.stop();
     const gameId = newId();
     this.gameId = gameId;
@@ -60,6 +101,8 @@ export class ArenaSession {
     this.runId = null;
     this.error = null;
     this.prompt = null;
+    this.shownSeat = null;
+    this.players = players;
     this.llm = llmSettings(llm);
     this.comparison.reset();
     this.status = 'playing';
@@ -74,6 +117,7 @@ export class ArenaSession {
         this.runId = m.runId;
         this.status = 'finished';
         this.prompt = null;
+        if (m.runId && this.passAndPlay) void this.namePlayers(m.runId);
         if (this.human && this.opponentIsScripted()) this.compare();
       } else if (m.type === 'failed') {
         this.error = m.message;
@@ -101,13 +145,15 @@ export class ArenaSession {
     const prompt = this.prompt;
     if (!prompt || !this.gameId || this.status !== 'playing') return;
     this.prompt = null;
+    // The move made, the seat's private view goes at once: the next student may already be looking.
+    this.shownSeat = null;
     sim().send({ type: 'arena.move', gameId: this.gameId, turn: prompt.turn, attempt: prompt.retry?.attempt ?? 0, move });
   }
 
   /** Whether the user's opponent is a scripted strategy (its replays in the debrief cost nothing). */
   opponentIsScripted(): boolean {
     const human = this.human;
-    if (!human) return false;
+    if (!human || this.passAndPlay) return false;
     const parsed = parseAgentSpec(this.agents[opponentOf(human)]);
     return parsed.ok && !isModelSpec(parsed.value);
   }
@@ -116,7 +162,8 @@ export class ArenaSession {
   compare(): void {
     const human = this.human;
     const outcome = this.outcome;
-    if (!human || !this.scenario || !this.gameId || !outcome || !debriefable(outcome.kind)) return;
+    // A person's moves cannot be replayed: against a second student there is nothing to compare.
+    if (!human || this.passAndPlay || !this.scenario || !this.gameId || !outcome || !debriefable(outcome.kind)) return;
     const remote = this.remote();
     void this.comparison.run({
       type: 'arena.compare',
@@ -129,6 +176,17 @@ export class ArenaSession {
       llm: this.llm,
       ...(remote ? { remote } : {}),
     });
+  }
+
+  /** Stores a pass-and-play game under both students' names (once; a full disk leaves it under its own). */
+  private async namePlayers(runId: string): Promise<void> {
+    const db = database();
+    try {
+      const run = await db.runs.get(runId);
+      if (run && typeof run.name === 'string' && playerOf(run.name) === null) await updateRun(db, runId, { name: passAndPlayName(this.players, run.name) });
+    } catch {
+      // Nothing to undo: the rename is one small write, made or not.
+    }
   }
 
   setSpeed(delayMs: number): void {
