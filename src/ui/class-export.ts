@@ -10,6 +10,7 @@ import type { Move } from '../core/bilateral/moves';
 import { toCsv } from '../core/bilateral/csv';
 import { ROLES, type Role, type Scenario } from '../core/scenario';
 import { HUMAN_SPEC } from '../agents/specs';
+import { seatPlayers } from './pass-and-play';
 
 export const CLASS_FORMAT = 'parley-class';
 export const CLASS_VERSION = 1;
@@ -26,6 +27,27 @@ export function playerOf(runName: string): string | null {
   const cut = runName.indexOf(PLAYER_SEPARATOR);
   const player = cut > 0 ? runName.slice(0, cut).trim() : '';
   return player ? player : null;
+}
+
+/** A game's name without its player: `human buys … from …`. */
+export function unplayered(runName: string): string {
+  return playerOf(runName) === null ? runName : runName.slice(runName.indexOf(PLAYER_SEPARATOR) + PLAYER_SEPARATOR.length);
+}
+
+/**
+ * How a stored run is called on the pages: an Arena game with a student's seat by the student's
+ * name (`Ada buys a blender from linear`), never `human`; any other run by its own name.
+ */
+export function runTitle(run: { name: string; config: { kind: string; buyer?: string; seller?: string } }): string {
+  const { kind, buyer, seller } = run.config;
+  if (kind !== 'arena' || buyer === undefined || seller === undefined || (buyer !== HUMAN_SPEC && seller !== HUMAN_SPEC)) return run.name;
+  const player = playerOf(run.name) ?? UNNAMED;
+  const players = seatPlayers(run.name);
+  const rest = unplayered(run.name);
+  const match = /^(.+) buys (.+) from (.+)$/.exec(rest);
+  if (!match || match[1] !== buyer || match[3] !== seller) return run.name;
+  const seat = (role: Role, spec: string) => (spec === HUMAN_SPEC ? (players?.[role] ?? player) : spec);
+  return `${seat('buyer', buyer)} buys ${match[2]} from ${seat('seller', seller)}`;
 }
 
 /** One stored Arena game, as the Runs page reads it. */
@@ -125,13 +147,15 @@ function movesOf(events: readonly BilateralEvent[]): ClassMove[] {
 export function classGame(game: StoredGame): ClassGame {
   const metrics = computeMetrics(game.scenario, game.events);
   const player = playerOf(game.runName) ?? UNNAMED;
-  const seat = (spec: string) => (spec === HUMAN_SPEC ? player : spec);
+  // Pass and play: each seat's own student (`Ada (buyer), Ben (seller): …`).
+  const players = seatPlayers(game.runName);
+  const seat = (role: Role, spec: string) => (spec === HUMAN_SPEC ? (players?.[role] ?? player) : spec);
   return {
     runId: game.runId,
     runName: game.runName,
     playedAt: new Date(game.createdAt).toISOString(),
-    buyer: seat(game.buyer),
-    seller: seat(game.seller),
+    buyer: seat('buyer', game.buyer),
+    seller: seat('seller', game.seller),
     buyerIsHuman: game.buyer === HUMAN_SPEC,
     sellerIsHuman: game.seller === HUMAN_SPEC,
     item: game.scenario.item.name,

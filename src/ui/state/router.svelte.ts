@@ -27,6 +27,8 @@ export type Route =
   | { page: 'market' }
   | { page: 'tournament'; runId: string | null; setup?: string }
   | { page: 'runs' }
+  /** The teacher's class page; `handIn`: a result link's payload opened here (`#/handin/<payload>`), imported on arrival. */
+  | { page: 'class'; handIn?: string }
   | { page: 'models' }
   | { page: 'run'; runId: string; query: RunQuery }
   | { page: 'negotiation'; runId: string; jobId: string }
@@ -91,6 +93,8 @@ export function parseRoute(hash: string): Route {
   if (first === 'tournament' && rest.length === 1 && rest[0]) return { page: 'tournament', runId: rest[0] };
   if (first === 'runs' && rest.length === 0) return { page: 'runs' };
   if (first === 'models' && rest.length === 0) return { page: 'models' };
+  if (first === 'class' && rest.length === 0) return { page: 'class' };
+  if (first === 'handin' && rest.length === 1 && rest[0]) return { page: 'class', handIn: rest[0] };
   if (first === 'runs' && rest.length === 1 && rest[0]) return { page: 'run', runId: rest[0], query: parseRunQuery(search) };
   if (first === 'runs' && rest.length === 2 && rest[0] && rest[1]) return { page: 'negotiation', runId: rest[0], jobId: rest[1] };
   if (first === 'compare' && rest.length === 2 && rest[0] && rest[1]) return { page: 'compare', a: rest[0], b: rest[1] };
@@ -107,6 +111,7 @@ export const href = {
   market: () => '#/market',
   tournament: (runId?: string, setup?: string) => (runId ? `#/tournament/${encodeURIComponent(runId)}` : withSetup('#/tournament', setup)),
   runs: () => '#/runs',
+  class: () => '#/class',
   models: () => '#/models',
   run: (runId: string, query: RunQuery = {}) => `#/runs/${encodeURIComponent(runId)}${runSearch(query)}`,
   negotiation: (runId: string, jobId: string) => `#/runs/${encodeURIComponent(runId)}/${encodeURIComponent(jobId)}`,
