@@ -4,7 +4,7 @@
  */
 import { loadNegotiation, updateRun } from '../../storage/runs';
 import { checkNegotiation, checkRunRow } from '../../storage/stored-records';
-import { playerOf, playerRunName, type SkippedGame, type StoredGame } from '../class-export';
+import { playerOf, playerRunName, unplayered, type SkippedGame, type StoredGame } from '../class-export';
 import { database } from './sim';
 
 export const PLAYER_KEY = 'parley.player';
@@ -20,6 +20,10 @@ function stored(): string {
 
 export class Player {
   name = $state(stored());
+  /** The last game a person played in this tab (the Arena names it at its end), for its hand-in. */
+  lastGame = $state<string | null>(null);
+  /** The renames in flight, in order: a hand-in waits for them. */
+  private naming: Promise<void> = Promise.resolve();
 
   set(name: string): void {
     this.name = name.slice(0, MAX_NAME);
@@ -34,16 +38,42 @@ export class Player {
    * Stores a finished game with a human seat under the player's name (once; an empty name leaves it
    * as it is). Where that cannot be written (a full disk), the game stays stored under its own name.
    */
-  async nameGame(runId: string): Promise<void> {
+  nameGame(runId: string): Promise<void> {
+    this.lastGame = runId;
     const name = this.name.trim();
-    if (!name) return;
-    const db = database();
-    try {
+    if (!name) return this.naming;
+    return this.queue(async () => {
+      const db = database();
       const run = await db.runs.get(runId);
       if (run && typeof run.name === 'string' && playerOf(run.name) === null) await updateRun(db, runId, { name: playerRunName(name, run.name) });
-    } catch {
-      // Nothing to undo: the rename is one small write, made or not.
-    }
+    });
+  }
+
+  /**
+   * The name confirmed for one game at its hand-in ("not you?" on a shared machine): the game is
+   * stored under it, whoever's name the browser remembered, and the browser remembers it next.
+   * False where the game could not be renamed (it is not stored, or the disk is full).
+   */
+  async renameGame(runId: string, name: string): Promise<boolean> {
+    this.set(name);
+    const trimmed = this.name.trim();
+    let renamed = false;
+    await this.queue(async () => {
+      const db = database();
+      const run = await db.runs.get(runId);
+      if (!run || typeof run.name !== 'string') return;
+      const base = unplayered(run.name);
+      const next = trimmed ? playerRunName(trimmed, base) : base;
+      if (next !== run.name) await updateRun(db, runId, { name: next });
+      renamed = true;
+    });
+    return renamed;
+  }
+
+  private queue(write: () => Promise<void>): Promise<void> {
+    // Nothing to undo on a failure: each rename is one small write, made or not.
+    this.naming = this.naming.then(write).catch(() => undefined);
+    return this.naming;
   }
 }
 
@@ -56,8 +86,7 @@ const reason = (e: unknown): string => (e instanceof Error ? e.message : String(
  * that could not be read (a damaged run record that may be a game, or a game's damaged negotiation),
  * each named with why: one bad record leaves the others exported.
  */
-export async function storedGames(): Promise<{ games: StoredGame[]; skipped: SkippedGame[] }> {
-  const db = database();
+export async function storedGames(db = database()): Promise<{ games: StoredGame[]; skipped: SkippedGame[] }> {
   const games: StoredGame[] = [];
   const skipped: SkippedGame[] = [];
   for (const raw of (await db.runs.toArray()) as unknown[]) {
