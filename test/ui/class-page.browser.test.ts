@@ -8,6 +8,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, onTestFinished, test, vi } from 'vitest';
 import { page, userEvent } from 'vitest/browser';
 import '../../src/ui/theme.css';
+import App from '../../src/ui/App.svelte';
 import ClassPage from '../../src/ui/pages/ClassPage.svelte';
 import { ClassRoom } from '../../src/ui/state/class-room.svelte';
 import { database } from '../../src/ui/state/sim';
@@ -216,5 +217,22 @@ describe.each([
     expect(again.settings.roster).toEqual(['Student 01', 'student 02', 'Student 03', 'Student 04', 'Student 05', 'Grace Hopper']);
     await again.update({ roster: [], day: null });
     fitsWidth();
+  });
+});
+
+describe('from the address bar', () => {
+  test('a result link opened in this browser opens the Class page and hands its game in; the camera is offered where there is one', async () => {
+    onTestFinished(clearMine);
+    onTestFinished(() => {
+      location.hash = '';
+    });
+    const game = await studentGame('Student 09', 8, DAY + 2 * 3_600_000);
+    location.hash = new URL(await linkOf(game)).hash;
+    const target = render(App, {});
+    await vi.waitFor(() => expect(target.querySelector('ol.report li')?.getAttribute('data-status')).toBe('imported'), { timeout: 20_000 });
+    expect(text(target.querySelector('ol.report li'))).toContain('the opened link: “Student 09: human buys');
+    expect(text(target.querySelector('h1'))).toBe('Class');
+    // This page is served from localhost, where Chromium gives a page the camera.
+    button(target, 'Scan QR codes with the camera');
   });
 });
