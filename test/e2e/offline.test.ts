@@ -28,7 +28,7 @@ describe('offline, after one visit', () => {
     // The first stored run asks for persistent storage, once, and says why in one line.
     const note = page.getByTestId('persist-note');
     await note.waitFor();
-    expect(await note.textContent()).toMatch(/Parley asked the browser to keep your runs|Your runs are now kept until you delete them/);
+    expect(await note.textContent()).toMatch(/Saved in this browser\. To keep a copy|Saved: this browser keeps your games/);
     expect((await storedRows<{ key: string }>(page, 'settings')).map((r) => r.key)).toContain('storage.persist-asked');
 
     await page.getByRole('navigation').getByRole('link', { name: 'Tournament' }).click();

@@ -211,6 +211,11 @@ describe('Model settings in the forms', () => {
       }
     }
     const target = render(ArenaPage, { session: new RecordingArena() });
+    // Scripted seats need no model settings, so none are shown until a model takes a seat.
+    expect(() => control(target, 'Moves as')).toThrow();
+    const buyerAgent = must([...target.querySelectorAll<HTMLSelectElement>('select')].find((s) => s.closest('fieldset')?.querySelector('legend')?.textContent === 'Buyer'));
+    await userEvent.selectOptions(buyerAgent, 'remote model…');
+    await userEvent.fill(control<HTMLInputElement>(target, 'Remote model'), 'openai:gpt-4o-mini');
     await userEvent.selectOptions(control<HTMLSelectElement>(target, 'Moves as'), 'json');
     await userEvent.fill(control<HTMLInputElement>(target, 'Temperature'), '1.1');
     await userEvent.click(must(target.querySelector<HTMLButtonElement>('.controls button.primary')));

@@ -3,11 +3,15 @@ import { askPersistenceOnce, isPersisted, requestPersistence } from '../../stora
 import type { ParleyDb } from '../../storage/db';
 import { database, sim } from './sim';
 
-/** The one line shown when Parley asks for persistent storage, with the browser's answer. */
+/**
+ * The one line shown after Parley asks for persistent storage, with the browser's answer. Calm, as a
+ * student reads it after their first game: the game is saved either way; how long the browser keeps
+ * it, and the button to ask again, are on the Runs page, for the teacher.
+ */
 export const persistNote = (granted: boolean): string =>
   granted
-    ? 'Your runs are now kept until you delete them: the browser granted Parley persistent storage, so it will not clear them when the disk runs low.'
-    : 'Parley asked the browser to keep your runs even when the disk runs low; it has not agreed yet, so export the runs you want to keep.';
+    ? 'Saved: this browser keeps your games and runs until you delete them.'
+    : 'Saved in this browser. To keep a copy for good, export it from the Runs page.';
 
 /**
  * This origin's storage as the browser sees it: how much is used and allowed, and whether it is
