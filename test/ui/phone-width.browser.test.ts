@@ -4,7 +4,8 @@
  * cutting a link off. Content means stored tournaments' results with every chart drawn, a game's
  * negotiation, a compare of two runs (every row and differences only), the Models page's WebGPU
  * report with a custom model and a price listed, a tournament played on its page, a market played
- * and a market tournament's standings, a game played in the Arena.
+ * and a market tournament's standings, six students' games handed in on the Class page, a game
+ * played in the Arena.
  *
  * Each page is measured once it has settled: its own content marker present, every chart drawn,
  * and the document's size the same over two animation frames; then the width is read once (a
@@ -27,6 +28,8 @@ import { marketSessions } from '../../src/ui/state/market.svelte';
 import { ALL_MARKET_CONFIGS } from '../../src/core/market/scenario';
 import { database } from '../../src/ui/state/sim';
 import { storedTournament } from '../storage/helpers';
+import { HAND_IN_PATH, linkGame, resultPayload } from '../../src/storage/result-link';
+import { classGames } from '../support/class-games';
 import { cleanup, must, render, text } from './helpers.svelte';
 
 const WIDTH = 390;
@@ -47,6 +50,9 @@ const CUSTOM: CustomModel = {
 };
 const PRICED = 'openrouter:meta-llama/llama-3.3-70b-instruct-with-a-long-name';
 let customBefore: CustomModel[] = [];
+/** The hour this file's handed-in class games start in (a day no other file uses), so they are deleted afterwards by time. */
+const CLASS_HOUR = new Date(2031, 4, 21, 10).getTime();
+const classGame = (createdAt: number) => createdAt >= CLASS_HOUR && createdAt < CLASS_HOUR + 3_600_000;
 
 beforeAll(async () => {
   await page.viewport(WIDTH, 844);
@@ -76,6 +82,7 @@ afterAll(async () => {
       await deleteRun(database(), run.id);
   for (const id of [...RUNS, ...played.bilateral]) await deleteRun(database(), id);
   for (const id of [MARKET_RUN, ...played.market]) await deleteMarketRun(database(), id);
+  for (const run of await database().runs.toArray()) if (classGame(run.createdAt)) await deleteRun(database(), run.id);
   await putCustomModels(database(), customBefore);
   await deletePrice(database(), PRICED);
 });
@@ -243,8 +250,8 @@ describe('at 390 px wide', () => {
     await expect.poll(() => text(target.querySelector('.controls [role="status"]'))).toBe('Stopped');
   }, 90_000);
 
-  // 120 s is a limit against a hang only: a tournament, a market and a market tournament played through the pages.
-  test("with content played on the pages: a tournament's results, a compare's differences, a market and its tournament", async () => {
+  // 120 s is a limit against a hang only: a tournament, a market and a market tournament played, a class handed in, through the pages.
+  test("with content played on the pages: a tournament's results, a compare's differences, a market and its tournament, a class's games", async () => {
     const target = render(App, {});
 
     // A tournament played on the Tournament page, its results drawn there.
@@ -283,6 +290,30 @@ describe('at 390 px wide', () => {
     // The market tournament's own run page.
     // Its title is the run's name; the Market page it leaves has standings too, so the title tells the pages apart.
     await visit(`#/runs/${tournament.runId}`, /^(?!Market$)./, present('.market-standings tr[data-seller]'));
+
+    // The Class page with six students' games handed in as result links: the report, the roster and the ranking.
+    const games = await classGames(6, CLASS_HOUR);
+    const links = await Promise.all(
+      games.map(async (g) => {
+        const game = linkGame(g.run, g.row);
+        if (!game) throw new Error(`${g.run.name}: no result link`);
+        return `${location.origin}/${HAND_IN_PATH}${await resultPayload(game)}`;
+      }),
+    );
+    await visit('#/class', /^Class$/, present('textarea'));
+    const box = must([...target.querySelectorAll<HTMLLabelElement>('main label')].find((l) => text(l) === 'Result links'), 'Result links').control as HTMLTextAreaElement;
+    box.value = links.join('\n');
+    box.dispatchEvent(new Event('input', { bubbles: true }));
+    const handIn = button('Hand in these links');
+    // Enabled once the pasted text is rendered into the form's state.
+    await expect.poll(() => handIn.disabled).toBe(false);
+    watch = watchFrames();
+    handIn.click();
+    await fits(
+      'class page',
+      () => text(target.querySelector('main [data-testid="hand-in-summary"]')) === '6 handed in: 6 imported.' && target.querySelectorAll('main table.ranking tbody tr').length === 7,
+      watch,
+    );
   }, 120_000);
 
   test('"Skip to content" moves the focus to the main content, with no "Page not found"', async () => {
