@@ -73,14 +73,15 @@ describe.each([
     const runId = stored.value.id;
 
     const target = render(NegotiationPage, { runId, jobId: '0' });
-    const reopen = await vi.waitFor(() => button(target, 'Reopen the debrief'));
+    const reopen = await vi.waitFor(() => button(target, 'Reopen the debrief'), { timeout: 15_000 });
     expect(text(target.querySelector('h1'))).toMatch(/^Student 03 buys .+ from linear$/);
     await tabTo(reopen);
     await userEvent.keyboard('{Enter}');
-    await vi.waitFor(() => must(target.querySelector('[data-testid="debrief-headline"]')));
+    await vi.waitFor(() => must(target.querySelector('[data-testid="debrief-headline"]')), { timeout: 15_000 });
     // A phone reads the debrief's table as cards: nothing pans sideways, every figure labelled.
     expect(must(document.scrollingElement).scrollWidth).toBeLessThanOrEqual(innerWidth);
-    const you = await vi.waitFor(() => must(target.querySelector('tr.you'), 'the debrief table'));
+    // The scripted strategies' replays run in the worker first.
+    const you = await vi.waitFor(() => must(target.querySelector('tr.you'), 'the debrief table'), { timeout: 15_000 });
     expect(you.getBoundingClientRect().right).toBeLessThanOrEqual(innerWidth);
 
     // The name this game is stored under, not the one the browser remembered.
@@ -88,7 +89,7 @@ describe.each([
     await vi.waitFor(() => expect(name.value).toBe('Student 03'));
     await tabTo(name);
     await userEvent.keyboard('{Enter}');
-    await vi.waitFor(() => expect(text(target.querySelector('[data-testid="handed-in-as"]'))).toBe('Student 03'));
+    await vi.waitFor(() => expect(text(target.querySelector('[data-testid="handed-in-as"]'))).toBe('Student 03'), { timeout: 10_000 });
     const box = control<HTMLInputElement>(target, 'Result link');
     expect(new URL(box.value).origin).toBe(location.origin);
     expect(new URL(box.value).hash.startsWith(HAND_IN_PATH)).toBe(true);
@@ -104,7 +105,7 @@ describe.each([
     expect(again.value).toBe('');
     expect(target.querySelector('[data-testid="handed-in-as"]')).toBeNull();
     await userEvent.keyboard('Ada Lovelace{Enter}');
-    await vi.waitFor(() => expect(text(target.querySelector('[data-testid="handed-in-as"]'))).toBe('Ada Lovelace'));
+    await vi.waitFor(() => expect(text(target.querySelector('[data-testid="handed-in-as"]'))).toBe('Ada Lovelace'), { timeout: 10_000 });
     const link = control<HTMLInputElement>(target, 'Result link').value;
     const code = must(target.querySelector<SVGSVGElement>('.hand-in svg[role="img"]'));
     expect(await readQr(code)).toBe(link);

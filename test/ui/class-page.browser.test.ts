@@ -90,7 +90,7 @@ const shownRanking = (target: HTMLElement) =>
 
 async function openClass(room: ClassRoom): Promise<HTMLElement> {
   const target = render(ClassPage, { room });
-  await vi.waitFor(() => expect(room.loaded).toBe(true));
+  await vi.waitFor(() => expect(room.loaded).toBe(true), { timeout: 10_000 });
   return target;
 }
 /** The teacher's class is this day's games (the day is offered once a game of it is stored). */
@@ -98,7 +98,7 @@ async function chooseDay(target: HTMLElement, room: ClassRoom): Promise<void> {
   const day = control<HTMLSelectElement>(target, 'Day');
   await tabTo(day);
   await userEvent.selectOptions(day, dayOf(DAY));
-  await vi.waitFor(() => expect(room.settings.day).toBe(dayOf(DAY)));
+  await vi.waitFor(() => expect(room.settings.day).toBe(dayOf(DAY)), { timeout: 10_000 });
 }
 async function pasteAndHandIn(target: HTMLElement, room: ClassRoom, text: string): Promise<void> {
   const box = control<HTMLTextAreaElement>(target, 'Result links');
@@ -132,7 +132,7 @@ describe.each([
     await chooseDay(target, room);
     expect(text(target.querySelector('[data-testid="hand-in-summary"]'))).toBe('30 handed in: 30 imported.');
     expect(text(target.querySelector('ol.report li'))).toContain('Student 01: human buys');
-    await vi.waitFor(() => expect(room.data.games).toHaveLength(30));
+    await vi.waitFor(() => expect(room.data.games).toHaveLength(30), { timeout: 10_000 });
     expectRanking(room.data.ranking, games);
     const byLinks = shownRanking(target);
     expect(byLinks).toHaveLength(31);
@@ -150,7 +150,7 @@ describe.each([
     input.files = picked.files;
     input.dispatchEvent(new Event('change', { bubbles: true }));
     await vi.waitFor(() => expect(text(target.querySelector('[data-testid="hand-in-summary"]'))).toBe('30 handed in: 30 imported.'), { timeout: 60_000 });
-    await vi.waitFor(() => expect(room.data.games).toHaveLength(30));
+    await vi.waitFor(() => expect(room.data.games).toHaveLength(30), { timeout: 10_000 });
     expectRanking(room.data.ranking, games);
     expect(shownRanking(target)).toEqual(byLinks);
   });
@@ -185,7 +185,7 @@ describe.each([
     expect(lines[3]).toContain('Refused: cannot be read');
 
     // Four students and the bot; the demo game is listed, unticked, and ranks no one.
-    await vi.waitFor(() => expect(room.entries.some((e) => e.game.runId === stored.value.id)).toBe(true));
+    await vi.waitFor(() => expect(room.entries.some((e) => e.game.runId === stored.value.id)).toBe(true), { timeout: 10_000 });
     expectRanking(room.data.ranking, games);
     expect(text(target.querySelector('[data-testid="class-summary"]'))).toBe('4 games, 5 players.');
     const demoBox = gameBox(target, `Ms Demo buys ${demo.row.scenario.item.name} from linear`);
@@ -194,11 +194,11 @@ describe.each([
     expect(demoBox.checked).toBe(false);
     await tabTo(demoBox);
     await userEvent.keyboard(' ');
-    await vi.waitFor(() => expect(room.data.games).toHaveLength(5));
+    await vi.waitFor(() => expect(room.data.games).toHaveLength(5), { timeout: 10_000 });
     expectRanking(room.data.ranking, [...games, demo]);
     expect(text(target.querySelector('[data-testid="class-summary"]'))).toBe('5 games, 6 players.');
     await userEvent.keyboard(' ');
-    await vi.waitFor(() => expect(room.data.games).toHaveLength(4));
+    await vi.waitFor(() => expect(room.data.games).toHaveLength(4), { timeout: 10_000 });
 
     // The class list, pasted: who has handed in and who has not, by name.
     const names = control<HTMLTextAreaElement>(target, 'Class list (one name a line; paste it from your register)');
@@ -206,7 +206,7 @@ describe.each([
     await userEvent.fill(names, 'Student 01\nstudent 02\nStudent 03\nStudent 04\nStudent 05\nGrace Hopper');
     await tabTo(button(target, 'Save the class list'));
     await userEvent.keyboard('{Enter}');
-    await vi.waitFor(() => expect(room.settings.roster).toHaveLength(6));
+    await vi.waitFor(() => expect(room.settings.roster).toHaveLength(6), { timeout: 10_000 });
     const list = (id: string) => [...target.querySelectorAll(`[data-testid="${id}"] li`)].map((li) => text(li));
     expect(list('not-handed-in')).toEqual(['Student 05', 'Grace Hopper']);
     expect(list('handed-in')).toEqual(['Student 01', 'student 02', 'Student 03', 'Student 04']);
