@@ -21,7 +21,7 @@ describe('randomId', () => {
     vi.stubGlobal('crypto', { getRandomValues: (a: Uint8Array) => (a.fill(0), a) });
     expect(randomId()).toBe('00000000-0000-4000-8000-000000000000');
     vi.unstubAllGlobals();
-    vi.stubGlobal('crypto', { getRandomValues: (a: Uint8Array) => realCrypto.getRandomValues(a) });
+    vi.stubGlobal('crypto', { getRandomValues: (a: Uint8Array<ArrayBuffer>) => realCrypto.getRandomValues(a) });
     const ids = new Set(Array.from({ length: 1000 }, () => randomId()));
     expect(ids.size).toBe(1000);
     for (const id of ids) expect(id).toMatch(V4);
