@@ -20,6 +20,7 @@ import { importRun } from '../../src/storage/transfer';
 import { handInKey } from '../../src/storage/hand-in-records';
 import { HAND_IN_PATH, linkGame, resultPayload } from '../../src/storage/result-link';
 import { LESSON_BOT, classGames, forgedBotMove, studentGame, type StudentGame } from '../support/class-games';
+import { qrGrid } from '../../src/ui/qr';
 import { cleanup, control, must, render, text } from './helpers.svelte';
 
 /** A day of its own (noon, local time), so that the test's class is that day's games, whatever else is stored. */
@@ -234,5 +235,48 @@ describe('from the address bar', () => {
     expect(text(target.querySelector('h1'))).toBe('Class');
     // This page is served from localhost, where Chromium gives a page the camera.
     button(target, 'Scan QR codes with the camera');
+  });
+
+  test('a QR code held up to the camera is handed in once, however many frames show it', async () => {
+    onTestFinished(clearMine);
+    const game = await studentGame('Student 10', 9, DAY + 2 * 3_600_000 + 60_000);
+    const link = await linkOf(game);
+    // The camera: a canvas with the student's code drawn on it, streamed as a camera would be.
+    const { modules } = qrGrid(link);
+    const scale = 6;
+    const canvas = document.createElement('canvas');
+    canvas.width = canvas.height = modules.length * scale;
+    const context = canvas.getContext('2d');
+    if (!context) throw new Error('no 2d canvas');
+    const draw = () => {
+      context.fillStyle = '#fff';
+      context.fillRect(0, 0, canvas.width, canvas.height);
+      context.fillStyle = '#000';
+      modules.forEach((row, y) => row.forEach((dark, x) => dark && context.fillRect(x * scale, y * scale, scale, scale)));
+    };
+    draw();
+    const stream = canvas.captureStream(10);
+    const frames = setInterval(draw, 100);
+    const devices = navigator.mediaDevices;
+    const getUserMedia = devices.getUserMedia.bind(devices);
+    devices.getUserMedia = async () => stream;
+    onTestFinished(() => {
+      clearInterval(frames);
+      devices.getUserMedia = getUserMedia;
+    });
+
+    const room = new ClassRoom();
+    const target = await openClass(room);
+    await tabTo(button(target, 'Scan QR codes with the camera'));
+    await userEvent.keyboard('{Enter}');
+    await vi.waitFor(() => expect(target.querySelector('ol.report li')?.getAttribute('data-status')).toBe('imported'), { timeout: 20_000 });
+    expect(text(target.querySelector('ol.report li'))).toContain('scanned code 1: “Student 10: human buys');
+    await vi.waitFor(() => expect(text(target.querySelector('.scanner [role="status"]'))).toBe("Hold each student's code up to the camera: 1 code read."));
+    // Still in view for many more frames: still one game.
+    await expect.poll(() => room.entries.filter((e) => e.game.runName.startsWith('Student 10:')).length, { timeout: 5_000 }).toBe(1);
+    expect(statuses(target)).toEqual(['imported']);
+    await userEvent.keyboard('{Enter}');
+    expect(text(button(target, 'Scan QR codes with the camera'))).toBe('Scan QR codes with the camera');
+    expect(stream.getTracks().every((t) => t.readyState === 'ended')).toBe(true);
   });
 });
