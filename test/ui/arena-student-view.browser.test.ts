@@ -52,7 +52,7 @@ test('a lesson link: no model settings, the spec under Advanced, each ? button w
   while ((document.activeElement as HTMLInputElement).value !== 'walk_away') await userEvent.keyboard('{ArrowDown}');
   await userEvent.keyboard('{Enter}');
   await vi.waitFor(() => must(target.querySelector('.terms')), { timeout: 10_000 });
-  const terms = must(target.querySelector('.terms'));
+  const terms = must(target.querySelector<HTMLElement>('.terms'));
   expect(helps(terms).map((h) => h.shown)).toEqual(['Surplus share', 'Individual rationality', 'Gains from trade']);
   // As read on screen (the explanations folded): each ? beside its term.
   expect(terms.innerText.replace(/\s+/g, ' ').trim()).toBe('Terms: ? Surplus share ? Individual rationality ? Gains from trade');
