@@ -21,6 +21,7 @@ import { handInKey } from '../../src/storage/hand-in-records';
 import { HAND_IN_PATH, linkGame, resultPayload } from '../../src/storage/result-link';
 import { LESSON_BOT, classGames, forgedBotMove, studentGame, type StudentGame } from '../support/class-games';
 import { qrGrid } from '../../src/ui/qr';
+import { insertText, tap } from './arena-seat-helpers';
 import { cleanup, control, must, render, text } from './helpers.svelte';
 
 /** A day of its own (noon, local time), so that the test's class is that day's games, whatever else is stored. */
@@ -278,5 +279,42 @@ describe('from the address bar', () => {
     await userEvent.keyboard('{Enter}');
     expect(text(button(target, 'Scan QR codes with the camera'))).toBe('Scan QR codes with the camera');
     expect(stream.getTracks().every((t) => t.readyState === 'ended')).toBe(true);
+  });
+});
+
+describe('by touch, on a phone', () => {
+  test('links pasted, the teacher’s game ticked in and out, the class list saved, all by taps', async () => {
+    await page.viewport(390, 844);
+    onTestFinished(clearMine);
+    const games = await classGames(3, DAY + 2 * 3_600_000 + 120_000);
+    const demo = await studentGame('Ms Demo', 6, DAY + 2 * 3_600_000 + 300_000);
+    const stored = await importRun(database(), demo.file, { now: DAY });
+    if (!stored.ok) throw new Error(stored.error.message);
+    await database().settings.delete(handInKey(stored.value.id));
+    const room = new ClassRoom();
+    const target = await openClass(room);
+
+    await tap(control(target, 'Result links'));
+    await insertText((await Promise.all(games.map(linkOf))).join('\n'));
+    await tap(button(target, 'Hand in these links'));
+    await vi.waitFor(() => expect(statuses(target)).toEqual(['imported', 'imported', 'imported']), { timeout: 20_000 });
+    await chooseDay(target, room);
+    await vi.waitFor(() => expect(room.data.games).toHaveLength(3), { timeout: 10_000 });
+    expectRanking(room.data.ranking, games);
+
+    const box = gameBox(target, 'Ms Demo buys');
+    expect(box.checked).toBe(false);
+    await tap(box);
+    await vi.waitFor(() => expect(room.data.games).toHaveLength(4), { timeout: 10_000 });
+    expectRanking(room.data.ranking, [...games, demo]);
+    await tap(gameBox(target, 'Ms Demo buys'));
+    await vi.waitFor(() => expect(room.data.games).toHaveLength(3), { timeout: 10_000 });
+
+    await tap(control(target, 'Class list (one name a line; paste it from your register)'));
+    await insertText('Student 01\nStudent 02\nStudent 03\nStudent 04');
+    await tap(button(target, 'Save the class list'));
+    await vi.waitFor(() => expect([...target.querySelectorAll('[data-testid="not-handed-in"] li')].map((li) => text(li))).toEqual(['Student 04']), { timeout: 10_000 });
+    fitsWidth();
+    await room.update({ roster: [], day: null });
   });
 });
