@@ -43,7 +43,8 @@ export interface ModelSetup {
 
 export interface ArenaSetup extends ModelSetup {
   lesson?: LessonId;
-  you?: Role | 'none';
+  /** Who plays in person: one seat, neither, or both (pass and play: two students on one device). */
+  you?: Role | 'none' | 'both';
   buyer?: string;
   seller?: string;
   scenario?: ScenarioSource;
@@ -94,7 +95,7 @@ const turnsText = z
 const lessonText = z.enum(LESSON_IDS, 'no such lesson');
 const FIELDS = {
   lesson: lessonText,
-  you: z.enum(['none', 'buyer', 'seller'], 'not buyer, seller or none'),
+  you: z.enum(['none', 'buyer', 'seller', 'both'], 'not buyer, seller, both or none'),
   buyer: agentText,
   seller: agentText,
   agent: agentText,
@@ -215,8 +216,8 @@ export function writeArenaSetup(setup: ArenaSetup): string {
   const params = new URLSearchParams();
   if (setup.lesson) params.set('lesson', setup.lesson);
   if (setup.you) params.set('you', setup.you);
-  if (setup.buyer && setup.you !== 'buyer') params.set('buyer', setup.buyer);
-  if (setup.seller && setup.you !== 'seller') params.set('seller', setup.seller);
+  if (setup.buyer && setup.you !== 'buyer' && setup.you !== 'both') params.set('buyer', setup.buyer);
+  if (setup.seller && setup.you !== 'seller' && setup.you !== 'both') params.set('seller', setup.seller);
   const s = setup.scenario;
   if (s) {
     if ('preset' in s) {

@@ -147,3 +147,17 @@ describe.each([
     ]);
   });
 });
+
+test('a share link sets up pass and play (you=both), and the page’s own link says so', async () => {
+  await page.viewport(1366, 768);
+  const session = new ArenaSession();
+  const target = render(ArenaPage, { session, setup: SETUP('both') });
+  expect(control<HTMLInputElement>(target, 'Both: two students on this device (pass and play)').checked).toBe(true);
+  for (const role of ['buyer', 'seller'] as const) expect(control<HTMLInputElement>(target, `The ${role}'s name`).value).toBe('');
+  button(target, 'Copy link').click();
+  const link = await vi.waitFor(() => control<HTMLInputElement>(target, 'Link'));
+  const hash = new URL(link.value).hash;
+  const query = new URLSearchParams(hash.slice(hash.indexOf('?') + 1));
+  expect(query.get('you')).toBe('both');
+  expect(query.has('buyer') || query.has('seller')).toBe(false);
+});

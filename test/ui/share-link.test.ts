@@ -29,6 +29,18 @@ describe('Arena links', () => {
     }
   });
 
+  test('pass and play (you=both) survives the round trip, naming neither agent', () => {
+    const scenario = generateScenarios({ preset: 'standard', seed: 7, count: 1, deadline: { kind: 'fixed', turns: 12 }, firstMover: 'seller' })[0] as Scenario;
+    const search = writeArenaSetup({ you: 'both', buyer: 'linear', seller: 'conceder', scenario: sourceOf(scenario) });
+    expect(new URLSearchParams(search).get('you')).toBe('both');
+    expect([...new URLSearchParams(search).keys()]).not.toContain('buyer');
+    expect([...new URLSearchParams(search).keys()]).not.toContain('seller');
+    const { setup, ignored } = readArenaSetup(search);
+    expect(ignored).toEqual([]);
+    expect(setup.you).toBe('both');
+    expect(scenarioOf(setup.scenario!)).toEqual(scenario);
+  });
+
   test('a scenario of your own with a fixed deadline survives the round trip', () => {
     const item = CATALOG.find((i) => i.id === 'laptop')!;
     const scenario = makeScenario('custom-laptop-900.5-700', item, 900.5, 700, { turnLimit: 8, firstMover: 'seller' });
