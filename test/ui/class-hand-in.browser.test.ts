@@ -9,6 +9,9 @@ import { page, userEvent } from 'vitest/browser';
 import decodeQR from 'qr/decode.js';
 import '../../src/ui/theme.css';
 import NegotiationPage from '../../src/ui/pages/NegotiationPage.svelte';
+import ShareLink from '../../src/ui/components/ShareLink.svelte';
+import { lessonById } from '../../src/ui/lessons';
+import { lessonHref } from '../../src/ui/share-link';
 import { database } from '../../src/ui/state/sim';
 import { PLAYER_KEY, player } from '../../src/ui/state/player.svelte';
 import { deleteRun } from '../../src/storage/runs';
@@ -122,5 +125,22 @@ describe.each([
     const file = readRunFile(read.value.text);
     expect(file.ok && file.value.rows[0]?.events).toEqual(game.row.events);
     expect(text(code.closest('figure')?.querySelector('figcaption'))).toMatch(/^QR code, version \d+ \(\d+ × \d+ modules, (low|medium) error correction\)$/);
+  });
+});
+
+describe('the share link of a lesson', () => {
+  test('comes with its QR code, which reads back as the link', async () => {
+    await page.viewport(390, 844);
+    const lesson = lessonById('anchoring');
+    if (!lesson) throw new Error('no anchoring lesson');
+    const target = render(ShareLink, { hash: lessonHref(lesson), what: 'play this lesson' });
+    expect(target.querySelector('svg[role="img"]')).toBeNull();
+    await tabTo(button(target, 'Copy link'));
+    await userEvent.keyboard('{Enter}');
+    const link = await vi.waitFor(() => control<HTMLInputElement>(target, 'Link').value);
+    const code = must(target.querySelector<SVGSVGElement>('svg[role="img"][aria-label="QR code of this link"]'));
+    expect(await readQr(code)).toBe(link);
+    expect(new URL(link).hash).toBe(lessonHref(lesson));
+    expect(code.getBoundingClientRect().right).toBeLessThanOrEqual(innerWidth);
   });
 });
