@@ -116,6 +116,13 @@ describe('share links and lessons', () => {
     await userEvent.click(must(target.querySelector<HTMLButtonElement>('button.primary')));
     const { setup } = readTournamentSetup(setupOf(lessonHref(classLesson)));
     expect(session.started).toHaveLength(1);
+    // The lesson's banner follows the run.
+    const banner = () => text(target.querySelector('[data-testid="lesson-status"]'));
+    expect(banner()).toBe('Nothing has started: press Run when ready.');
+    session.status = 'running';
+    await expect.poll(banner).toBe('The run is under way.');
+    session.status = 'done';
+    await expect.poll(banner).toBe('The run has ended: its results are below; press Run to go again.');
     expect(session.started[0]).toMatchObject({
       agents: setup.agents,
       scenariosPerPair: setup.scenariosPerPair,
