@@ -144,18 +144,33 @@ function movesOf(events: readonly BilateralEvent[]): ClassMove[] {
   });
 }
 
-export function classGame(game: StoredGame): ClassGame {
-  const metrics = computeMetrics(game.scenario, game.events);
+/**
+ * Who played a game's seats: a seat's student where a person took it, else its agent spec. Pass and
+ * play names each seat's own student (`Ada (buyer), Ben (seller): …`); one student is the name's.
+ */
+export function seatNames(game: Pick<StoredGame, 'runName' | 'buyer' | 'seller'>): Record<Role, string> {
   const player = playerOf(game.runName) ?? UNNAMED;
-  // Pass and play: each seat's own student (`Ada (buyer), Ben (seller): …`).
   const players = seatPlayers(game.runName);
   const seat = (role: Role, spec: string) => (spec === HUMAN_SPEC ? (players?.[role] ?? player) : spec);
+  return { buyer: seat('buyer', game.buyer), seller: seat('seller', game.seller) };
+}
+
+/** The students of a game, each once: none for a game of agents alone, two for pass and play. */
+export function studentsOf(game: Pick<StoredGame, 'runName' | 'buyer' | 'seller'>): string[] {
+  const names = seatNames(game);
+  const students = ROLES.filter((role) => game[role] === HUMAN_SPEC).map((role) => names[role]);
+  return [...new Set(students)];
+}
+
+export function classGame(game: StoredGame): ClassGame {
+  const metrics = computeMetrics(game.scenario, game.events);
+  const seats = seatNames(game);
   return {
     runId: game.runId,
     runName: game.runName,
     playedAt: new Date(game.createdAt).toISOString(),
-    buyer: seat('buyer', game.buyer),
-    seller: seat('seller', game.seller),
+    buyer: seats.buyer,
+    seller: seats.seller,
     buyerIsHuman: game.buyer === HUMAN_SPEC,
     sellerIsHuman: game.seller === HUMAN_SPEC,
     item: game.scenario.item.name,

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { HUMAN_SPEC } from '../agents/specs';
 import { canonicalJson } from '../storage/content';
-import { playerOf, UNNAMED, type StoredGame } from './class-export';
+import { studentsOf, type StoredGame } from './class-export';
 import { LESSONS } from './lessons';
 import { scenarioOf } from './share-link';
 
@@ -44,8 +44,8 @@ export interface ClassEntry {
   game: StoredGame;
   /** Imported from a file or a result link, rather than played in this browser. */
   handedIn: boolean;
-  /** The student who played it (the human seat's name), or null for a game of bots alone. */
-  student: string | null;
+  /** The students who played it (one, two in pass and play, none for a game of bots alone). */
+  students: string[];
   setup: string;
   day: string;
 }
@@ -85,8 +85,7 @@ export const dayOf = (at: number): string => {
 };
 
 export function classEntry(game: StoredGame, handedIn: boolean): ClassEntry {
-  const human = game.buyer === HUMAN_SPEC || game.seller === HUMAN_SPEC;
-  return { game, handedIn, student: human ? (playerOf(game.runName) ?? UNNAMED) : null, setup: setupKey(game), day: dayOf(game.createdAt) };
+  return { game, handedIn, students: studentsOf(game), setup: setupKey(game), day: dayOf(game.createdAt) };
 }
 
 /** Whether the filters take a game, before the hand picks. */
@@ -156,14 +155,13 @@ export interface HandedInList {
 
 export function handedInList(roster: readonly string[], games: readonly StoredGame[]): HandedInList {
   const counts = new Map<string, { name: string; games: number }>();
-  for (const game of games) {
-    if (game.buyer !== HUMAN_SPEC && game.seller !== HUMAN_SPEC) continue;
-    const name = playerOf(game.runName) ?? UNNAMED;
-    const key = sameName(name);
-    const row = counts.get(key) ?? { name, games: 0 };
-    row.games += 1;
-    counts.set(key, row);
-  }
+  for (const game of games)
+    for (const name of studentsOf(game)) {
+      const key = sameName(name);
+      const row = counts.get(key) ?? { name, games: 0 };
+      row.games += 1;
+      counts.set(key, row);
+    }
   const listed = new Set(roster.map(sameName));
   return {
     handedIn: roster.flatMap((name) => {

@@ -17,6 +17,7 @@ import { storedGames } from '../../src/ui/state/player.svelte';
 import { deleteRun, loadNegotiation } from '../../src/storage/runs';
 import { replayLog } from '../../src/core/bilateral/replay';
 import { database } from '../../src/ui/state/sim';
+import { HAND_IN_PATH, readResultPayload } from '../../src/storage/result-link';
 import { cleanup, control, must, render, text } from './helpers.svelte';
 import { BLENDER, button, given, insertText, moves, SETUP, tabTo, tap, yourTurn, type Input } from './arena-seat-helpers';
 
@@ -136,6 +137,12 @@ describe.each([
     const row = given(await loadNegotiation(database(), runId, '0'));
     expect(row.events).toEqual(session.events);
     expect(replayLog(BLENDER, row.events).ok).toBe(true);
+
+    // Handed in like any: the debrief's result link holds the game under both names, without asking a name.
+    const link = await vi.waitFor(() => control<HTMLInputElement>(target, 'Result link'), { timeout: 10_000 });
+    expect(() => control(target, 'Your name')).toThrow();
+    const read = await readResultPayload(link.value.slice(link.value.indexOf(HAND_IN_PATH) + HAND_IN_PATH.length));
+    expect(read.ok && read.value.name).toBe('Ada (buyer), Ben (seller): human buys Blender from human');
 
     // Ranked like any: the class export, read from storage, counts Ada as a buyer and Ben as a seller, each a student.
     const { games } = await storedGames(database());

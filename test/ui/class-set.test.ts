@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { HUMAN_SPEC } from '../../src/agents/specs';
-import { runTitle, type StoredGame } from '../../src/ui/class-export';
+import { runTitle, studentsOf, type StoredGame } from '../../src/ui/class-export';
 import {
   DEFAULT_CLASS_SETTINGS,
   chosenGames,
@@ -18,6 +18,7 @@ import {
   setupLabel,
 } from '../../src/ui/class-set';
 import { href, parseRoute } from '../../src/ui/state/router.svelte';
+import { passAndPlayName } from '../../src/ui/pass-and-play';
 import { lessonScenario, studentGame } from '../support/class-games';
 
 const AT = new Date(2031, 2, 14, 10).getTime();
@@ -88,6 +89,21 @@ describe('the roster', () => {
         { name: 'Zed', games: 1 },
         { name: 'unnamed player', games: 1 },
       ],
+    });
+  });
+
+  test('a pass-and-play game hands in both its students, each once', async () => {
+    const base = await stored('Ada', 1);
+    const pair: StoredGame = { ...base, runId: 'pp', runName: passAndPlayName({ buyer: 'Ada', seller: 'Ben' }, 'human buys a blender from human'), buyer: HUMAN_SPEC, seller: HUMAN_SPEC };
+    expect(studentsOf(pair)).toEqual(['Ada', 'Ben']);
+    expect(classEntry(pair, true).students).toEqual(['Ada', 'Ben']);
+    expect(handedInList(['Ada', 'Ben', 'Cy'], [pair, base])).toEqual({
+      handedIn: [
+        { name: 'Ada', games: 2 },
+        { name: 'Ben', games: 1 },
+      ],
+      missing: ['Cy'],
+      unlisted: [],
     });
   });
 

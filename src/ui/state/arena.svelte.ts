@@ -22,6 +22,8 @@ export class ArenaSession {
   scenario = $state.raw<Scenario | null>(null);
   agents = $state.raw<{ buyer: string; seller: string }>({ buyer: '', seller: '' });
   runId = $state<string | null>(null);
+  /** Pass and play: the stored game once it is named after both students (its hand-in waits for it). */
+  namedRunId = $state<string | null>(null);
   error = $state<string | null>(null);
   delayMs = $state(400);
   paused = $state(false);
@@ -99,6 +101,7 @@ export class ArenaSession {
     this.agents = { buyer, seller };
     this.events = [];
     this.runId = null;
+    this.namedRunId = null;
     this.error = null;
     this.prompt = null;
     this.shownSeat = null;
@@ -186,6 +189,8 @@ export class ArenaSession {
       if (run && typeof run.name === 'string' && playerOf(run.name) === null) await updateRun(db, runId, { name: passAndPlayName(this.players, run.name) });
     } catch {
       // Nothing to undo: the rename is one small write, made or not.
+    } finally {
+      if (this.runId === runId) this.namedRunId = runId;
     }
   }
 
