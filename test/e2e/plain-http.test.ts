@@ -9,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { launch, serve, type Browser, type Served } from './harness';
 import { configureTournament, storedRuns } from './pages';
+import { HAND_IN_PATH, linkGame, resultPayload } from '../../src/storage/result-link';
+import { classGames } from '../support/class-games';
 
 describe('served over plain http to another host', () => {
   let served: Served;
@@ -36,8 +38,10 @@ describe('served over plain http to another host', () => {
       randomUUID: typeof crypto.randomUUID,
       locks: typeof navigator.locks,
       serviceWorker: 'serviceWorker' in navigator,
+      // What a student's result link is made with.
+      compression: typeof CompressionStream,
     }));
-    expect(context).toEqual({ secure: false, randomUUID: 'undefined', locks: 'undefined', serviceWorker: false });
+    expect(context).toEqual({ secure: false, randomUUID: 'undefined', locks: 'undefined', serviceWorker: false, compression: 'function' });
 
     await page.getByLabel('Speed').selectOption({ label: 'Instant' });
     await page.getByRole('button', { name: 'Play', exact: true }).click();
@@ -55,6 +59,17 @@ describe('served over plain http to another host', () => {
     ]);
     // Ids made without crypto.randomUUID are still version-4 UUIDs.
     for (const run of runs) expect(run.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(errors).toEqual([]);
+  });
+
+  it('takes a class’s result links on the Class page, where no camera is offered', async () => {
+    const links: string[] = [];
+    for (const { run, row } of await classGames(2)) links.push(`${url}${HAND_IN_PATH}${await resultPayload(linkGame(run, row)!)}`);
+    await page.goto(`${url}#/class`);
+    await page.getByLabel('Result links').fill(links.join('\n'));
+    await page.getByRole('button', { name: 'Hand in these links' }).click();
+    await expect.poll(() => page.getByTestId('hand-in-summary').textContent()).toBe('2 handed in: 2 imported.');
+    expect(await page.getByRole('button', { name: 'Scan QR codes with the camera' }).count()).toBe(0);
     expect(errors).toEqual([]);
   });
 });
