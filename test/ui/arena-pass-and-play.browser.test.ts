@@ -4,7 +4,7 @@
  * opens; the debrief shows both sides; the game is stored under both names, replays from its
  * log, and the class ranking counts each student by name in their own seat.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
+import { afterEach, describe, expect, test, vi } from 'vitest';
 import { page, userEvent } from 'vitest/browser';
 import '../../src/ui/theme.css';
 import ArenaPage from '../../src/ui/pages/ArenaPage.svelte';
@@ -14,21 +14,15 @@ import { money } from '../../src/ui/components/format';
 import { seatPlayers } from '../../src/ui/pass-and-play';
 import { classExport, runTitle } from '../../src/ui/class-export';
 import { storedGames } from '../../src/ui/state/player.svelte';
-import { deleteRun, loadNegotiation } from '../../src/storage/runs';
+import { loadNegotiation } from '../../src/storage/runs';
 import { replayLog } from '../../src/core/bilateral/replay';
 import { database } from '../../src/ui/state/sim';
 import { HAND_IN_PATH, readResultPayload } from '../../src/storage/result-link';
 import { cleanup, control, must, render, text } from './helpers.svelte';
-import { BLENDER, button, given, insertText, moves, SETUP, tabTo, tap, yourTurn, type Input } from './arena-seat-helpers';
+import { deleteArenaGamesAfterAll, BLENDER, button, given, insertText, moves, SETUP, tabTo, tap, yourTurn, type Input } from './arena-seat-helpers';
 
-let before = new Set<string>();
-beforeAll(async () => {
-  before = new Set((await database().runs.toArray()).map((r) => r.id));
-});
+deleteArenaGamesAfterAll();
 afterEach(cleanup);
-afterAll(async () => {
-  for (const run of await database().runs.toArray()) if (!before.has(run.id) && run.config.kind === 'arena') await deleteRun(database(), run.id);
-});
 
 const NAMES: Record<Role, string> = { buyer: 'Ada', seller: 'Ben' };
 

@@ -4,26 +4,17 @@
  * that would lose the student money asks once, saying what it would cost, and nothing is sent
  * until it is confirmed; the transcript's chip for the losing deal is red, not green.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
 import { page, userEvent } from 'vitest/browser';
 import '../../src/ui/theme.css';
 import ArenaPage from '../../src/ui/pages/ArenaPage.svelte';
 import { ArenaSession } from '../../src/ui/state/arena.svelte';
 import { playNegotiation, type BilateralAgent } from '../../src/core/bilateral/tournament';
-import { deleteRun } from '../../src/storage/runs';
-import { database } from '../../src/ui/state/sim';
 import { agent, cleanup, must, render, text } from './helpers.svelte';
-import { BLENDER, button, FIRM, given, inView, moves, resolvedColour, sendPrice, SETUP, tabTo, tap, where, yourTurn, type Input } from './arena-seat-helpers';
+import { deleteArenaGamesAfterAll, BLENDER, button, FIRM, given, inView, moves, resolvedColour, sendPrice, SETUP, tabTo, tap, where, yourTurn, type Input } from './arena-seat-helpers';
 
-/** Runs stored before this file: the games it plays are deleted afterwards, these kept. */
-let before = new Set<string>();
-beforeAll(async () => {
-  before = new Set((await database().runs.toArray()).map((r) => r.id));
-});
+deleteArenaGamesAfterAll();
 afterEach(cleanup);
-afterAll(async () => {
-  for (const run of await database().runs.toArray()) if (!before.has(run.id) && run.config.kind === 'arena') await deleteRun(database(), run.id);
-});
 
 describe.each([
   [390, 844, 'keyboard'],

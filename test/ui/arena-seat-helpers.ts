@@ -3,12 +3,14 @@
  * touch pointer, then a click, through Chromium's input pipeline) and text as a phone's on-screen
  * keyboard inserts it; where an element is on screen; the blender of issue 22.
  */
-import { expect, vi } from 'vitest';
+import { afterAll, beforeAll, expect, vi } from 'vitest';
 import { cdp, userEvent } from 'vitest/browser';
 import { CATALOG } from '../../src/core/catalog';
 import { makeScenario, type Role, type Scenario } from '../../src/core/scenario';
 import type { BilateralEvent } from '../../src/core/bilateral/events';
 import { control, must, text } from './helpers.svelte';
+import { deleteRun } from '../../src/storage/runs';
+import { database } from '../../src/ui/state/sim';
 
 export type Input = 'keyboard' | 'touch';
 
@@ -101,4 +103,15 @@ export function resolvedColour(css: string): string {
   const colour = getComputedStyle(probe).color;
   probe.remove();
   return colour;
+}
+
+/** The Arena games a test file plays are deleted after it; the runs stored before it are kept. */
+export function deleteArenaGamesAfterAll(): void {
+  let before = new Set<string>();
+  beforeAll(async () => {
+    before = new Set((await database().runs.toArray()).map((r) => r.id));
+  });
+  afterAll(async () => {
+    for (const run of await database().runs.toArray()) if (!before.has(run.id) && run.config.kind === 'arena') await deleteRun(database(), run.id);
+  });
 }

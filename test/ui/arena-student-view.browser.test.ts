@@ -3,24 +3,18 @@
  * plays, no "Spec: …" line until Advanced is opened, and ? buttons that each show and name the
  * term they explain (never "Terms: ? ? ?"), before and after the game.
  */
-import { afterAll, afterEach, beforeAll, expect, test, vi } from 'vitest';
+import { afterAll, afterEach, expect, test, vi } from 'vitest';
 import { page, userEvent } from 'vitest/browser';
 import '../../src/ui/theme.css';
 import App from '../../src/ui/App.svelte';
 import { lessonById } from '../../src/ui/lessons';
 import { lessonHref } from '../../src/ui/share-link';
-import { deleteRun } from '../../src/storage/runs';
-import { database } from '../../src/ui/state/sim';
 import { cleanup, control, must, render, text } from './helpers.svelte';
-import { button, given, yourTurn } from './arena-seat-helpers';
+import { deleteArenaGamesAfterAll, button, given, yourTurn } from './arena-seat-helpers';
 
-let before = new Set<string>();
-beforeAll(async () => {
-  before = new Set((await database().runs.toArray()).map((r) => r.id));
-});
+deleteArenaGamesAfterAll();
 afterEach(cleanup);
-afterAll(async () => {
-  for (const run of await database().runs.toArray()) if (!before.has(run.id) && run.config.kind === 'arena') await deleteRun(database(), run.id);
+afterAll(() => {
   location.hash = '';
 });
 

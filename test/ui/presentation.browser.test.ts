@@ -10,6 +10,7 @@ import { PRESENTATION_KEY, Presentation, presentation } from '../../src/ui/state
 import { deleteRun } from '../../src/storage/runs';
 import { database } from '../../src/ui/state/sim';
 import { cleanup, must, render, text } from './helpers.svelte';
+import { inView } from './arena-seat-helpers';
 
 /** Runs stored before this file: the game it plays is deleted afterwards, these kept. */
 let before = new Set<string>();
@@ -29,17 +30,6 @@ afterAll(async () => {
 });
 
 const button = (root: Element, name: string) => must([...root.querySelectorAll('button')].find((b) => text(b) === name), name);
-/** Whether the whole of `el` is on screen: inside the window and inside every box that scrolls it. */
-function inView(el: Element): boolean {
-  const box = el.getBoundingClientRect();
-  if (box.top < 0 || box.bottom > innerHeight || box.left < 0 || box.right > innerWidth) return false;
-  for (let a = el.parentElement; a; a = a.parentElement) {
-    if (getComputedStyle(a).overflowY === 'visible') continue;
-    const clip = a.getBoundingClientRect();
-    if (box.top < clip.top - 1 || box.bottom > clip.bottom + 1) return false;
-  }
-  return true;
-}
 
 describe('presentation mode', () => {
   test('kept in localStorage; the transcript, the chart and the outcome fit one 1366 × 768 screen', async () => {
