@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { readRunFile } from '../../src/storage/run-file';
 import { contentKey } from '../../src/storage/content';
-import { HAND_IN_PATH, MAX_PAYLOAD_CHARS, linkGame, payloadsIn, readResultPayload, resultPayload } from '../../src/storage/result-link';
+import { HAND_IN_PATH, MAX_INFLATED_BYTES, MAX_PAYLOAD_CHARS, linkGame, payloadsIn, readResultPayload, resultPayload } from '../../src/storage/result-link';
 import { classGames, forgedBotMove, studentGame } from '../support/class-games';
 
 const payloadOf = async (g: Awaited<ReturnType<typeof studentGame>>) => resultPayload(linkGame(g.run, g.row)!);
@@ -55,6 +55,15 @@ describe('a result link', () => {
     for (const bad of [payload.slice(0, payload.length - 40), payload.slice(0, 1), `${payload.slice(0, 10)}!${payload.slice(11)}`, 'AAAA', btoaUrl('{"hello":1}')])
       expect(await readResultPayload(bad)).toMatchObject({ ok: false, error: { kind: expect.stringMatching(/^(invalid-file|too-large)$/) } });
     expect(await readResultPayload('A'.repeat(MAX_PAYLOAD_CHARS + 1))).toMatchObject({ ok: false, error: { kind: 'too-large' } });
+  });
+
+  it('that unpacks past its limit (a deflate bomb) is refused by size, before it is parsed', async () => {
+    // 5 MB of one character deflates to a few kB: a short link that would unpack to far more.
+    const bomb = new Uint8Array(5 * 1024 * 1024).fill(0x20);
+    const deflated = new Uint8Array(await new Response(new Blob([bomb]).stream().pipeThrough(new CompressionStream('deflate-raw'))).arrayBuffer());
+    const payload = Buffer.from(deflated).toString('base64url');
+    expect(payload.length).toBeLessThan(MAX_PAYLOAD_CHARS);
+    expect(await readResultPayload(payload)).toEqual({ ok: false, error: { kind: 'too-large', message: `the link unpacks to more than ${MAX_INFLATED_BYTES / 2 ** 20} MB` } });
   });
 
   it('from a newer Parley says so', async () => {
