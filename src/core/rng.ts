@@ -1,4 +1,10 @@
 /** Seeded randomness. The core never calls Math.random(); every draw comes from an Rng passed in. */
+import { z } from 'zod';
+
+/** The largest seed: a seed is an unsigned 32-bit word (the generator reads `seed >>> 0`). */
+export const MAX_SEED = 2 ** 32 - 1;
+/** A seed as every schema, page, share link and command reads it: a whole number from 0 to MAX_SEED. */
+export const SeedSchema = z.int().min(0).max(MAX_SEED);
 export interface Rng {
   /** Uniform in [0, 1). */
   next(): number;

@@ -10,6 +10,7 @@ import { MarketConfigSchema, MarketScenarioSchema } from '../core/market/scenari
 import type { MarketTournamentConfig } from '../core/market/tournament';
 import { LlmSettingsSchema } from '../agents/llm/settings';
 import { RunStatusSchema } from './schema';
+import { SeedSchema } from '../core/rng';
 
 const id = z.string().min(1).max(200);
 const spec = z.string().min(1).max(500);
@@ -33,7 +34,7 @@ export const MarketRunConfigSchema = z.object({
   buyer: spec,
   configs: z.array(NamedMarketConfigSchema).min(1).max(64),
   marketsPerConfig: z.int().min(1).max(100_000),
-  seed: z.int().min(0).max(2 ** 32 - 1),
+  seed: SeedSchema,
   /** Bootstrap resamples for the standings' intervals (0: none). */
   samples: z.int().min(0).max(100_000),
   /** How the model seats were asked for their moves (absent in the CLI's files: the defaults). */

@@ -13,6 +13,7 @@ import type { Standings } from '../core/bilateral/aggregate';
 import { MAX_FILE_SCENARIOS } from '../core/bilateral/scenario-file';
 import { scenarioProblem } from '../core/bilateral/replay';
 import { DEFAULT_LLM_SETTINGS, llmSettings, LlmSettingsSchema, type LlmSettings } from '../agents/llm/settings';
+import { SeedSchema } from '../core/rng';
 
 /** Run ids. */
 const id = z.string().min(1).max(200);
@@ -48,7 +49,7 @@ export const TournamentConfigSchema = z.preprocess(
     agents: z.array(agentName).min(1).max(64),
     scenariosPerPair: z.int().min(1).max(1_000_000),
     preset: PresetSchema,
-    seed: z.int().min(0).max(2 ** 32 - 1),
+    seed: SeedSchema,
     selfPlay: z.boolean(),
     deadline: DeadlineSchema,
     firstMover: FirstMoverSchema,

@@ -13,7 +13,7 @@ import type { BilateralRecord, BilateralResult } from '../core/bilateral/events'
 import { bilateral } from '../core/bilateral/protocol';
 import { bilateralReward, RewardWeightsSchema, type Reward, type RewardTerms } from '../core/bilateral/reward';
 import type { AgentFactory, BilateralAgent, SeatInfo } from '../core/bilateral/tournament';
-import { createRng, deriveSeed, type Rng } from '../core/rng';
+import { createRng, deriveSeed, type Rng, SeedSchema } from '../core/rng';
 import { FirstMoverSchema, opponentOf, PresetSchema, RoleSchema, scenarioAt, type Role, type Scenario } from '../core/scenario';
 import { runSession } from '../core/session';
 import { DEFAULT_CONTEXT_WINDOW, type ChatBackend, type ChatMessage, type ChatRequest, type ChatResponse } from '../agents/backends/types';
@@ -31,7 +31,7 @@ export const EpisodeRequestSchema = z.strictObject({
   /** Any Parley agent spec: a strategy (`boulware:beta=0.2`) or a model (`vllm:Qwen/Qwen3-8B`). */
   opponent: z.string().trim().min(1).max(300),
   preset: PresetSchema.default('standard'),
-  seed: z.int().min(0).max(2 ** 32 - 1),
+  seed: SeedSchema,
   /** How the policy is asked for its moves: the four move tools, or one JSON object. */
   interface: MoveInterfaceSchema.default('tools'),
   /** Which scenario of the set (preset, seed): 0 unless a trainer walks a set as a tournament does. */

@@ -18,6 +18,7 @@ import type { LlmAgentOptions } from '../agents/llm/agent';
 import { MAX_MAX_TOKENS, MIN_MAX_TOKENS, MoveInterfaceSchema } from '../agents/llm/settings';
 import { marketLlmAgent } from '../agents/market/llm/agent';
 import { Episode, OpponentError, policyBackend, type EpisodeEnd, type EpisodeView } from './episode';
+import { SeedSchema } from '../core/rng';
 
 const CONFIG_NAMES = ALL_MARKET_CONFIGS.map((c) => c.name);
 
@@ -33,7 +34,7 @@ export const MarketEpisodeRequestSchema = z.strictObject({
     .string()
     .refine((name) => marketConfigByName(name) !== undefined, { message: `a market configuration: one of ${CONFIG_NAMES.join(', ')}` })
     .default('standard'),
-  seed: z.int().min(0).max(2 ** 32 - 1),
+  seed: SeedSchema,
   interface: MoveInterfaceSchema.default('tools'),
   /** Which market of the set (preset, seed). */
   index: z.int().min(0).max(1_000_000).default(0),

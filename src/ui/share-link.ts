@@ -26,6 +26,7 @@ import {
 import { HUMAN_SPEC, parseAgentSpec } from '../agents/specs';
 import { DEFAULT_LLM_SETTINGS, LlmSettingsSchema, MoveInterfaceSchema, temperatureProblem, type MoveInterface } from '../agents/llm/settings';
 import { LESSON_IDS, type LessonId } from './lessons';
+import { MAX_SEED } from '../core/rng';
 
 /** Where an Arena scenario comes from: a preset and seed, or an item with a value and cost by hand. */
 export type ScenarioSource = ({ preset: Preset; seed: number } | { itemId: string; value: number; cost: number }) & {
@@ -68,7 +69,7 @@ export interface ReadSetup<T> {
   ignored: string[];
 }
 
-export const MAX_SEED = 2 ** 31 - 1;
+export { MAX_SEED };
 const MAX_TURNS = 1000;
 const MAX_AGENTS = 24;
 

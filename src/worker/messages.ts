@@ -22,6 +22,7 @@ import { MarketStandingRowSchema } from '../core/market/aggregate';
 import { MarketRunConfigSchema } from '../storage/market-schema';
 import { HandInReportSchema } from '../storage/hand-ins';
 import { MAX_PAYLOAD_CHARS } from '../storage/result-link';
+import { SeedSchema } from '../core/rng';
 
 export const ENGINE_STATES = ['loading', 'ready', 'failed', 'lost', 'unloaded'] as const satisfies readonly EngineState[];
 
@@ -67,7 +68,7 @@ export const LearnScenariosSchema = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('set'),
     preset: PresetSchema,
-    seed: z.int().min(0).max(2 ** 32 - 1),
+    seed: SeedSchema,
     count: z.int().min(1).max(2000),
     deadline: DeadlineSchema,
     firstMover: FirstMoverSchema,
@@ -82,7 +83,7 @@ export const LearnExperimentSchema = z
   .object({
     cells: z.array(LearnCellSchema).min(1).max(400),
     /** Seeds the random strategy's stream, per cell, scenario and seat. */
-    seed: z.int().min(0).max(2 ** 32 - 1),
+    seed: SeedSchema,
     /** Also aggregate every negotiation into standings (per tier and zone bin), as a tournament does. */
     standings: z.boolean(),
   })

@@ -14,6 +14,7 @@ import {
   writeTournamentSetup,
   type TournamentSetup,
 } from '../../src/ui/share-link';
+import { MAX_SEED, SeedSchema } from '../../src/core/rng';
 
 describe('Arena links', () => {
   test('a drawn scenario, its hidden limit and the seats survive the round trip', () => {
@@ -27,6 +28,17 @@ describe('Arena links', () => {
       expect(setup.seller).toBeUndefined();
       expect(scenarioOf(setup.scenario!)).toEqual(scenario);
     }
+  });
+
+  test('every seed a tournament or game may use survives its link, up to 2³² − 1, the schemas’ limit', () => {
+    for (const seed of [0, 2 ** 31 - 1, 2 ** 31, MAX_SEED]) {
+      expect(SeedSchema.safeParse(seed).success).toBe(true);
+      expect(readTournamentSetup(writeTournamentSetup({ agents: ['boulware'], seed })).setup.seed).toBe(seed);
+      const scenario = generateScenarios({ preset: 'standard', seed, count: 1, deadline: { kind: 'fixed', turns: 12 }, firstMover: 'seller' })[0] as Scenario;
+      expect(scenarioOf(readArenaSetup(writeArenaSetup({ you: 'buyer', seller: 'linear', scenario: sourceOf(scenario) })).setup.scenario!)).toEqual(scenario);
+    }
+    expect(SeedSchema.safeParse(MAX_SEED + 1).success).toBe(false);
+    expect(readTournamentSetup(`agent=boulware&seed=${MAX_SEED + 1}`).ignored.join('\n')).toMatch(/seed=/);
   });
 
   test('pass and play (you=both) survives the round trip, naming neither agent', () => {

@@ -13,6 +13,7 @@ import {
 } from '../../../core/market/scenario';
 import type { MarketRunConfig } from '../../../storage/market-schema';
 import type { LlmSettings } from '../../../agents/llm/settings';
+import { MAX_SEED } from '../../../core/rng';
 
 export const CUSTOM = 'custom';
 
@@ -37,7 +38,7 @@ function whole(text: string, label: string, min: number, max: number, problems: 
   return n;
 }
 
-export const MAX_SEED = 2 ** 32 - 1;
+export { MAX_SEED };
 
 /** The game's run config, or the problems by field; nothing the user typed is changed. */
 export function readGame(f: GameFields, llm?: LlmSettings): { config: MarketRunConfig } | { problems: Problems } {
