@@ -14,6 +14,7 @@ import { MAX_FILE_SCENARIOS } from '../core/bilateral/scenario-file';
 import { scenarioProblem } from '../core/bilateral/replay';
 import { DEFAULT_LLM_SETTINGS, llmSettings, LlmSettingsSchema, type LlmSettings } from '../agents/llm/settings';
 import { SeedSchema } from '../core/rng';
+import type { Same } from '../core/types';
 
 /** Run ids. */
 const id = z.string().min(1).max(200);
@@ -198,7 +199,6 @@ export const negotiationRow = (runId: string, r: NegotiationResult): Negotiation
 
 // A stored tournament config must be usable wherever core takes one.
 type Assignable<From, To> = [From] extends [To] ? true : false;
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const configFitsCore: Assignable<z.infer<typeof TournamentConfigSchema>, TournamentConfig> = true;
 const outcomeKinds: Same<z.infer<typeof OutcomeKindSchema>, OutcomeKind> = true;
 void configFitsCore;

@@ -22,6 +22,7 @@ import {
   typedAction,
   type Decoded,
 } from './normalize';
+import type { Same } from '../../core/types';
 
 /** The message's limit as the model reads it: its JSON Schema leaves the length out (modelJsonSchema). */
 const LENGTH_NOTE = `at most ${MAX_MESSAGE_LENGTH} characters`;
@@ -43,7 +44,6 @@ export const MODEL_MOVE_SCHEMA = z.object({
 });
 
 // The model's schema and the core's must describe the same values.
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const sameMove: Same<z.infer<typeof MODEL_MOVE_SCHEMA>, Move> = true;
 void sameMove;
 

@@ -3,6 +3,7 @@ import { RoleSchema, type Role } from '../scenario';
 import type { SessionEvent, SessionFailure, SessionRecord } from '../session';
 import { MoveSchema, type Move } from './moves';
 import type { BilateralOutcome } from './protocol';
+import type { Same } from '../types';
 
 export type BilateralEvent = SessionEvent<Role, Move, BilateralOutcome>;
 export type BilateralResult = BilateralOutcome | SessionFailure<Role>;
@@ -53,7 +54,6 @@ export const BilateralEventSchema = z.discriminatedUnion('type', [
 export const OUTCOME_KINDS = BilateralResultSchema.options.map((o) => o.shape.kind.value);
 
 // The schemas and the runner's types must describe the same values.
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const sameEvents: Same<z.infer<typeof BilateralEventSchema>, BilateralEvent> = true;
 const sameResults: Same<z.infer<typeof BilateralResultSchema>, BilateralResult> = true;
 void sameEvents;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { RoleSchema, ZoneBinSchema } from '../scenario';
 import { RATE_NAMES, type RateName, type Standings } from './aggregate';
 import { USAGE_ROLES } from './usage';
+import type { Same } from '../types';
 
 const rate = z.number().finite().nullable();
 const interval = z.tuple([z.number(), z.number()]).nullable();
@@ -64,6 +65,5 @@ export const StandingsSchema = z.object({
     .nullable(),
 });
 
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const sameStandings: Same<z.infer<typeof StandingsSchema>, Standings> = true;
 void sameStandings;

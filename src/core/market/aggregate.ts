@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { createRng, deriveSeed } from '../rng';
 import { RatioMoments, ratioInterval, type Interval } from '../stats';
 import type { MarketMetrics } from './metrics';
+import type { Same } from '../types';
 
 /** The metrics a standings row averages, and whether each lies in [0, 1] (for the interval's shape). */
 export const STANDING_METRICS = [
@@ -118,6 +119,5 @@ export const MarketStandingRowSchema = z.object({
   metrics: z.object(metricsShape),
 });
 
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const rowsSame: Same<z.infer<typeof MarketStandingRowSchema>, MarketStandingRow> = true;
 void rowsSame;

@@ -3,6 +3,7 @@ import { CallRecordSchema } from '../bilateral/events';
 import type { SessionEvent, SessionFailure, SessionRecord } from '../session';
 import { BuyerMoveSchema, MarketRoleSchema, SellerMoveSchema, type MarketMove, type MarketRole } from './moves';
 import type { MarketOutcome } from './protocol';
+import type { Same } from '../types';
 
 export type MarketEvent = SessionEvent<MarketRole, MarketMove, MarketOutcome>;
 export type MarketResult = MarketOutcome | SessionFailure<MarketRole>;
@@ -40,7 +41,6 @@ export const MarketEventSchema = z.union([
 export const MARKET_RESULT_KINDS: readonly MarketResultKind[] = MarketResultSchema.options.map((o) => o.shape.kind.value);
 
 // The schemas and the runner's types must describe the same values.
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const sameResults: Same<z.infer<typeof MarketResultSchema>, MarketResult> = true;
 // A parsed event is one the runner could have written (the runner's type is wider: any move for either seat).
 const eventsFit: z.infer<typeof MarketEventSchema> extends MarketEvent ? true : false = true;

@@ -10,6 +10,7 @@ import type { ToolSpec } from '../../backends/types';
 import { clip, eachBalancedObject, fencedBlocks, MAX_SCAN, parseLoose, splitThinking } from '../../llm/json-text';
 import { fieldsOf, first, isPlainObject, kindOf, parsePrice, show, type Fields } from '../../llm/normalize';
 import { modelJsonSchema } from '../../llm/schema';
+import type { Same } from '../../../core/types';
 
 const message = SellerMoveSchema.shape.message;
 
@@ -32,7 +33,6 @@ export const MODEL_BUYER_SCHEMA = z.object({
 });
 
 // The model's schemas and the core's must describe the same values.
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const sameSeller: Same<z.infer<typeof MODEL_SELLER_SCHEMA>, SellerMove> = true;
 const sameBuyer: Same<z.infer<typeof MODEL_BUYER_SCHEMA>, BuyerMove> = true;
 void sameSeller;
