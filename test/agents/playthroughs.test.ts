@@ -1,0 +1,140 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runTournament, type NegotiationResult } from '../../src/core/bilateral/tournament';
+import type { BilateralEvent, BilateralResult } from '../../src/core/bilateral/events';
+import type { Move } from '../../src/core/bilateral/moves';
+import { PRESETS, priceRangeOf, type Deadline, type Preset } from '../../src/core/scenario';
+import { makeAgent, STRATEGY_NAMES } from '../../src/agents/registry';
+
+/**
+ * The engine may be made faster, never different. Every strategy (random included) plays every
+ * other and itself on 4 scenarios (both first movers) of every preset under both deadline kinds:
+ * 8 tournaments of 256 negotiations.
+ *
+ * - Readable playthroughs, one file per preset and deadline in test/fixtures/playthroughs/, hold a
+ *   representative set, one line per event: each strategy as buyer against the next one in
+ *   STRATEGY_NAMES as seller (the last against the first), on scenario 0 (the seller opens) and
+ *   scenario 1 (the buyer opens). A changed event log fails here as a line diff.
+ * - All 2,048 negotiations are still pinned by sha256 (fingerprints.json there), over the same
+ *   serialisation as before (`${id}\n${JSON.stringify(events)}\n` per negotiation, in plan order).
+ *
+ * A deliberate change to the protocol or a strategy rewrites both with
+ *   UPDATE_PLAYTHROUGHS=1 npx vitest run --project node test/agents/playthroughs.test.ts
+ * and its commit says why the logs changed (the diff of the playthroughs shows how). Without the
+ * variable nothing is written: a difference fails.
+ */
+const DIR = new URL('../fixtures/playthroughs/', import.meta.url);
+const FINGERPRINTS = new URL('fingerprints.json', DIR);
+const UPDATE = process.env.UPDATE_PLAYTHROUGHS === '1';
+const SEED = 11;
+const SCENARIOS_PER_PAIR = 4;
+const DEADLINES: Record<string, Deadline> = {
+  fixed: { kind: 'fixed', turns: 20 },
+  uncertain: { kind: 'uncertain', min: 16, max: 24 },
+};
+
+/** Job ids are `${buyer}-${seller}-${scenario}` over indexes into STRATEGY_NAMES. */
+const n = STRATEGY_NAMES.length;
+const SHOWN = new Set(STRATEGY_NAMES.flatMap((_, b) => [0, 1].map((k) => `${b}-${(b + 1) % n}-${k}`)));
+
+const quote = (text: string): string => JSON.stringify(text);
+
+function moveText(move: Move): string {
+  const action = move.action;
+  if (action === undefined && move.message === undefined) return 'empty move';
+  const parts = [action === undefined ? 'says' : action.type === 'offer' ? `offer ${action.price}` : action.type];
+  if (move.message !== undefined) parts.push(quote(move.message));
+  return parts.join(' ');
+}
+
+function outcomeText(o: BilateralResult): string {
+  switch (o.kind) {
+    case 'deal':
+      return `deal ${o.price} accepted by ${o.acceptedBy}`;
+    case 'walk_away':
+      return `walk_away by ${o.by}`;
+    case 'turn_limit':
+      return 'turn_limit';
+    case 'error':
+      return `error by ${o.actor} ${quote(o.message)}`;
+    case 'cancelled':
+      return 'cancelled';
+  }
+}
+
+function eventLine(e: BilateralEvent): string {
+  const call = 'call' in e && e.call !== undefined ? ` call ${JSON.stringify(e.call)}` : '';
+  switch (e.type) {
+    case 'move':
+      return `t${e.turn} ${e.actor} ${moveText(e.move)}${call}`;
+    case 'invalid':
+      return `t${e.turn} ${e.actor} invalid attempt ${e.attempt} ${quote(e.reason)} raw ${quote(e.raw)}${call}`;
+    case 'forfeit':
+      return `t${e.turn} ${e.actor} forfeit`;
+    case 'end':
+      return `t${e.turn} end ${outcomeText(e.outcome)}`;
+  }
+}
+
+function playthrough(r: NegotiationResult): string {
+  const s = r.scenario;
+  const range = priceRangeOf(s);
+  const limit = s.turnRange ? `turn limit ${s.turnLimit} (told ${s.turnRange.min}-${s.turnRange.max})` : `turn limit ${s.turnLimit}`;
+  const head = [
+    `## ${r.id}: buyer ${r.buyer}, seller ${r.seller}`,
+    `# ${s.id}: ${s.item.name} (${s.item.id}, list ${s.item.listPrice}), buyer value ${s.buyerValue}, seller cost ${s.sellerCost}, prices ${range.lo}-${range.hi}, tier ${s.tier}, ${limit}, ${s.firstMover} opens`,
+  ];
+  return [...head, ...r.events.map(eventLine)].join('\n') + '\n';
+}
+
+interface Played {
+  fingerprint: string;
+  text: string;
+}
+
+async function play(preset: Preset, deadlineName: string, deadline: Deadline): Promise<Played> {
+  const hash = createHash('sha256');
+  const shown: string[] = [];
+  await runTournament(
+    { agents: [...STRATEGY_NAMES], scenariosPerPair: SCENARIOS_PER_PAIR, preset, seed: SEED, selfPlay: true, deadline },
+    makeAgent,
+    {
+      onResult: (r) => {
+        hash.update(`${r.id}\n${JSON.stringify(r.events)}\n`);
+        if (SHOWN.has(r.id)) shown.push(playthrough(r));
+      },
+    },
+  );
+  const title = `# Playthroughs: preset ${preset}, ${deadlineName} deadline (${JSON.stringify(deadline)}), seed ${SEED}; strategies ${STRATEGY_NAMES.join(', ')}.\n# Written by test/agents/playthroughs.test.ts (UPDATE_PLAYTHROUGHS=1 rewrites it); each line after a header is one event: t<turn> <actor> <move>, and the end.\n`;
+  return { fingerprint: hash.digest('hex'), text: [title, ...shown].join('\n') };
+}
+
+/** The stored text of a fixture, or (with UPDATE_PLAYTHROUGHS=1) the text now, written first. */
+function golden(file: URL, now: string): string {
+  if (UPDATE) {
+    mkdirSync(DIR, { recursive: true });
+    writeFileSync(file, now);
+  }
+  if (!existsSync(file)) throw new Error(`${file.pathname} is missing: write it with UPDATE_PLAYTHROUGHS=1 (see this test's header)`);
+  return readFileSync(file, 'utf8');
+}
+
+describe('event logs stay the same', () => {
+  const played = new Map<string, Played>();
+  beforeAll(async () => {
+    for (const preset of PRESETS) for (const [name, deadline] of Object.entries(DEADLINES)) played.set(`${preset}-${name}`, await play(preset, name, deadline));
+  });
+
+  for (const preset of PRESETS)
+    for (const name of Object.keys(DEADLINES))
+      it(`plays ${preset} with a ${name} deadline as ${preset}-${name}.txt says`, () => {
+        const { text } = played.get(`${preset}-${name}`) as Played;
+        expect(text).toBe(golden(new URL(`${preset}-${name}.txt`, DIR), text));
+      });
+
+  it('hashes every negotiation of all eight tournaments to the recorded fingerprints', () => {
+    const now = Object.fromEntries([...played].map(([key, p]) => [key.replace('-', '/'), p.fingerprint]));
+    expect(now).toEqual(JSON.parse(golden(FINGERPRINTS, JSON.stringify(now, null, 2) + '\n')));
+  });
+});
