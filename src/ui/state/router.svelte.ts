@@ -118,6 +118,37 @@ export const href = {
   compare: (a: string, b: string) => `#/compare/${encodeURIComponent(a)}/${encodeURIComponent(b)}`,
 };
 
+/** Each page's name, said once: the tab's title and, for the pages in the header, its menu entry. */
+export const PAGE_TITLES: Record<Page, string> = {
+  home: 'Home',
+  learn: 'Learn',
+  arena: 'Arena',
+  tournament: 'Tournament',
+  market: 'Market',
+  runs: 'Runs',
+  class: 'Class',
+  models: 'Models',
+  run: 'Run',
+  negotiation: 'Negotiation',
+  compare: 'Compare runs',
+  'not-found': 'Not found',
+};
+
+/**
+ * The header's menu, in order: each entry's page and address, and the pages it also stands for
+ * (a run, a negotiation and a comparison are reached from Runs, so its entry is marked current there).
+ */
+export const MENU: readonly { page: Page; href: string; holds?: readonly Page[] }[] = [
+  { page: 'home', href: href.home() },
+  { page: 'arena', href: href.arena() },
+  { page: 'tournament', href: href.tournament() },
+  { page: 'market', href: href.market() },
+  { page: 'runs', href: href.runs(), holds: ['run', 'negotiation', 'compare'] },
+  { page: 'class', href: href.class() },
+  { page: 'learn', href: href.learn() },
+  { page: 'models', href: href.models() },
+];
+
 export class Router {
   route = $state.raw<Route>(parseRoute(location.hash));
 
