@@ -1,7 +1,7 @@
 /**
  * Every rate of the standings in words, once for the app: a short label and a plain explanation
  * (the leaderboard's headers and "What the columns mean", the comparison of two runs). The
- * definitions themselves live in core/bilateral/aggregate.ts and the README.
+ * definitions themselves live in core/bilateral/aggregate.ts and docs/metrics.md.
  */
 import { RATE_NAMES, type RateName } from '../core/bilateral/aggregate';
 

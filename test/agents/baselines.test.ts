@@ -2,7 +2,8 @@
  * The scripted baselines as a field, on the default set-up (standard preset, the uncertain 16–24
  * deadline): no last word for either role, patience in the order the strategies' schedules imply,
  * a baseline whose results depend on the price tier, and shares that stay shares when a model
- * overpays. These are the README's claims about the baselines (docs/baselines.md has the table).
+ * overpays. These are the claims of docs/scenarios-and-metrics.md about the baselines (docs/baselines.md
+ * has the table).
  */
 import { describe, expect, it } from 'vitest';
 import { scriptedBackend } from '../../src/agents/backends/scripted';
