@@ -119,17 +119,26 @@ describe('the environment server', () => {
   }, 120_000);
 
   it('answers one step at a time per episode: a second step while the first is answered is a 409', async () => {
-    // A remote opponent that never answers keeps the first step busy.
+    // A remote opponent that never answers keeps the first step busy; it says when it has been asked.
+    let asked!: () => void;
+    const opponentAsked = new Promise<void>((resolve) => (asked = resolve));
     const slowServer = await startEnvServer({
       makeAgent: (spec, role, ctx) =>
-        spec === 'stall' ? { act: (_obs, signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))) } : makeAgent(spec, role, ctx),
+        spec === 'stall'
+          ? {
+              act: (_obs, signal) => {
+                asked();
+                return new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+              },
+            }
+          : makeAgent(spec, role, ctx),
     });
     try {
       const c = await post(`${slowServer.url}/episodes`, { game: 'bilateral', seat: 'seller', opponent: 'stall', seed: 2 });
       expect(c.status).toBe(201);
       const first = post(`${slowServer.url}/episodes/${c.json.id}/step`, { completion: '{"action":{"type":"offer","price":100}}' });
-      // Wait until the first step has reached the episode.
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      // The first step is under way once it has reached the opponent, which holds it there.
+      await opponentAsked;
       const second = await post(`${slowServer.url}/episodes/${c.json.id}/step`, { completion: '{"action":{"type":"offer","price":99}}' });
       expect([second.status, second.json.error.code]).toEqual([409, 'step-in-progress']);
       const closed = await fetch(`${slowServer.url}/episodes/${c.json.id}`, { method: 'DELETE' });
