@@ -5,7 +5,7 @@ import { ScenarioSchema } from '../core/scenario';
 import { RUN_STATUSES, TournamentConfigSchema } from '../storage/schema';
 import { REMOTE_PROVIDERS } from '../agents/remote-spec';
 import { MAX_API_KEY_LENGTH, MAX_BASE_URL_LENGTH } from '../agents/remote-input';
-import type { EngineState } from '../agents/backends/webllm/pool';
+import { ENGINE_STATES } from '../agents/backends/webllm/engine-state';
 import { WEBLLM_MODEL_IDS } from '../agents/specs';
 import { LlmSettingsSchema } from '../agents/llm/settings';
 import { ModelListEntrySchema } from '../agents/backends/webllm/models';
@@ -24,7 +24,7 @@ import { HandInReportSchema } from '../storage/hand-ins';
 import { MAX_PAYLOAD_CHARS } from '../storage/result-link';
 import { SeedSchema } from '../core/rng';
 
-export const ENGINE_STATES = ['loading', 'ready', 'failed', 'lost', 'unloaded'] as const satisfies readonly EngineState[];
+export { ENGINE_STATES };
 
 const id = z.string().min(1).max(200);
 const spec = z.string().min(1).max(500);

@@ -26,7 +26,8 @@ import { GrammarSet, warmUpGrammars } from './warmup';
 /** Loads one model; `loadEngine` in the app, a fake engine in tests. */
 export type EngineLoader = (modelId: string, opts: LoadOptions) => Promise<LoadedEngine>;
 
-export type EngineState = 'loading' | 'ready' | 'failed' | 'lost' | 'unloaded';
+export type { EngineState } from './engine-state';
+import type { EngineState } from './engine-state';
 
 /** What happens to one model's engine, as the page is told. */
 export interface EngineStatus {
