@@ -77,7 +77,13 @@ function fakeWebLlm(
 }
 
 const report = (progress: number, text: string) => ({ progress, text, timeElapsed: 1 });
-const tick = () => new Promise((r) => setTimeout(r, 5));
+/**
+ * The test channel delivers each message in a task of its own (`later`): a task queued after those
+ * runs after them, so once this resolves every message sent before it has been delivered or dropped.
+ */
+const delivered = () => new Promise((r) => setTimeout(r, 0));
+/** Resolves once the client has posted a message of this type to the engine worker. */
+const posted = (worker: TestWorker, type: ToEngine['type']) => expect.poll(() => worker.posted.map((m) => m.type)).toContain(type);
 
 describe('loadEngine', () => {
   it('rejects at once with the reason when aborted before it starts, starting no worker', async () => {
@@ -110,8 +116,7 @@ describe('loadEngine', () => {
     expect(response.text).toContain('{"action":{"type":"accept"}}');
     expect(web.engine.requests[0]).toMatchObject({ model: MODEL, messages: [{ role: 'user', content: 'Your move.' }] });
     engine.interruptGenerate();
-    await tick();
-    expect(web.engine.interrupts).toBe(1);
+    await expect.poll(() => web.engine.interrupts).toBe(1);
     expect(worker.terminated).toBe(false);
     await engine.unload();
     expect(web.engine.unloads).toBe(1);
@@ -149,7 +154,7 @@ describe('loadEngine', () => {
     controller.abort(new Error('stop the download'));
     await expect(pending).rejects.toThrow('stop the download');
     later(report(0.2, 'Fetching param cache[4/20]'));
-    await tick();
+    await delivered();
     expect(seen).toEqual([0.1]);
     expect(worker.terminated).toBe(true);
   });
@@ -191,7 +196,7 @@ describe('loadEngine', () => {
   it('a worker that crashes while loading ends the load with an error instead of leaving it waiting', async () => {
     const worker = engineWorker(fakeWebLlm(() => new Promise(() => undefined)).api);
     const pending = loadEngine(MODEL, {}, { createWorker: () => worker });
-    await tick();
+    await posted(worker, 'load');
     worker.crash('Uncaught SyntaxError: Unexpected token');
     await expect(pending).rejects.toMatchObject({
       kind: 'bad-response',
@@ -208,7 +213,7 @@ describe('loadEngine', () => {
     const backend = webLlmBackend({ engine, modelId: MODEL });
     const request = { messages: [{ role: 'user' as const, content: 'Your move.' }] };
     const pending = backend.complete(request, new AbortController().signal);
-    await tick();
+    await posted(worker, 'chat');
     worker.crash('Uncaught RangeError: Array buffer allocation failed');
     const lost = {
       kind: 'gpu-lost',
@@ -280,7 +285,7 @@ describe('loadEngine', () => {
   it('a malformed message from the engine worker ends it rather than being acted on', async () => {
     const worker = engineWorker(fakeWebLlm(() => new Promise(() => undefined)).api);
     const pending = loadEngine(MODEL, {}, { createWorker: () => worker });
-    await tick();
+    await posted(worker, 'load');
     worker.deliver({ type: 'done', callId: 'zero' });
     await expect(pending).rejects.toThrow(/the WebLLM worker sent a malformed message/);
     expect(worker.terminated).toBe(true);

@@ -185,9 +185,7 @@ describe('EnginePool', () => {
     expect(t.loads[0]?.signal?.aborted).toBe(false);
     release();
     expect(t.loads[0]?.signal?.aborted).toBe(true);
-    await Promise.resolve();
-    await new Promise((r) => setTimeout(r, 0));
-    expect(t.statuses.at(-1)).toMatchObject({ state: 'unloaded', text: 'The load was stopped.' });
+    await expect.poll(() => t.statuses.at(-1)).toMatchObject({ state: 'unloaded', text: 'The load was stopped.' });
   });
 
   it('unloads engines nobody uses before loading another model, and keeps those in use', async () => {
