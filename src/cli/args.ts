@@ -1,53 +1,160 @@
+// Flags: each command declares a table (one entry a flag, with its meaning, default and limits);
+// `parseFlags` reads argv with node:util's parseArgs against it, and `helpText` prints the same table.
+import { parseArgs } from 'node:util';
+import type { z } from 'zod';
+
 /** A usage error: printed as one line, exit status 2. */
 export class UsageError extends Error {}
 
-export interface FlagSpec {
-  /** `true` for a flag that takes a value, `false` for a switch, `'repeat'` for a value that may be given many times. */
-  [flag: string]: boolean | 'repeat';
+interface FlagBase {
+  /** What the flag does, in a few words (lower case, no full stop). */
+  help: string;
+  /** Shown without brackets in the synopsis: the command needs it (its help says when it does not). */
+  required?: boolean;
+}
+/** `--json`: present or not. */
+export interface SwitchFlag extends FlagBase {
+  kind: 'switch';
+}
+/** `--agents SPEC,...`: one value; `repeat` for a flag that may be given many times (`--price`). */
+export interface TextFlag extends FlagBase {
+  kind: 'text';
+  value: string;
+  default?: string;
+  repeat?: boolean;
+}
+/** `--seed N`: a whole number within [min, max]. */
+export interface IntFlag extends FlagBase {
+  kind: 'int';
+  value: string;
+  min: number;
+  max: number;
+  /** The value when the flag is absent; text where it depends on other flags. */
+  default?: number | string;
+}
+/** `--temperature T`: a plain decimal number within [min, max]. */
+export interface DecimalFlag extends FlagBase {
+  kind: 'decimal';
+  value: string;
+  min: number;
+  max: number;
+  default?: number | string;
+}
+/** `--deadline fixed|uncertain`: one of a list. */
+export interface ChoiceFlag extends FlagBase {
+  kind: 'choice';
+  choices: readonly string[];
+  default?: string;
+}
+export type FlagDef = SwitchFlag | TextFlag | IntFlag | DecimalFlag | ChoiceFlag;
+export type FlagTable = Readonly<Record<string, FlagDef>>;
+
+/** The range of a zod integer or number schema: limits are read from the schemas the app checks with, never restated. */
+export function rangeOf(schema: z.ZodNumber): { min: number; max: number } {
+  const { minValue: min, maxValue: max } = schema;
+  if (min === null || max === null || !Number.isFinite(min) || !Number.isFinite(max)) throw new Error('rangeOf: the schema has no finite range');
+  return { min, max };
+}
+
+/** What a command is: its flags, its help and what it does. Every command file exports one. */
+export interface Command {
+  name: string;
+  /** One line: what the command does. */
+  summary: string;
+  /** Arguments that are not flags, as the usage line shows them (`FILE`), with their meaning. */
+  operands?: { value: string; help: string };
+  flags: FlagTable;
+  /** Paragraphs after the flags: how the flags combine. */
+  notes?: string;
+  /** One example command line. */
+  example: string;
+  /** Runs the command on its arguments (the command name left off): the exit status, or a UsageError thrown. */
+  run: (argv: string[], io: import('./io').Io) => Promise<number>;
 }
 
 export interface ParsedArgs {
+  command: string;
+  flags: FlagTable;
   values: Map<string, string>;
   switches: Set<string>;
   /** Every value of each repeatable flag, in order. */
   lists: Map<string, string[]>;
+  /** Arguments that are not flags (only for a command with operands; otherwise refused). */
+  operands: string[];
 }
 
-/** Parses `--flag value`, `--flag=value` and `--switch`; anything unknown is a UsageError. */
-export function parseFlags(argv: readonly string[], spec: FlagSpec, command: string): ParsedArgs {
+/** True when argv asks for help (`--help` or `-h` before any `--`). */
+export function wantsHelp(argv: readonly string[]): boolean {
+  for (const arg of argv) {
+    if (arg === '--') return false;
+    if (arg === '--help' || arg === '-h') return true;
+  }
+  return false;
+}
+
+const seeHelp = (command: string) => `npm run parley -- ${command} --help lists its flags`;
+
+/**
+ * Reads `--flag value`, `--flag=value` and `--switch` with node:util's parseArgs. Its own strict mode is not used:
+ * its errors name the flag only inside English text, and it refuses `--seed -3` as ambiguous; the same checks are
+ * made here over its tokens, each with a message that names the flag.
+ */
+export function parseFlags(argv: readonly string[], command: Pick<Command, 'name' | 'flags' | 'operands'>): ParsedArgs {
+  const { name, flags } = command;
+  const options = Object.fromEntries(
+    Object.entries(flags).map(([flag, def]) => [flag, def.kind === 'switch' ? { type: 'boolean' as const } : { type: 'string' as const, multiple: def.kind === 'text' && def.repeat === true }]),
+  );
+  const { tokens } = parseArgs({ args: [...argv], options, strict: false, allowPositionals: true, tokens: true });
   const values = new Map<string, string>();
   const switches = new Set<string>();
   const lists = new Map<string, string[]>();
-  const known = Object.keys(spec)
-    .map((f) => `--${f}`)
-    .join(', ');
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    if (!arg.startsWith('--')) throw new UsageError(`unexpected argument "${arg}" for ${command}; flags: ${known}`);
-    const eq = arg.indexOf('=');
-    const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
-    const takesValue = spec[name];
-    if (takesValue === undefined) throw new UsageError(`unknown flag --${name} for ${command}; flags: ${known}`);
-    if (!takesValue) {
-      if (eq >= 0) throw new UsageError(`--${name} takes no value`);
-      switches.add(name);
+  const operands: string[] = [];
+  for (const token of tokens) {
+    if (token.kind === 'option-terminator') continue;
+    if (token.kind === 'positional') {
+      if (command.operands === undefined) throw new UsageError(`unexpected argument "${token.value}" for ${name}; ${seeHelp(name)}`);
+      operands.push(token.value);
       continue;
     }
-    const value = eq >= 0 ? arg.slice(eq + 1) : argv[++i];
-    if (value === undefined || (eq < 0 && value.startsWith('--'))) throw new UsageError(`--${name} needs a value`);
-    if (takesValue === 'repeat') {
-      lists.set(name, [...(lists.get(name) ?? []), value]);
+    const def = Object.hasOwn(flags, token.name) ? flags[token.name] : undefined;
+    if (def === undefined) throw new UsageError(`unknown flag ${token.rawName} for ${name}; ${seeHelp(name)}`);
+    if (def.kind === 'switch') {
+      if (token.value !== undefined) throw new UsageError(`--${token.name} takes no value`);
+      switches.add(token.name);
       continue;
     }
-    if (values.has(name)) throw new UsageError(`--${name} given twice`);
-    values.set(name, value);
+    const value = token.value;
+    if (value === undefined || (!token.inlineValue && value.startsWith('--'))) throw new UsageError(`--${token.name} needs a value`);
+    if (def.kind === 'text' && def.repeat) {
+      lists.set(token.name, [...(lists.get(token.name) ?? []), value]);
+      continue;
+    }
+    if (values.has(token.name)) throw new UsageError(`--${token.name} given twice`);
+    values.set(token.name, value);
   }
-  return { values, switches, lists };
+  return { command: name, flags, values, switches, lists, operands };
 }
 
-export function intFlag(args: ParsedArgs, name: string, fallback: number, min: number, max: number): number {
+function defOf<K extends FlagDef['kind']>(args: ParsedArgs, name: string, kind: K): Extract<FlagDef, { kind: K }> {
+  const def = args.flags[name];
+  if (def?.kind !== kind) throw new Error(`--${name} is not a ${kind} flag of ${args.command}`);
+  return def as Extract<FlagDef, { kind: K }>;
+}
+
+/** A whole number within the flag's range; `fallback` (else the table's default) when absent. */
+export function intFlag(args: ParsedArgs, name: string, fallback?: number): number {
+  const { min, max, default: given } = defOf(args, name, 'int');
   const raw = args.values.get(name);
-  if (raw === undefined) return fallback;
+  if (raw === undefined) {
+    const value = fallback ?? given;
+    if (typeof value !== 'number') throw new Error(`--${name} has no default`);
+    return value;
+  }
+  return wholeNumber(name, raw, min, max);
+}
+
+/** `raw`, given to `--name`, as a whole number within [min, max]. */
+export function wholeNumber(name: string, raw: string, min: number, max: number): number {
   const value = Number(raw);
   if (!/^-?\d+$/.test(raw.trim()) || !Number.isSafeInteger(value))
     throw new UsageError(`--${name} must be a whole number, got "${raw}"`);
@@ -55,7 +162,26 @@ export function intFlag(args: ParsedArgs, name: string, fallback: number, min: n
   return value;
 }
 
+/** A plain decimal number (`0.7`, `.5`, `1`) within the flag's range. */
+export function numberFlag(args: ParsedArgs, name: string, fallback?: number): number {
+  const { min, max, default: given } = defOf(args, name, 'decimal');
+  const value = fallback ?? given;
+  const raw = args.values.get(name);
+  if (raw === undefined) {
+    if (typeof value !== 'number') throw new Error(`--${name} has no default`);
+    return value;
+  }
+  const parsed = Number(raw);
+  if (!/^\s*(?:\d+(?:\.\d+)?|\.\d+)\s*$/.test(raw) || !Number.isFinite(parsed))
+    throw new UsageError(`--${name} must be a decimal number such as ${typeof value === 'number' ? value : min}, got "${raw}"`);
+  if (parsed < min || parsed > max) throw new UsageError(`--${name} must be between ${min} and ${max}, got ${parsed}`);
+  return parsed;
+}
+
+/** One of the flag's choices (`choices` is the same list the table holds, for its type). */
 export function choiceFlag<T extends string>(args: ParsedArgs, name: string, choices: readonly T[], fallback: T): T {
+  const def = defOf(args, name, 'choice');
+  if (def.choices !== choices) throw new Error(`--${name}: the choices differ from the flag table's`);
   const raw = args.values.get(name);
   if (raw === undefined) return fallback;
   if (!(choices as readonly string[]).includes(raw))
@@ -69,13 +195,64 @@ export function requiredFlag(args: ParsedArgs, name: string, hint: string): stri
   return raw;
 }
 
-/** A plain decimal number (`0.7`, `.5`, `1`) within [min, max]. */
-export function numberFlag(args: ParsedArgs, name: string, fallback: number, min: number, max: number): number {
-  const raw = args.values.get(name);
-  if (raw === undefined) return fallback;
-  const value = Number(raw);
-  if (!/^\s*(?:\d+(?:\.\d+)?|\.\d+)\s*$/.test(raw) || !Number.isFinite(value))
-    throw new UsageError(`--${name} must be a decimal number such as ${fallback}, got "${raw}"`);
-  if (value < min || value > max) throw new UsageError(`--${name} must be between ${min} and ${max}, got ${value}`);
-  return value;
+/** `--seed N`, `--deadline fixed|uncertain`: the flag as its usage line shows it. */
+export function flagForm(name: string, def: FlagDef): string {
+  switch (def.kind) {
+    case 'switch':
+      return `--${name}`;
+    case 'choice':
+      return `--${name} ${def.choices.join('|')}`;
+    case 'text':
+    case 'int':
+    case 'decimal':
+      return `--${name} ${def.value}`;
+  }
+}
+
+/** `--buyers N`, `[--budget T]`, ...: the command's flags as a synopsis shows them, those in `skip` left out. */
+export function synopsis(command: Pick<Command, 'flags' | 'operands'>, skip: ReadonlySet<string> = new Set()): string[] {
+  const parts = Object.entries(command.flags)
+    .filter(([name]) => !skip.has(name))
+    .map(([name, def]) => (def.required ? flagForm(name, def) : `[${flagForm(name, def)}]`));
+  return [...(command.operands ? [command.operands.value] : []), ...parts];
+}
+
+/** "(0 to 4294967295; default 1)", "(repeatable)": what the table knows beside the meaning. */
+function flagFacts(def: FlagDef): string {
+  const facts: string[] = [];
+  if (def.kind === 'int' || def.kind === 'decimal') facts.push(`${def.min} to ${def.max}`);
+  if (def.kind === 'text' && def.repeat) facts.push('repeatable');
+  if (def.kind !== 'switch' && def.default !== undefined) facts.push(`default ${def.default}`);
+  return facts.join('; ');
+}
+
+/** The meaning with its facts: "seed (0 to 9; default 1)", "required (unless X; 1 to 9)". */
+function describeFlag(def: FlagDef): string {
+  const facts = flagFacts(def);
+  if (facts === '') return def.help;
+  return def.help.endsWith(')') ? `${def.help.slice(0, -1)}; ${facts})` : `${def.help} (${facts})`;
+}
+
+/** A command's help, from its table: usage, every flag with its meaning and default, notes, an example. */
+export function helpText(command: Command): string {
+  const entries = Object.entries(command.flags);
+  const forms = entries.map(([name, def]) => flagForm(name, def));
+  const width = Math.min(26, Math.max(12, ...forms.map((f) => f.length), command.operands?.value.length ?? 0));
+  const line = (form: string, text: string) => (form.length > width ? `  ${form}\n  ${''.padEnd(width)}  ${text}` : `  ${form.padEnd(width)}  ${text}`);
+  const operand = command.operands ? ` ${command.operands.value}` : '';
+  return [
+    `usage: npm run parley -- ${command.name}${operand}${entries.length > 0 ? ' [flags]' : ''}`,
+    '',
+    command.summary,
+    '',
+    ...(command.operands ? [line(command.operands.value, command.operands.help)] : []),
+    ...(entries.length > 0 ? ['flags:'] : []),
+    ...entries.map(([name, def], i) => line(forms[i] as string, describeFlag(def))),
+    line('-h, --help', 'print this help'),
+    ...(command.notes ? ['', command.notes] : []),
+    '',
+    'example:',
+    `  ${command.example}`,
+    '',
+  ].join('\n');
 }

@@ -12,17 +12,23 @@ import { intFlag, parseFlags } from './args';
 import { benchMarkets } from './bench-market';
 import { benchGrammar } from './bench-grammar';
 
-const args = parseFlags(
-  process.argv.slice(2),
-  { scenarios: true, repeats: true, samples: true, 'grammar-only': false, 'no-grammar': false, 'grammar-limit': false },
-  'bench',
-);
 const agents = STRATEGIES.filter((s) => s.deterministic).map((s) => s.name);
 const pairs = agents.length * (agents.length - 1);
-// 15,000 negotiations by default: the size of a published frontier-model tournament.
-const scenariosPerPair = intFlag(args, 'scenarios', Math.ceil(15_000 / pairs), 1, 1_000_000);
-const repeats = intFlag(args, 'repeats', 5, 1, 100);
-const samples = intFlag(args, 'samples', 1000, 0, 100_000);
+const args = parseFlags(process.argv.slice(2), {
+  name: 'bench',
+  flags: {
+    // 15,000 negotiations by default: the size of a published frontier-model tournament.
+    scenarios: { kind: 'int', value: 'N', min: 1, max: 1_000_000, default: Math.ceil(15_000 / pairs), help: 'scenarios per ordered pair' },
+    repeats: { kind: 'int', value: 'N', min: 1, max: 100, default: 5, help: 'timed repeats' },
+    samples: { kind: 'int', value: 'N', min: 0, max: 100_000, default: 1000, help: 'bootstrap resamples' },
+    'grammar-only': { kind: 'switch', help: "only the grammar's compile time" },
+    'no-grammar': { kind: 'switch', help: "no grammar compile time" },
+    'grammar-limit': { kind: 'switch', help: "also the grammar with the message's old maxLength (slow)" },
+  },
+});
+const scenariosPerPair = intFlag(args, 'scenarios');
+const repeats = intFlag(args, 'repeats');
+const samples = intFlag(args, 'samples');
 const config: TournamentConfig = { agents, scenariosPerPair, preset: 'standard', seed: 7, selfPlay: false };
 
 const cpu = os.cpus()[0]?.model ?? 'unknown CPU';

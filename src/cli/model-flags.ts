@@ -2,11 +2,41 @@
 // (main.ts) and the market commands (market.ts) share these.
 import { WEBLLM_ONLY_IN_BROWSER } from '../agents/registry';
 import { everyModelThinks } from '../agents/specs';
-import { DEFAULT_LLM_SETTINGS, MAX_MAX_TOKENS, MAX_TEMPERATURE, MIN_MAX_TOKENS, MOVE_INTERFACES, type LlmSettings } from '../agents/llm/settings';
+import { DEFAULT_LLM_SETTINGS, LlmSettingsSchema, MOVE_INTERFACES, type LlmSettings } from '../agents/llm/settings';
+import { MOVE_TOKENS, THINKING_MAX_TOKENS } from '../agents/backends/types';
 import { KEY_ENV, PROVIDERS, type RemoteSettings } from '../agents/remote';
 import type { RemoteModel } from '../agents/remote-spec';
 import { checkBaseUrl } from '../agents/remote-input';
-import { choiceFlag, intFlag, numberFlag, UsageError, type ParsedArgs } from './args';
+import { choiceFlag, intFlag, numberFlag, rangeOf, UsageError, type FlagTable, type ParsedArgs } from './args';
+
+/** How every model of the run is asked for its moves; read by `llmFlags`. */
+export const LLM_FLAGS = {
+  interface: {
+    kind: 'choice',
+    choices: MOVE_INTERFACES,
+    default: DEFAULT_LLM_SETTINGS.interface,
+    help: 'how models move: tools (make_offer, respond_to_offer, send_message, walk_away) or one JSON object a turn',
+  },
+  temperature: { kind: 'decimal', value: 'T', ...rangeOf(LlmSettingsSchema.shape.temperature), default: DEFAULT_LLM_SETTINGS.temperature, help: "every model's sampling temperature" },
+  'max-tokens': {
+    kind: 'int',
+    value: 'N',
+    ...rangeOf(LlmSettingsSchema.shape.maxTokens.unwrap()),
+    default: `${MOVE_TOKENS}, ${THINKING_MAX_TOKENS} for a model that thinks`,
+    help: 'token limit per answer, thinking included',
+  },
+  thinking: { kind: 'switch', help: 'every model thinks before it moves (as a +think spec does)' },
+} as const satisfies FlagTable;
+
+/** Where remote models are played; read by `remoteSettings`. */
+export const REMOTE_FLAGS = {
+  'base-url': {
+    kind: 'text',
+    value: 'URL',
+    help: 'play every model on this OpenAI-compatible server, sent PARLEY_API_KEY and no other key',
+  },
+  'timeout-ms': { kind: 'int', value: 'N', min: 100, max: 3_600_000, default: 60_000, help: 'milliseconds a model call may take' },
+} as const satisfies FlagTable;
 
 /** What these checks read of a seat's spec (bilateral and market specs both have it). */
 export interface SeatSpec {
@@ -41,20 +71,20 @@ export function remoteSettings(args: ParsedArgs, env: Record<string, string | un
   // A provider's variable goes to that provider's host alone; --base-url's server gets PARLEY_API_KEY and nothing else.
   return {
     ...(baseUrl ? { baseUrl, ...(env.PARLEY_API_KEY ? { baseUrlKey: env.PARLEY_API_KEY } : {}) } : {}),
-    timeoutMs: intFlag(args, 'timeout-ms', 60_000, 100, 3_600_000),
+    timeoutMs: intFlag(args, 'timeout-ms'),
     apiKey: (provider) => env[KEY_ENV[provider]] || undefined,
   };
 }
 
 /** How every model of the run is asked for its moves: `--interface`, `--temperature`, `--max-tokens`, `--thinking`. */
 export function llmFlags(args: ParsedArgs, specs: readonly SeatSpec[]): LlmSettings {
-  const maxTokens = args.values.has('max-tokens') ? intFlag(args, 'max-tokens', 0, MIN_MAX_TOKENS, MAX_MAX_TOKENS) : null;
+  const maxTokens = args.values.has('max-tokens') ? intFlag(args, 'max-tokens') : null;
   const thinking = args.switches.has('thinking');
   const reachable = thinking ? everyModelThinks(specs) : null;
   if (reachable && !reachable.ok) throw new UsageError(`--thinking: ${reachable.error}`);
   return {
     interface: choiceFlag(args, 'interface', MOVE_INTERFACES, DEFAULT_LLM_SETTINGS.interface),
-    temperature: numberFlag(args, 'temperature', DEFAULT_LLM_SETTINGS.temperature, 0, MAX_TEMPERATURE),
+    temperature: numberFlag(args, 'temperature'),
     maxTokens,
     thinking,
   };

@@ -4,7 +4,9 @@ import { basename, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/cli/args';
 import type { Io } from '../../src/cli/main';
-import { serveEnvCommand, sftCommand, validationPath } from '../../src/cli/training';
+import { serveEnvCommand } from '../../src/cli/commands/serve-env';
+import { sftCommand } from '../../src/cli/commands/sft';
+import { validationPath } from '../../src/cli/training';
 import { readRunFile } from '../../src/storage/run-file';
 import { SftExampleSchema, validationScenarios, type SftExample } from '../../src/training/sft';
 import { promptOf, start, type ChatServer } from '../support/chat-server';
@@ -56,7 +58,7 @@ describe('parley sft', () => {
   it('writes train and validation files in the chat format, split by scenario, and prints a summary', async () => {
     const out = join(dir, 'sft.jsonl');
     const io = capture();
-    expect(await sftCommand(['--from', run, '--out', out, '--validation', '0.2'], io)).toBe(0);
+    expect(await sftCommand.run(['--from', run, '--out', out, '--validation', '0.2'], io)).toBe(0);
     const train = lines(readFileSync(out, 'utf8'));
     const validation = lines(readFileSync(validationPath(out), 'utf8'));
     // 12 ordered pairs × 20 scenarios × 2 seats, less the seats that never moved (random walks away at once now and then).
@@ -86,7 +88,7 @@ describe('parley sft', () => {
   it('filters by seat, agent, deals and share, and writes JSON moves to stdout with --interface json', async () => {
     const io = capture();
     // The agent is read as a spec and named by its label, as the run names it.
-    expect(await sftCommand(['--from', run, '--seat', 'seller', '--agent', ' conceder ', '--deals-only', '--min-share', '0.3', '--interface', 'json'], io)).toBe(0);
+    expect(await sftCommand.run(['--from', run, '--seat', 'seller', '--agent', ' conceder ', '--deals-only', '--min-share', '0.3', '--interface', 'json'], io)).toBe(0);
     const examples = lines(io.stdout);
     expect(examples.length).toBeGreaterThan(0);
     expect(examples.length).toBeLessThan(60);
@@ -102,13 +104,13 @@ describe('parley sft', () => {
   });
 
   it('refuses bad arguments and bad files in one line', async () => {
-    await expect(sftCommand([], capture())).rejects.toThrow(UsageError);
-    await expect(sftCommand(['--from', run, '--validation', '0.1'], capture())).rejects.toThrow(/--validation needs --out/);
-    await expect(sftCommand(['--from', run, '--seat', 'broker'], capture())).rejects.toThrow(/choose one of: buyer, seller, both/);
-    await expect(sftCommand(['--from', run, '--min-share', '2'], capture())).rejects.toThrow(/between 0 and 1/);
-    await expect(sftCommand(['--from', run, '--out', join(dir, 'no-such-folder', 'x.jsonl')], capture())).rejects.toThrow(/--out: cannot write .*ENOENT/);
+    await expect(sftCommand.run([], capture())).rejects.toThrow(UsageError);
+    await expect(sftCommand.run(['--from', run, '--validation', '0.1'], capture())).rejects.toThrow(/--validation needs --out/);
+    await expect(sftCommand.run(['--from', run, '--seat', 'broker'], capture())).rejects.toThrow(/choose one of: buyer, seller, both/);
+    await expect(sftCommand.run(['--from', run, '--min-share', '2'], capture())).rejects.toThrow(/between 0 and 1/);
+    await expect(sftCommand.run(['--from', run, '--out', join(dir, 'no-such-folder', 'x.jsonl')], capture())).rejects.toThrow(/--out: cannot write .*ENOENT/);
     const io = capture();
-    expect(await sftCommand(['--from', join(dir, 'missing.jsonl')], io)).toBe(2);
+    expect(await sftCommand.run(['--from', join(dir, 'missing.jsonl')], io)).toBe(2);
     expect(io.stderr).toMatch(/^parley: error: .*missing\.jsonl: cannot read it \(ENOENT\)\n$/);
   });
 });
@@ -233,7 +235,7 @@ describe('parley sft of a model-agent run', () => {
       expect(r.status).toBe(0);
       const requests = server.requests.slice(before);
       const io = capture();
-      expect(await sftCommand(['--from', run, '--agent', 'openai:test-model'], io)).toBe(0);
+      expect(await sftCommand.run(['--from', run, '--agent', 'openai:test-model'], io)).toBe(0);
       const examples = lines(io.stdout);
       // 2 scenarios × 2 opponents × 2 seats.
       expect(examples).toHaveLength(8);
@@ -272,7 +274,7 @@ describe('parley serve-env', () => {
   it('serves episodes on loopback until stopped, and refuses a model opponent without its key', async () => {
     const stop = new AbortController();
     const io = capture({ OPENAI_API_KEY: KEY }, stop.signal);
-    const done = serveEnvCommand(['--port', '0', '--idle-ms', '5000'], io);
+    const done = serveEnvCommand.run(['--port', '0', '--idle-ms', '5000'], io);
     // The address is printed once the server listens.
     let url: string | undefined;
     for (let i = 0; i < 200 && url === undefined; i++) {
@@ -308,7 +310,7 @@ describe('parley serve-env', () => {
     const stop = new AbortController();
     // A key for one provider only: the others' are missing.
     const io = capture({ OPENAI_API_KEY: KEY }, stop.signal);
-    const done = serveEnvCommand(['--port', '0'], io);
+    const done = serveEnvCommand.run(['--port', '0'], io);
     try {
       let url: string | undefined;
       for (let i = 0; i < 200 && url === undefined; i++) {
@@ -354,7 +356,7 @@ describe('parley serve-env', () => {
     const llm = await start(serverPolicy);
     const stop = new AbortController();
     const io = capture({ PARLEY_API_KEY: KEY, OPENAI_API_KEY: 'sk-openai-not-for-this-host-0000' }, stop.signal);
-    const done = serveEnvCommand(['--port', '0', '--base-url', `${llm.url}/v1`, '--interface', 'json'], io);
+    const done = serveEnvCommand.run(['--port', '0', '--base-url', `${llm.url}/v1`, '--interface', 'json'], io);
     try {
       let url: string | undefined;
       for (let i = 0; i < 200 && url === undefined; i++) {
@@ -384,13 +386,13 @@ describe('parley serve-env', () => {
   });
 
   it('refuses bad flags, and warns when told to serve beyond loopback', async () => {
-    await expect(serveEnvCommand(['--port', '70000'], capture())).rejects.toThrow(/--port must be between 0 and 65535/);
-    await expect(serveEnvCommand(['--idle-ms', '5'], capture())).rejects.toThrow(/--idle-ms/);
-    await expect(serveEnvCommand(['--base-url', 'ftp://x'], capture())).rejects.toThrow(/--base-url/);
+    await expect(serveEnvCommand.run(['--port', '70000'], capture())).rejects.toThrow(/--port must be between 0 and 65535/);
+    await expect(serveEnvCommand.run(['--idle-ms', '5'], capture())).rejects.toThrow(/--idle-ms/);
+    await expect(serveEnvCommand.run(['--base-url', 'ftp://x'], capture())).rejects.toThrow(/--base-url/);
     const stop = new AbortController();
     stop.abort();
     const io = capture({}, stop.signal);
-    expect(await serveEnvCommand(['--port', '0', '--host', '0.0.0.0'], io)).toBe(0);
+    expect(await serveEnvCommand.run(['--port', '0', '--host', '0.0.0.0'], io)).toBe(0);
     expect(io.stderr).toContain('not loopback alone');
   });
 });

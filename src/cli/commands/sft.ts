@@ -1,0 +1,110 @@
+// `parley sft`: fine-tuning examples (chat format) from a run file, split by scenario, with a summary.
+import { MOVE_INTERFACES } from '../../agents/llm/settings';
+import { TIERS } from '../../core/catalog';
+import { ROLES, ZONE_BINS, type Role } from '../../core/scenario';
+import { readRunFile } from '../../storage/run-file';
+import { selectedSeats, sftExample, SftTally, validationScenarios, type SftFilter } from '../../training/sft';
+import { choiceFlag, intFlag, numberFlag, parseFlags, requiredFlag, UsageError, type Command } from '../args';
+import type { Io } from '../io';
+import { printable } from '../model-flags';
+import { OutputFile } from '../output-file';
+import { readRunFileText } from '../read-run-file';
+import { agentLabel, formatSummary, LineSink, refuseOverwrite, validationPath } from '../training';
+
+const SEATS = [...ROLES, 'both'] as const;
+
+/**
+ * `sft --from RUN.jsonl [--out FILE] [--seat buyer|seller|both] [--agent SPEC] [--tier N] [--zone N]
+ * [--deals-only] [--min-share X] [--ir-only] [--validation F] [--interface tools|json]`.
+ */
+async function run(argv: string[], io: Io): Promise<number> {
+  const args = parseFlags(argv, sftCommand);
+  const path = requiredFlag(args, 'from', 'a run file, as tournament --jsonl or the app writes it');
+  const out = args.values.get('out');
+  if (out !== undefined && out.trim() === '') throw new UsageError('--out needs a file path');
+  const fraction = numberFlag(args, 'validation');
+  if (fraction > 0 && out === undefined) throw new UsageError('--validation needs --out (the held-out examples go to a second file beside it)');
+  if (out !== undefined)
+    await refuseOverwrite(path, [['--out', out], ...(fraction > 0 ? [['the validation file', validationPath(out)] as [string, string]] : [])]);
+  const minShare = args.values.has('min-share') ? numberFlag(args, 'min-share') : undefined;
+  const filter: SftFilter = {
+    seat: choiceFlag(args, 'seat', SEATS, 'both'),
+    ...(args.values.has('agent') && { agent: agentLabel(args.values.get('agent') as string) }),
+    ...(args.values.has('tier') && { tier: intFlag(args, 'tier') }),
+    ...(args.values.has('zone') && { zone: intFlag(args, 'zone') }),
+    dealsOnly: args.switches.has('deals-only'),
+    ...(minShare !== undefined && { minShare }),
+    irOnly: args.switches.has('ir-only'),
+  };
+
+  const problem = (message: string): number => {
+    io.err(printable(`parley: error: ${path}: ${message.replace(/\s*\n\s*/g, ' ')}`) + '\n');
+    return 2;
+  };
+  const read = await readRunFileText(path);
+  if (!read.ok) return problem(read.error);
+  const checked = readRunFile(read.value.text, read.value.size);
+  if (!checked.ok) return problem(checked.error.message);
+  const { run, rows } = checked.value;
+  const runInterface = run.config.kind === 'tournament' ? run.config.tournament.llm.interface : (run.config.llm?.interface ?? 'tools');
+  const style = choiceFlag(args, 'interface', MOVE_INTERFACES, runInterface);
+
+  const picked = rows.flatMap((row) => selectedSeats(row, filter).map((seat: Role) => ({ row, seat })));
+  const heldOut = validationScenarios(
+    picked.map((p) => p.row.scenario.id),
+    fraction,
+  );
+  // Examples stream out as they are made: a large run's examples need not fit in memory at once.
+  const files: OutputFile[] = [];
+  const openOut = async (file: string): Promise<LineSink> => {
+    try {
+      const output = await OutputFile.open(file);
+      files.push(output);
+      return new LineSink((text) => output.write(text));
+    } catch (e) {
+      throw new UsageError(`--out: cannot write ${file} (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+    }
+  };
+  const tally = new SftTally();
+  try {
+    const train = out === undefined ? new LineSink((text) => io.out(text)) : await openOut(out);
+    const validation = out !== undefined && fraction > 0 ? await openOut(validationPath(out)) : null;
+    for (const { row, seat } of picked) {
+      const example = sftExample(row, seat, { interface: style });
+      if (example === null) continue;
+      const isHeldOut = validation !== null && heldOut.has(row.scenario.id);
+      await (isHeldOut ? (validation as LineSink) : train).add(JSON.stringify(example) + '\n');
+      tally.add(row, seat, isHeldOut);
+    }
+    await train.flush();
+    await validation?.flush();
+    for (const file of files) await file.commit();
+  } catch (e) {
+    for (const file of files) await file.abandon();
+    throw e;
+  }
+  const summary = formatSummary(tally.summary(), style, rows.length);
+  if (out === undefined) io.err(summary);
+  else io.out(summary + printable(`train: ${out}`) + '\n' + (fraction > 0 ? printable(`validation: ${validationPath(out)}`) + '\n' : ''));
+  return 0;
+}
+
+export const sftCommand: Command = {
+  name: 'sft',
+  summary: 'Fine-tuning examples in chat format, one a line, from a run file (tournament --jsonl or the app\'s export): the\nmoves of the seats picked, split into train and validation by scenario, with a summary.',
+  flags: {
+    from: { required: true, kind: 'text', value: 'RUN.jsonl', help: 'the run file (required)' },
+    out: { kind: 'text', value: 'FILE', default: 'standard output', help: 'where the training examples go' },
+    seat: { kind: 'choice', choices: SEATS, default: 'both', help: 'whose moves become examples' },
+    agent: { kind: 'text', value: 'SPEC', help: 'only the seats this agent played' },
+    tier: { kind: 'int', value: 'N', min: 1, max: TIERS.length, help: 'only scenarios of this tier' },
+    zone: { kind: 'int', value: 'N', min: 1, max: ZONE_BINS.length, help: `only scenarios of this zone of agreement (${ZONE_BINS.map((z) => `${z.bin}: ${z.label}`).join(', ')})` },
+    'deals-only': { kind: 'switch', help: 'only negotiations that ended in a deal' },
+    'min-share': { kind: 'decimal', value: 'X', min: 0, max: 1, help: 'only deals where the seat took at least this share of the surplus' },
+    'ir-only': { kind: 'switch', help: 'only individually rational outcomes (no seat below its reservation value)' },
+    validation: { kind: 'decimal', value: 'F', min: 0, max: 0.9, default: 0, help: 'the fraction of scenarios held out, written beside --out as FILE.validation.jsonl' },
+    interface: { kind: 'choice', choices: MOVE_INTERFACES, default: "the run's", help: 'moves as tool calls (tools) or as one JSON object (json)' },
+  },
+  example: 'npm run parley -- sft --from run.jsonl --out train.jsonl --seat buyer --deals-only --validation 0.1',
+  run,
+};

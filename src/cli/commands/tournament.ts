@@ -1,0 +1,234 @@
+// `parley tournament`: a round robin of agents over drawn scenarios or a scenario file; standings with intervals.
+import { setMaxListeners } from 'node:events';
+import { basename } from 'node:path';
+import { createAgentFactory, isModelSpec, parseAgentSpecs } from '../../agents/registry';
+import { OracleScorer } from '../../agents/oracle';
+import { KEY_ENV } from '../../agents/remote';
+import { Aggregator, describeIntervals } from '../../core/bilateral/aggregate';
+import { standingsCsv } from '../../core/bilateral/csv';
+import { CONFIRM_PLANS_OVER, plannedCount, runTournament, type TournamentConfig, type TournamentSummary } from '../../core/bilateral/tournament';
+import { deriveSeed } from '../../core/rng';
+import { deadlineLabel } from '../../core/scenario';
+import { fullTournamentConfig, TournamentConfigSchema, type RunRecord, type StoredTournamentConfig } from '../../storage/schema';
+import { MarketRunConfigSchema } from '../../storage/market-schema';
+import { intFlag, parseFlags, rangeOf, requiredFlag, UsageError, type Command, type ParsedArgs } from '../args';
+import { BILATERAL_MODEL_FLAGS, costJson, describeLlm, priceFlags, scenarioFlags, SCENARIO_FLAGS } from '../bilateral-flags';
+import { formatBehaviour, formatLeaderboard, formatPairs, formatReference, formatUsage } from '../format';
+import { EXIT_INTERRUPTED, type Io } from '../io';
+import { RunJsonlWriter } from '../jsonl';
+import { llmFlags, printable, remoteSettings } from '../model-flags';
+import { sameFile } from '../output-file';
+import { readScenarioFile } from '../read-scenario-file';
+
+/** A run id that the same configuration always gets: the seed and a hash of the whole config. */
+const cliRunId = (config: StoredTournamentConfig): string =>
+  `cli-s${config.seed}-${deriveSeed(config.seed, 'cli-tournament', JSON.stringify(config)).toString(36)}`;
+
+/** The scenarios in words: "50 standard scenarios", or "250 scenarios from reference.jsonl". */
+const scenarioWords = (config: StoredTournamentConfig, file: string | null): string =>
+  file === null ? `${config.scenariosPerPair} ${config.preset} scenarios` : `${config.scenariosPerPair} scenarios from ${file}`;
+
+/** "CLI tournament: boulware, linear (50 standard scenarios per pair, seed 1)", at most 200 characters. */
+function cliRunName(config: StoredTournamentConfig, file: string | null): string {
+  const tail = ` (${scenarioWords(config, file).slice(0, 120)} per pair, seed ${config.seed})`;
+  let agents = config.agents.join(', ');
+  const room = 200 - 'CLI tournament: '.length - tail.length;
+  if (agents.length > room) agents = `${agents.slice(0, room - 1)}…`;
+  return `CLI tournament: ${agents}${tail}`;
+}
+
+/** Lets timers and signals run: a tournament of scripted agents otherwise never yields to them. */
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** What a scenario file replaces, refused beside it: the file gives every scenario, its turns and its opener. */
+const DRAWN_SCENARIO_FLAGS = ['scenarios', 'preset', 'deadline', 'turns', 'first'] as const;
+
+/** `--scenarios-from FILE`: the file's scenarios, or a UsageError naming the flag that clashes or the line at fault. */
+async function scenarioFileFlag(args: ParsedArgs, path: string) {
+  const clash = DRAWN_SCENARIO_FLAGS.find((f) => args.values.has(f));
+  if (clash) throw new UsageError(`--${clash} does not apply with --scenarios-from (the file gives every scenario, its turn limit and who opens)`);
+  if (path.trim() === '') throw new UsageError('--scenarios-from needs a file path');
+  const read = await readScenarioFile(path);
+  if (!read.ok) throw new UsageError(printable(`--scenarios-from ${path}: ${read.error}`));
+  return read.value;
+}
+
+async function run(argv: string[], io: Io): Promise<number> {
+  const args = parseFlags(argv, tournamentCommand);
+  if (args.switches.has('json') && args.switches.has('csv')) throw new UsageError('choose one of --json and --csv');
+  const list = requiredFlag(args, 'agents', 'a comma-separated list of strategy specs').split(',');
+  const specs = parseAgentSpecs(list);
+  if (!specs.ok) throw new UsageError(`--agents: ${specs.error}`);
+  const selfPlay = args.switches.has('self-play');
+  if (specs.value.length < 2 && !selfPlay)
+    throw new UsageError('--agents needs at least two agents (or one with --self-play)');
+  const fromPath = args.values.get('scenarios-from');
+  const file = fromPath === undefined ? null : await scenarioFileFlag(args, fromPath);
+  if (file === null && !args.values.has('scenarios'))
+    throw new UsageError('--scenarios is required (scenarios per ordered pair, at least 1), or --scenarios-from FILE');
+  const scenariosPerPair = file?.scenarios.length ?? intFlag(args, 'scenarios');
+  const samples = intFlag(args, 'samples');
+  const anyRemote = specs.value.some((s) => s.remote !== undefined);
+  const concurrency = intFlag(args, 'concurrency', anyRemote ? 8 : 1);
+  const prices = priceFlags(args);
+  const llm = llmFlags(args, specs.value);
+  const makeAgent = createAgentFactory(remoteSettings(args, io.env ?? {}, specs.value), {}, llm);
+  const { preset, seed, deadline, firstMover } = scenarioFlags(args);
+  const config: TournamentConfig = {
+    agents: specs.value.map((s) => s.label),
+    scenariosPerPair,
+    preset,
+    seed,
+    selfPlay,
+    deadline,
+    firstMover,
+    ...(file ? { scenarios: file.scenarios } : {}),
+  };
+  const stored = fullTournamentConfig(config, llm);
+  const fileName = fromPath === undefined ? null : basename(fromPath);
+  const planned = plannedCount(config);
+  if (planned > CONFIRM_PLANS_OVER && !args.switches.has('yes'))
+    throw new UsageError(
+      `this tournament plans ${planned.toLocaleString('en-US')} negotiations (over ${CONFIRM_PLANS_OVER.toLocaleString('en-US')}); add --yes to run it`,
+    );
+  const jsonlPath = args.values.get('jsonl');
+  if (jsonlPath !== undefined && jsonlPath.trim() === '') throw new UsageError('--jsonl needs a file path');
+  if (jsonlPath !== undefined && fromPath !== undefined && (await sameFile(jsonlPath, fromPath)))
+    throw new UsageError(`--jsonl ${jsonlPath} is the --scenarios-from file itself; write the run somewhere else`);
+  // Opened before anything is played, so a path that cannot be written costs no model call.
+  const writer =
+    jsonlPath === undefined
+      ? null
+      : await RunJsonlWriter.open(jsonlPath).catch((e: unknown) => {
+          throw new UsageError(`--jsonl: cannot write ${jsonlPath} (${e instanceof Error ? e.message : String(e)})`);
+        });
+  const aggregator = new Aggregator();
+  const scorer = new OracleScorer();
+  const started = io.now();
+  let lastReport = started;
+  let done = 0;
+  // Every open model call listens on this signal; Node warns past ten listeners unless told.
+  const cancel = new AbortController();
+  setMaxListeners(0, cancel.signal);
+  const stop = () => cancel.abort();
+  if (io.signal?.aborted) stop();
+  io.signal?.addEventListener('abort', stop, { once: true });
+  let summary: TournamentSummary;
+  try {
+    summary = await runTournament(config, makeAgent, {
+      concurrency,
+      signal: cancel.signal,
+      onResult: async (r) => {
+        aggregator.add(r.buyer, r.seller, r.scenario, scorer.score(r.buyer, r.seller, r.scenario, r.metrics));
+        await writer?.add(r);
+        done++;
+        if ((done & 255) === 0) {
+          const now = io.now();
+          if (now - lastReport >= 1000) {
+            lastReport = now;
+            const rate = done / ((now - started) / 1000);
+            io.err(`parley: ${done}/${planned} negotiations, ${Math.round(rate)}/s, ${Math.ceil((planned - done) / rate)} s left\n`);
+          }
+          if (io.signal) await yieldToEventLoop();
+        }
+      },
+    });
+  } catch (e) {
+    await writer?.abandon();
+    throw e;
+  } finally {
+    io.signal?.removeEventListener('abort', stop);
+  }
+  // Stopped with negotiations still to play (a stop after the last one changes nothing).
+  const cancelled = summary.cancelled && done < planned;
+  if (cancelled) io.err(`parley: stopped after ${done}/${planned} negotiations; the results below cover those\n`);
+  else if (io.now() - started >= 1000) io.err(`parley: ${planned}/${planned} negotiations; computing intervals\n`);
+  if (writer !== null) {
+    const run: RunRecord = {
+      id: cliRunId(stored),
+      name: cliRunName(stored, fileName),
+      createdAt: started,
+      updatedAt: io.now(),
+      status: cancelled ? 'cancelled' : 'done',
+      config: { kind: 'tournament', tournament: stored },
+      planned,
+      done: writer.written,
+      message: cancelled ? `stopped from the command line after ${writer.written} of ${planned} negotiations` : null,
+    };
+    try {
+      await writer.finish(run);
+    } catch (e) {
+      await writer.abandon();
+      throw e;
+    }
+  }
+  const standings = aggregator.standings({ samples, seed });
+  if (args.switches.has('json')) {
+    const priced = prices.size > 0 ? { cost: costJson(standings.usage, prices) } : {};
+    const withPrices = prices.size > 0 ? { prices: Object.fromEntries(prices) } : {};
+    io.out(
+      JSON.stringify({ config: { ...stored, samples, ...withPrices }, negotiations: aggregator.count, ...standings, ...priced }, null, 2) +
+        '\n',
+    );
+  } else if (args.switches.has('csv')) {
+    io.out(standingsCsv(standings));
+  } else {
+    const intervals =
+      standings.intervals === null
+        ? 'no intervals (--samples 0)'
+        : describeIntervals(standings.intervals);
+    io.out(
+      printable(`${aggregator.count} negotiations: ${config.agents.length} agents, ${scenarioWords(stored, fileName)} per ordered pair, seed ${seed}`) + '\n' +
+        (file
+          ? "deadline and first mover: each scenario's own (a fixed turn limit both sides know)\n"
+          : `deadline ${deadlineLabel(stored.deadline)}, first mover ${stored.firstMover}\n`) +
+        (specs.value.some(isModelSpec) ? `models: ${describeLlm(llm)}\n` : '') +
+        `${intervals}; a negotiation that ended in an error counts only in errors\n\n` +
+        formatLeaderboard(standings.leaderboard) +
+        '\n' +
+        formatBehaviour(standings.leaderboard) +
+        '\n' +
+        formatReference(standings.leaderboard) +
+        '\n' +
+        (standings.usage.byAgent.length > 0 ? formatUsage(standings.usage, prices) + '\n' : '') +
+        formatPairs(standings.pairs),
+    );
+  }
+  return cancelled ? EXIT_INTERRUPTED : 0;
+}
+
+export const tournamentCommand: Command = {
+  name: 'tournament',
+  summary: 'Every ordered pair of agents (buyer, seller) on the same scenarios: a leaderboard with 95% intervals, behaviour, usage and pairs.',
+  flags: {
+    agents: { required: true, kind: 'text', value: 'SPEC,SPEC,...', help: 'the agents, comma-separated: strategies or PROVIDER:MODEL (required, at least two unless --self-play)' },
+    scenarios: {
+      required: true,
+      kind: 'int',
+      value: 'N',
+      ...rangeOf(TournamentConfigSchema.out.shape.scenariosPerPair),
+      help: 'scenarios per ordered pair (required unless --scenarios-from)',
+    },
+    'scenarios-from': {
+      kind: 'text',
+      value: 'FILE.jsonl',
+      help: "play this file's scenarios (one JSON object a line; docs/scenario-files.md) instead of --scenarios, --preset, --deadline, --turns and --first",
+    },
+    ...SCENARIO_FLAGS,
+    'self-play': { kind: 'switch', help: 'also pair each agent with itself' },
+    samples: { kind: 'int', value: 'N', ...rangeOf(MarketRunConfigSchema.shape.samples), default: 1000, help: 'bootstrap resamples for the intervals (0: no intervals)' },
+    concurrency: { kind: 'int', value: 'N', min: 1, max: 1024, default: '8 with a model, else 1', help: 'negotiations played at once' },
+    json: { kind: 'switch', help: 'print the config and standings as JSON' },
+    csv: { kind: 'switch', help: 'print the standings as CSV' },
+    jsonl: { kind: 'text', value: 'PATH', help: 'also write the run as a file the app imports (Runs page)' },
+    yes: { kind: 'switch', help: `run a plan of over ${CONFIRM_PLANS_OVER.toLocaleString('en-US')} negotiations` },
+    ...BILATERAL_MODEL_FLAGS,
+  },
+  notes:
+    'By default each turn limit is drawn per scenario from 16–24 turns and both sides know only that range; seller and buyer\n' +
+    'open alternate scenarios. --turns N alone fixes the limit at N; --turns MIN-MAX draws it from that range. Ctrl-C stops\n' +
+    'the tournament and reports (and writes to --jsonl) what had finished. A model\'s key is read from its provider\'s\n' +
+    `environment variable (${Object.values(KEY_ENV).slice(0, 3).join(', ')}, …) and sent to that provider alone.`,
+  example: 'npm run parley -- tournament --agents boulware,conceder,linear --scenarios 50 --seed 7 --jsonl run.jsonl',
+  run,
+};

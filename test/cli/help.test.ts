@@ -1,0 +1,114 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { flagForm, helpText, intFlag, numberFlag, parseFlags, UsageError } from '../../src/cli/args';
+import { COMMANDS } from '../../src/cli/commands';
+import { MAX_SEED } from '../../src/core/rng';
+import { TournamentConfigSchema } from '../../src/storage/schema';
+import { runCli } from './helpers';
+
+const names = COMMANDS.map((c) => c.name);
+
+describe.each(COMMANDS.map((c) => [c.name, c] as const))('%s', (name, command) => {
+  const flags = Object.entries(command.flags);
+
+  it('--help and -h exit 0 and print the usage, every flag the parser takes with its meaning, and an example', async () => {
+    const help = await runCli([name, '--help']);
+    expect(help.status).toBe(0);
+    expect(help.err).toBe('');
+    expect(help.out).toBe(helpText(command));
+    expect(help.out.startsWith(`usage: npm run parley -- ${name}`)).toBe(true);
+    const lines = help.out.split('\n');
+    for (const [flag, def] of flags) {
+      // The parser takes exactly the table's flags: each one is in the help, at the start of its line, with its meaning.
+      const at = lines.findIndex((l) => l.trimStart().startsWith(`${flagForm(flag, def)} `) || l.trim() === flagForm(flag, def));
+      expect(at, `--${flag} is not in ${name}'s help`).toBeGreaterThan(-1);
+      const text = `${lines[at]}\n${lines[at + 1]}`;
+      expect(def.help.trim().length, `--${flag} has no meaning`).toBeGreaterThan(3);
+      expect(text).toContain(def.help.replace(/\)$/, ''));
+      if (def.kind !== 'switch' && def.default !== undefined) expect(text).toContain(`default ${def.default}`);
+      if (def.kind === 'int' || def.kind === 'decimal') expect(text).toContain(`${def.min} to ${def.max}`);
+    }
+    expect(lines).toContain('example:');
+    expect(lines[lines.indexOf('example:') + 1]).toMatch(new RegExp(`^  npm run parley -- ${name}( |$)`));
+    expect((await runCli([name, '-h'])).out).toBe(help.out);
+    expect((await runCli(['help', name])).out).toBe(help.out);
+    // Asked among other flags, even wrong ones, help is still help.
+    expect((await runCli([name, '--no-such-flag', 'x', '--help'])).status).toBe(0);
+  });
+
+  it('its example uses only flags it takes, with values its parser reads', () => {
+    const example = helpText(command).split('\n').find((l) => l.startsWith(`  npm run parley -- ${name}`)) as string;
+    const argv = example.trim().split(/\s+/).slice(5);
+    const parsed = parseFlags(argv, command);
+    for (const [flag, def] of flags) {
+      if (!parsed.values.has(flag)) continue;
+      if (def.kind === 'int') expect(() => intFlag(parsed, flag)).not.toThrow();
+      if (def.kind === 'decimal') expect(() => numberFlag(parsed, flag)).not.toThrow();
+      if (def.kind === 'choice') expect(def.choices).toContain(parsed.values.get(flag));
+    }
+  });
+
+  it('the parser takes every flag of the table, and a value for each flag that needs one', () => {
+    for (const [flag, def] of flags) {
+      const argv = def.kind === 'switch' ? [`--${flag}`] : [`--${flag}`, 'x'];
+      const parsed = parseFlags(argv, command);
+      if (def.kind === 'switch') expect(parsed.switches.has(flag)).toBe(true);
+      else expect(def.kind === 'text' && def.repeat ? parsed.lists.get(flag) : parsed.values.get(flag)).toEqual(def.kind === 'text' && def.repeat ? ['x'] : 'x');
+      if (def.kind !== 'switch') expect(() => parseFlags([`--${flag}`], command)).toThrow(`--${flag} needs a value`);
+      else expect(() => parseFlags([`--${flag}=1`], command)).toThrow(`--${flag} takes no value`);
+    }
+  });
+
+  it('an unknown flag is one line naming it and where the flags are listed, exit status 2', async () => {
+    for (const argv of [[name, '--colour', 'red'], [name, '--colour=red'], [name, '-q']]) {
+      const r = await runCli(argv);
+      const flag = (argv[1] as string).split('=')[0];
+      expect(r.status).toBe(2);
+      expect(r.out).toBe('');
+      expect(r.err).toBe(`parley: error: unknown flag ${flag} for ${name}; npm run parley -- ${name} --help lists its flags\n`);
+    }
+  });
+});
+
+describe('the top-level help', () => {
+  it('help, --help, -h and no command exit 0 and name every command', async () => {
+    const help = await runCli(['help']);
+    expect(help.status).toBe(0);
+    for (const argv of [['--help'], ['-h'], []]) expect((await runCli(argv)).out).toBe(help.out);
+    for (const name of names) expect(help.out).toMatch(new RegExp(`^  ${name}( |$)`, "m"));
+    expect(help.out).toContain('--help');
+  });
+
+  it('help for a command that does not exist is a usage error', async () => {
+    const r = await runCli(['help', 'haggle']);
+    expect(r.status).toBe(2);
+    expect(r.err).toBe(`parley: error: help takes one command, one of: ${names.join(', ')}\n`);
+  });
+
+  it('the process exits 0 on tournament --help (it exited 2, "unknown flag --help")', async () => {
+    const { stdout } = await promisify(execFile)('npx', ['tsx', 'src/cli/parley.ts', 'tournament', '--help']);
+    expect(stdout).toBe(helpText(COMMANDS.find((c) => c.name === 'tournament')!));
+  }, 60_000);
+});
+
+describe('limits come from the schemas', () => {
+  it('--seed stops at MAX_SEED and --scenarios at the stored config’s limit', async () => {
+    const limit = TournamentConfigSchema.out.shape.scenariosPerPair.maxValue as number;
+    const seed = await runCli(['run', '--buyer', 'boulware', '--seller', 'linear', '--seed', String(MAX_SEED + 1)]);
+    expect(seed.err).toBe(`parley: error: --seed must be between 0 and ${MAX_SEED}, got ${MAX_SEED + 1}\n`);
+    const many = await runCli(['tournament', '--agents', 'boulware,linear', '--scenarios', String(limit + 1)]);
+    expect(many.err).toBe(`parley: error: --scenarios must be between 1 and ${limit}, got ${limit + 1}\n`);
+  });
+
+  it('a negative number is read as a value, and refused by its range', async () => {
+    const r = await runCli(['run', '--buyer', 'boulware', '--seller', 'linear', '--seed', '-3']);
+    expect(r.err).toBe('parley: error: --seed must be between 0 and 4294967295, got -3\n');
+  });
+
+  it('a value given twice, an operand where none is taken', () => {
+    const run = COMMANDS.find((c) => c.name === 'run')!;
+    expect(() => parseFlags(['--seed', '1', '--seed=2'], run)).toThrow('--seed given twice');
+    expect(() => parseFlags(['boulware'], run)).toThrow(UsageError);
+  });
+});
