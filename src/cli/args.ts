@@ -68,6 +68,8 @@ export interface Command {
   notes?: string;
   /** One example command line. */
   example: string;
+  /** How the command is started, when not `npm run parley -- NAME` (`npm run bench --`). */
+  invocation?: string;
   /** Runs the command on its arguments (the command name left off): the exit status, or a UsageError thrown. */
   run: (argv: string[], io: import('./io').Io) => Promise<number>;
 }
@@ -92,14 +94,15 @@ export function wantsHelp(argv: readonly string[]): boolean {
   return false;
 }
 
-const seeHelp = (command: string) => `npm run parley -- ${command} --help lists its flags`;
+const invocationOf = (command: Pick<Command, 'name' | 'invocation'>) => command.invocation ?? `npm run parley -- ${command.name}`;
+const seeHelp = (command: Pick<Command, 'name' | 'invocation'>) => `${invocationOf(command)} --help lists its flags`;
 
 /**
  * Reads `--flag value`, `--flag=value` and `--switch` with node:util's parseArgs. Its own strict mode is not used:
  * its errors name the flag only inside English text, and it refuses `--seed -3` as ambiguous; the same checks are
  * made here over its tokens, each with a message that names the flag.
  */
-export function parseFlags(argv: readonly string[], command: Pick<Command, 'name' | 'flags' | 'operands'>): ParsedArgs {
+export function parseFlags(argv: readonly string[], command: Pick<Command, 'name' | 'flags' | 'operands' | 'invocation'>): ParsedArgs {
   const { name, flags } = command;
   const options = Object.fromEntries(
     Object.entries(flags).map(([flag, def]) => [flag, def.kind === 'switch' ? { type: 'boolean' as const } : { type: 'string' as const, multiple: def.kind === 'text' && def.repeat === true }]),
@@ -112,12 +115,12 @@ export function parseFlags(argv: readonly string[], command: Pick<Command, 'name
   for (const token of tokens) {
     if (token.kind === 'option-terminator') continue;
     if (token.kind === 'positional') {
-      if (command.operands === undefined) throw new UsageError(`unexpected argument "${token.value}" for ${name}; ${seeHelp(name)}`);
+      if (command.operands === undefined) throw new UsageError(`unexpected argument "${token.value}" for ${name}; ${seeHelp(command)}`);
       operands.push(token.value);
       continue;
     }
     const def = Object.hasOwn(flags, token.name) ? flags[token.name] : undefined;
-    if (def === undefined) throw new UsageError(`unknown flag ${token.rawName} for ${name}; ${seeHelp(name)}`);
+    if (def === undefined) throw new UsageError(`unknown flag ${token.rawName} for ${name}; ${seeHelp(command)}`);
     if (def.kind === 'switch') {
       if (token.value !== undefined) throw new UsageError(`--${token.name} takes no value`);
       switches.add(token.name);
@@ -234,14 +237,14 @@ function describeFlag(def: FlagDef): string {
 }
 
 /** A command's help, from its table: usage, every flag with its meaning and default, notes, an example. */
-export function helpText(command: Command): string {
+export function helpText(command: Omit<Command, 'run'>): string {
   const entries = Object.entries(command.flags);
   const forms = entries.map(([name, def]) => flagForm(name, def));
   const width = Math.min(26, Math.max(12, ...forms.map((f) => f.length), command.operands?.value.length ?? 0));
   const line = (form: string, text: string) => (form.length > width ? `  ${form}\n  ${''.padEnd(width)}  ${text}` : `  ${form.padEnd(width)}  ${text}`);
   const operand = command.operands ? ` ${command.operands.value}` : '';
   return [
-    `usage: npm run parley -- ${command.name}${operand}${entries.length > 0 ? ' [flags]' : ''}`,
+    `usage: ${invocationOf(command)}${operand}${entries.length > 0 ? ' [flags]' : ''}`,
     '',
     command.summary,
     '',

@@ -8,27 +8,43 @@ import { scenarioAt } from '../core/scenario';
 import { playReference, REFERENCE_STRATEGIES, type ReferenceOutcome } from './bench-reference';
 import { makeAgent } from '../agents/registry';
 import { STRATEGIES } from '../agents/scripted';
-import { intFlag, parseFlags } from './args';
+import { helpText, intFlag, parseFlags, rangeOf, UsageError, wantsHelp } from './args';
+import { MarketRunConfigSchema } from '../storage/market-schema';
+import { TournamentConfigSchema } from '../storage/schema';
 import { benchMarkets } from './bench-market';
 import { benchGrammar } from './bench-grammar';
 
 const agents = STRATEGIES.filter((s) => s.deterministic).map((s) => s.name);
 const pairs = agents.length * (agents.length - 1);
-const args = parseFlags(process.argv.slice(2), {
+const bench = {
   name: 'bench',
+  invocation: 'npm run bench --',
+  summary: 'A paper-scale round-robin of every deterministic strategy in one thread, the market game, and what WebLLM\'s\ngrammar compile costs a first move.',
+  example: 'npm run bench -- --scenarios 100 --repeats 1 --no-grammar',
   flags: {
     // 15,000 negotiations by default: the size of a published frontier-model tournament.
-    scenarios: { kind: 'int', value: 'N', min: 1, max: 1_000_000, default: Math.ceil(15_000 / pairs), help: 'scenarios per ordered pair' },
+    scenarios: { kind: 'int', value: 'N', ...rangeOf(TournamentConfigSchema.out.shape.scenariosPerPair), default: Math.ceil(15_000 / pairs), help: 'scenarios per ordered pair' },
     repeats: { kind: 'int', value: 'N', min: 1, max: 100, default: 5, help: 'timed repeats' },
-    samples: { kind: 'int', value: 'N', min: 0, max: 100_000, default: 1000, help: 'bootstrap resamples' },
+    samples: { kind: 'int', value: 'N', ...rangeOf(MarketRunConfigSchema.shape.samples), default: 1000, help: 'bootstrap resamples' },
     'grammar-only': { kind: 'switch', help: "only the grammar's compile time" },
     'no-grammar': { kind: 'switch', help: "no grammar compile time" },
     'grammar-limit': { kind: 'switch', help: "also the grammar with the message's old maxLength (slow)" },
   },
-});
-const scenariosPerPair = intFlag(args, 'scenarios');
-const repeats = intFlag(args, 'repeats');
-const samples = intFlag(args, 'samples');
+} as const;
+if (wantsHelp(process.argv.slice(2))) {
+  process.stdout.write(helpText(bench));
+  process.exit(0);
+}
+const { args, scenariosPerPair, repeats, samples } = (() => {
+  try {
+    const args = parseFlags(process.argv.slice(2), bench);
+    return { args, scenariosPerPair: intFlag(args, 'scenarios'), repeats: intFlag(args, 'repeats'), samples: intFlag(args, 'samples') };
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    process.stderr.write(`bench: error: ${e.message}\n`);
+    process.exit(2);
+  }
+})();
 const config: TournamentConfig = { agents, scenariosPerPair, preset: 'standard', seed: 7, selfPlay: false };
 
 const cpu = os.cpus()[0]?.model ?? 'unknown CPU';

@@ -28,6 +28,9 @@ export const LLM_FLAGS = {
   thinking: { kind: 'switch', help: 'every model thinks before it moves (as a +think spec does)' },
 } as const satisfies FlagTable;
 
+/** Model calls (or negotiations) in flight at once: `--concurrency`'s range wherever it is taken. */
+export const CONCURRENCY = { min: 1, max: 1024 } as const;
+
 /** Where remote models are played; read by `remoteSettings`. */
 export const REMOTE_FLAGS = {
   'base-url': {

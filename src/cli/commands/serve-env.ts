@@ -5,7 +5,7 @@ import { createMarketAgentFactory, parseMarketSpec } from '../../agents/market/s
 import { DEFAULT_IDLE_MS, DEFAULT_MAX_EPISODES, LOOPBACK, startEnvServer, type EnvGame, type OpponentRefusal } from '../../training/server';
 import { intFlag, parseFlags, UsageError, type Command } from '../args';
 import type { Io } from '../io';
-import { LLM_FLAGS, missingKey, REMOTE_FLAGS } from '../model-flags';
+import { CONCURRENCY, LLM_FLAGS, missingKey, REMOTE_FLAGS } from '../model-flags';
 import { opponentLlm, opponentRemote } from '../training';
 
 /**
@@ -62,7 +62,7 @@ export const serveEnvCommand: Command = {
     host: { kind: 'text', value: 'H', default: '127.0.0.1', help: 'the address to listen on; any other than loopback is served without authentication' },
     'idle-ms': { kind: 'int', value: 'N', min: 1000, max: 24 * 3_600_000, default: DEFAULT_IDLE_MS, help: 'milliseconds after which an idle episode is closed' },
     'max-episodes': { kind: 'int', value: 'N', min: 1, max: 1_000_000, default: DEFAULT_MAX_EPISODES, help: 'episodes open at once' },
-    concurrency: { kind: 'int', value: 'N', min: 1, max: 1024, default: 8, help: "model opponents' calls in flight per provider" },
+    concurrency: { kind: 'int', value: 'N', ...CONCURRENCY, default: 8, help: "model opponents' calls in flight per provider" },
     ...LLM_FLAGS,
     ...REMOTE_FLAGS,
   },

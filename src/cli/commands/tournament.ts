@@ -16,7 +16,7 @@ import { BILATERAL_MODEL_FLAGS, costJson, describeLlm, priceFlags, scenarioFlags
 import { formatBehaviour, formatLeaderboard, formatPairs, formatReference, formatUsage } from '../format';
 import { EXIT_INTERRUPTED, type Io } from '../io';
 import { RunJsonlWriter } from '../jsonl';
-import { llmFlags, printable, remoteSettings } from '../model-flags';
+import { CONCURRENCY, llmFlags, printable, remoteSettings } from '../model-flags';
 import { sameFile } from '../output-file';
 import { readScenarioFile } from '../read-scenario-file';
 
@@ -216,8 +216,9 @@ export const tournamentCommand: Command = {
     },
     ...SCENARIO_FLAGS,
     'self-play': { kind: 'switch', help: 'also pair each agent with itself' },
+    // Bilateral runs store no resample count; the market runs' schema holds the one limit for both.
     samples: { kind: 'int', value: 'N', ...rangeOf(MarketRunConfigSchema.shape.samples), default: 1000, help: 'bootstrap resamples for the intervals (0: no intervals)' },
-    concurrency: { kind: 'int', value: 'N', min: 1, max: 1024, default: '8 with a model, else 1', help: 'negotiations played at once' },
+    concurrency: { kind: 'int', value: 'N', ...CONCURRENCY, default: '8 with a model, else 1', help: 'negotiations played at once' },
     json: { kind: 'switch', help: 'print the config and standings as JSON' },
     csv: { kind: 'switch', help: 'print the standings as CSV' },
     jsonl: { kind: 'text', value: 'PATH', help: 'also write the run as a file the app imports (Runs page)' },
