@@ -9,8 +9,8 @@ export class UsageError extends Error {}
 interface FlagBase {
   /** What the flag does, in a few words (lower case, no full stop). */
   help: string;
-  /** Shown without brackets in the synopsis: the command needs it (its help says when it does not). */
-  required?: boolean;
+  /** The command needs it (`true`), or needs it in a case (`'without --preset'`): shown without brackets in the synopsis. */
+  required?: true | string;
 }
 /** `--json`: present or not. */
 export interface SwitchFlag extends FlagBase {
@@ -223,6 +223,7 @@ export function synopsis(command: Pick<Command, 'flags' | 'operands'>, skip: Rea
 /** "(0 to 4294967295; default 1)", "(repeatable)": what the table knows beside the meaning. */
 function flagFacts(def: FlagDef): string {
   const facts: string[] = [];
+  if (def.required !== undefined) facts.push(def.required === true ? 'required' : `required ${def.required}`);
   if (def.kind === 'int' || def.kind === 'decimal') facts.push(`${def.min} to ${def.max}`);
   if (def.kind === 'text' && def.repeat) facts.push('repeatable');
   if (def.kind !== 'switch' && def.default !== undefined) facts.push(`default ${def.default}`);

@@ -28,6 +28,7 @@ describe.each(COMMANDS.map((c) => [c.name, c] as const))('%s', (name, command) =
       expect(text).toContain(def.help.replace(/\)$/, ''));
       if (def.kind !== 'switch' && def.default !== undefined) expect(text).toContain(`default ${def.default}`);
       if (def.kind === 'int' || def.kind === 'decimal') expect(text).toContain(`${def.min} to ${def.max}`);
+      if (def.required !== undefined) expect(text).toContain(def.required === true ? 'required' : `required ${def.required}`);
     }
     expect(lines).toContain('example:');
     expect(lines[lines.indexOf('example:') + 1]).toMatch(new RegExp(`^  npm run parley -- ${name}( |$)`));

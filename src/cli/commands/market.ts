@@ -51,8 +51,8 @@ export const marketCommand: Command = {
   name: 'market',
   summary: 'One market: one seller, M products, N buyers with unit demand, T seller turns; the transcript, the sales, the\noptimal allocation and the nine measures (docs/market-metrics.md).',
   flags: {
-    buyers: { required: true, kind: 'int', value: 'N', ...rangeOf(limits.buyers), default: "the preset's", help: 'buyers (required without --preset)' },
-    products: { required: true, kind: 'int', value: 'M', ...rangeOf(limits.products), default: "the preset's", help: 'products (required without --preset)' },
+    buyers: { required: 'without --preset', kind: 'int', value: 'N', ...rangeOf(limits.buyers), default: "the preset's", help: 'buyers' },
+    products: { required: 'without --preset', kind: 'int', value: 'M', ...rangeOf(limits.products), default: "the preset's", help: 'products' },
     budget: { kind: 'int', value: 'T', ...rangeOf(limits.budget.unwrap()), default: "the preset's, else two per buyer", help: 'seller turns' },
     valuation: {
       kind: 'choice',

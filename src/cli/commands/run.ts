@@ -50,8 +50,8 @@ export const runCommand: Command = {
   name: 'run',
   summary: 'One negotiation between a buyer and a seller on one drawn scenario: the transcript, the outcome and the split.',
   flags: {
-    buyer: { required: true, kind: 'text', value: 'SPEC', help: 'the buyer: a strategy (boulware, boulware:beta=0.2) or a model PROVIDER:MODEL (required)' },
-    seller: { required: true, kind: 'text', value: 'SPEC', help: 'the seller, as --buyer (required)' },
+    buyer: { required: true, kind: 'text', value: 'SPEC', help: 'the buyer: a strategy (boulware, boulware:beta=0.2) or a model PROVIDER:MODEL' },
+    seller: { required: true, kind: 'text', value: 'SPEC', help: 'the seller, as --buyer' },
     ...SCENARIO_FLAGS,
     json: { kind: 'switch', help: 'print the scenario, events, outcome and metrics as JSON' },
     ...BILATERAL_MODEL_FLAGS,

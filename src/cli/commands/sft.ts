@@ -93,7 +93,7 @@ export const sftCommand: Command = {
   name: 'sft',
   summary: 'Fine-tuning examples in chat format, one a line, from a run file (tournament --jsonl or the app\'s export): the\nmoves of the seats picked, split into train and validation by scenario, with a summary.',
   flags: {
-    from: { required: true, kind: 'text', value: 'RUN.jsonl', help: 'the run file (required)' },
+    from: { required: true, kind: 'text', value: 'RUN.jsonl', help: 'the run file' },
     out: { kind: 'text', value: 'FILE', default: 'standard output', help: 'where the training examples go' },
     seat: { kind: 'choice', choices: SEATS, default: 'both', help: 'whose moves become examples' },
     agent: { kind: 'text', value: 'SPEC', help: 'only the seats this agent played' },

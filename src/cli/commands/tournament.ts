@@ -201,13 +201,13 @@ export const tournamentCommand: Command = {
   name: 'tournament',
   summary: 'Every ordered pair of agents (buyer, seller) on the same scenarios: a leaderboard with 95% intervals, behaviour, usage and pairs.',
   flags: {
-    agents: { required: true, kind: 'text', value: 'SPEC,SPEC,...', help: 'the agents, comma-separated: strategies or PROVIDER:MODEL (required, at least two unless --self-play)' },
+    agents: { required: true, kind: 'text', value: 'SPEC,SPEC,...', help: 'the agents, comma-separated: strategies or PROVIDER:MODEL (at least two, or one with --self-play)' },
     scenarios: {
-      required: true,
+      required: 'unless --scenarios-from',
       kind: 'int',
       value: 'N',
       ...rangeOf(TournamentConfigSchema.out.shape.scenariosPerPair),
-      help: 'scenarios per ordered pair (required unless --scenarios-from)',
+      help: 'scenarios per ordered pair',
     },
     'scenarios-from': {
       kind: 'text',
