@@ -198,6 +198,22 @@ export function requiredFlag(args: ParsedArgs, name: string, hint: string): stri
   return raw;
 }
 
+/** Help is laid out to this many columns. */
+export const HELP_WIDTH = 116;
+
+/** Words (or synopsis parts) laid into lines of at most HELP_WIDTH characters, each after `indent`. */
+export function wrap(words: readonly string[], indent: string): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of words) {
+    if (line !== '' && indent.length + line.length + 1 + word.length > HELP_WIDTH) {
+      lines.push(line);
+      line = word;
+    } else line = line === '' ? word : `${line} ${word}`;
+  }
+  return [...lines, line].map((l) => indent + l);
+}
+
 /** `--seed N`, `--deadline fixed|uncertain`: the flag as its usage line shows it. */
 export function flagForm(name: string, def: FlagDef): string {
   switch (def.kind) {
@@ -242,12 +258,17 @@ export function helpText(command: Omit<Command, 'run'>): string {
   const entries = Object.entries(command.flags);
   const forms = entries.map(([name, def]) => flagForm(name, def));
   const width = Math.min(26, Math.max(12, ...forms.map((f) => f.length), command.operands?.value.length ?? 0));
-  const line = (form: string, text: string) => (form.length > width ? `  ${form}\n  ${''.padEnd(width)}  ${text}` : `  ${form.padEnd(width)}  ${text}`);
+  const hang = ''.padEnd(width + 4);
+  const line = (form: string, text: string) => {
+    const [first = '', ...rest] = wrap(text.split(' '), hang);
+    const head = form.length > width ? `  ${form}\n${first}` : `  ${form.padEnd(width)}  ${first.trimStart()}`;
+    return [head, ...rest].join('\n');
+  };
   const operand = command.operands ? ` ${command.operands.value}` : '';
   return [
     `usage: ${invocationOf(command)}${operand}${entries.length > 0 ? ' [flags]' : ''}`,
     '',
-    command.summary,
+    ...wrap(command.summary.split(/\s+/), ''),
     '',
     ...(command.operands ? [line(command.operands.value, command.operands.help)] : []),
     ...(entries.length > 0 ? ['flags:'] : []),

@@ -1,7 +1,7 @@
 // `npm run parley -- <command> [flags]`: finds the command (commands/), prints help, and turns errors into exit statuses.
 import { KEY_ENV } from '../agents/remote';
 import { PRESETS } from '../core/scenario';
-import { helpText, synopsis, UsageError, wantsHelp, type Command } from './args';
+import { helpText, synopsis, UsageError, wantsHelp, wrap, type Command } from './args';
 import { BILATERAL_MODEL_FLAGS } from './bilateral-flags';
 import { COMMANDS } from './commands';
 import type { Io } from './io';
@@ -14,21 +14,6 @@ const commandNames = () => [...COMMANDS.map((c) => c.name), 'help'].join(', ');
 
 /** The model flags every model-seating command takes: the top-level help names them once, as [model flags]. */
 const MODEL_FLAG_NAMES = new Set(Object.keys(BILATERAL_MODEL_FLAGS));
-
-const WIDTH = 116;
-
-/** Words (or synopsis parts) laid into lines of at most WIDTH characters, each after `indent`. */
-function wrap(words: readonly string[], indent: string): string[] {
-  const lines: string[] = [];
-  let line = '';
-  for (const word of words) {
-    if (line !== '' && indent.length + line.length + 1 + word.length > WIDTH) {
-      lines.push(line);
-      line = word;
-    } else line = line === '' ? word : `${line} ${word}`;
-  }
-  return [...lines, line].map((l) => indent + l);
-}
 
 /** A command in the top-level help: its name and flags, then what it does. */
 function commandEntry(command: Command): string[] {

@@ -23,7 +23,9 @@ describe.each(COMMANDS.map((c) => [c.name, c] as const))('%s', (name, command) =
       // The parser takes exactly the table's flags: each one is in the help, at the start of its line, with its meaning.
       const at = lines.findIndex((l) => l.trimStart().startsWith(`${flagForm(flag, def)} `) || l.trim() === flagForm(flag, def));
       expect(at, `--${flag} is not in ${name}'s help`).toBeGreaterThan(-1);
-      const text = `${lines[at]}\n${lines[at + 1]}`;
+      // The flag's line and the lines its description wraps onto, as one line of words.
+      const end = lines.findIndex((l, i) => i > at && !/^ {6,}\S/.test(l));
+      const text = lines.slice(at, end).join(' ').replace(/\s+/g, ' ');
       expect(def.help.trim().length, `--${flag} has no meaning`).toBeGreaterThan(3);
       expect(text).toContain(def.help.replace(/\)$/, ''));
       if (def.kind !== 'switch' && def.default !== undefined) expect(text).toContain(`default ${def.default}`);

@@ -103,7 +103,7 @@ export const sftCommand: Command = {
     'min-share': { kind: 'decimal', value: 'X', min: 0, max: 1, help: "only deals with gains from trade where the seat's share of v − c is at least X" },
     'ir-only': { kind: 'switch', help: 'leave out a seat that made a deal at a loss (individually rational only)' },
     validation: { kind: 'decimal', value: 'F', min: 0, max: 0.9, default: 0, help: 'the fraction of scenarios held out, written beside --out as FILE.validation.jsonl' },
-    interface: { kind: 'choice', choices: MOVE_INTERFACES, default: "the run's", help: 'moves as tool calls (tools) or as one JSON object (json)' },
+    interface: { kind: 'choice', choices: MOVE_INTERFACES, default: "the run's", help: 'moves as tool calls or as one JSON object a turn' },
   },
   example: 'npm run parley -- sft --from run.jsonl --out train.jsonl --seat buyer --deals-only --validation 0.1',
   run,
