@@ -274,7 +274,7 @@ export function helpText(command: Omit<Command, 'run'>): string {
     ...(entries.length > 0 ? ['flags:'] : []),
     ...entries.map(([name, def], i) => line(forms[i] as string, describeFlag(def))),
     line('-h, --help', 'print this help'),
-    ...(command.notes ? ['', command.notes] : []),
+    ...(command.notes ? ['', ...wrap(command.notes.split(/\s+/), '')] : []),
     '',
     'example:',
     `  ${command.example}`,

@@ -19,7 +19,7 @@ const pairs = agents.length * (agents.length - 1);
 const bench = {
   name: 'bench',
   invocation: 'npm run bench --',
-  summary: 'A paper-scale round-robin of every deterministic strategy in one thread, the market game, and what WebLLM\'s\ngrammar compile costs a first move.',
+  summary: 'A paper-scale round-robin of every deterministic strategy in one thread, the market game, and what WebLLM\'s grammar compile costs a first move.',
   example: 'npm run bench -- --scenarios 100 --repeats 1 --no-grammar',
   flags: {
     // 15,000 negotiations by default: the size of a published frontier-model tournament.

@@ -105,7 +105,7 @@ const names = (list: readonly { name: string }[]) => list.map((d) => d.name).joi
 
 export const marketTournamentCommand: Command = {
   name: 'market-tournament',
-  summary: 'Every seller on the same markets of each configuration; standings per configuration, for the presets together and\nfor the held-out configurations together, with 95% intervals over markets.',
+  summary: 'Every seller on the same markets of each configuration; standings per configuration, for the presets together and for the held-out configurations together, with 95% intervals over markets.',
   flags: {
     sellers: { kind: 'text', value: 'SPEC,SPEC,...', default: deterministic.join(','), help: `the sellers: ${names(MARKET_STRATEGIES.seller)}, or PROVIDER:MODEL` },
     buyer: { kind: 'text', value: 'SPEC', default: DEFAULT_MARKET_SPECS.buyer, help: `every buyer: ${names(MARKET_STRATEGIES.buyer)}, or PROVIDER:MODEL` },

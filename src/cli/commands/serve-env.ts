@@ -56,7 +56,7 @@ async function run(argv: string[], io: Io): Promise<number> {
 
 export const serveEnvCommand: Command = {
   name: 'serve-env',
-  summary: 'Serves bargaining and market episodes to a trainer over HTTP (GET /health, POST /episodes, POST /episodes/ID/step)\nuntil Ctrl-C. Model opponents are played with the model flags below.',
+  summary: 'Serves bargaining and market episodes to a trainer over HTTP (GET /health, POST /episodes, POST /episodes/ID/step) until Ctrl-C. Model opponents are played with the model flags below.',
   flags: {
     port: { kind: 'int', value: 'N', min: 0, max: 65535, default: 8765, help: 'the port (0: any free one)' },
     host: { kind: 'text', value: 'H', default: '127.0.0.1', help: 'the address to listen on; any other than loopback is served without authentication' },

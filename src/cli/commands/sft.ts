@@ -91,7 +91,7 @@ async function run(argv: string[], io: Io): Promise<number> {
 
 export const sftCommand: Command = {
   name: 'sft',
-  summary: 'Fine-tuning examples in chat format, one a line, from a run file (tournament --jsonl or the app\'s export): the\nmoves of the seats picked, split into train and validation by scenario, with a summary.',
+  summary: 'Fine-tuning examples in chat format, one a line, from a run file (tournament --jsonl or the app\'s export): the moves of the seats picked, split into train and validation by scenario, with a summary.',
   flags: {
     from: { required: true, kind: 'text', value: 'RUN.jsonl', help: 'the run file' },
     out: { kind: 'text', value: 'FILE', default: 'standard output', help: 'where the training examples go' },

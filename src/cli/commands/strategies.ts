@@ -15,7 +15,7 @@ async function run(argv: string[], io: Io): Promise<number> {
 
 export const strategiesCommand: Command = {
   name: 'strategies',
-  summary: 'Lists the scripted strategies, each with its parameters: default, range and meaning. A SPEC is a name with optional\nparameters, e.g. boulware or boulware:beta=0.2:kappa=0.1.',
+  summary: 'Lists the scripted strategies, each with its parameters: default, range and meaning. A SPEC is a name with optional parameters, e.g. boulware or boulware:beta=0.2:kappa=0.1.',
   flags: {},
   example: 'npm run parley -- strategies',
   run,

@@ -8,7 +8,7 @@ import { Aggregator, describeIntervals } from '../../core/bilateral/aggregate';
 import { standingsCsv } from '../../core/bilateral/csv';
 import { CONFIRM_PLANS_OVER, plannedCount, runTournament, type TournamentConfig, type TournamentSummary } from '../../core/bilateral/tournament';
 import { deriveSeed } from '../../core/rng';
-import { deadlineLabel } from '../../core/scenario';
+import { deadlineLabel, DEFAULT_DEADLINE } from '../../core/scenario';
 import { fullTournamentConfig, TournamentConfigSchema, type RunRecord, type StoredTournamentConfig } from '../../storage/schema';
 import { MarketRunConfigSchema } from '../../storage/market-schema';
 import { intFlag, parseFlags, rangeOf, requiredFlag, UsageError, type Command, type ParsedArgs } from '../args';
@@ -226,9 +226,9 @@ export const tournamentCommand: Command = {
     ...BILATERAL_MODEL_FLAGS,
   },
   notes:
-    'By default each turn limit is drawn per scenario from 16–24 turns and both sides know only that range; seller and buyer\n' +
-    'open alternate scenarios. --turns N alone fixes the limit at N; --turns MIN-MAX draws it from that range. Ctrl-C stops\n' +
-    'the tournament and reports (and writes to --jsonl) what had finished. A model\'s key is read from its provider\'s\n' +
+    `By default the turn limit is drawn per scenario, ${deadlineLabel(DEFAULT_DEADLINE)}: both sides know only the range; ` +
+    'seller and buyer open alternate scenarios. --turns N alone fixes the limit at N; --turns MIN-MAX draws it from that range. ' +
+    "Ctrl-C stops the tournament and reports (and writes to --jsonl) what had finished. A model's key is read from its provider's " +
     `environment variable (${Object.values(KEY_ENV).slice(0, 3).join(', ')}, …) and sent to that provider alone.`,
   example: 'npm run parley -- tournament --agents boulware,conceder,linear --scenarios 50 --seed 7 --jsonl run.jsonl',
   run,
