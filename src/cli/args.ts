@@ -3,8 +3,29 @@
 import { parseArgs } from 'node:util';
 import type { z } from 'zod';
 
-/** A usage error: printed as one line, exit status 2. */
-export class UsageError extends Error {}
+/** What is wrong with the arguments, for the parser's own errors; `usage` for a command's checks. */
+export type UsageCode =
+  | 'usage'
+  | 'unknown-flag'
+  | 'unexpected-argument'
+  | 'needs-value'
+  | 'takes-no-value'
+  | 'given-twice'
+  | 'not-a-number'
+  | 'out-of-range'
+  | 'unknown-choice'
+  | 'required';
+
+/** A usage error: printed as one line, exit status 2. `flag` is the flag at fault, as given. */
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly code: UsageCode = 'usage',
+    readonly flag?: string,
+  ) {
+    super(message);
+  }
+}
 
 interface FlagBase {
   /** What the flag does, in a few words (lower case, no full stop). */
@@ -115,24 +136,24 @@ export function parseFlags(argv: readonly string[], command: Pick<Command, 'name
   for (const token of tokens) {
     if (token.kind === 'option-terminator') continue;
     if (token.kind === 'positional') {
-      if (command.operands === undefined) throw new UsageError(`unexpected argument "${token.value}" for ${name}; ${seeHelp(command)}`);
+      if (command.operands === undefined) throw new UsageError(`unexpected argument "${token.value}" for ${name}; ${seeHelp(command)}`, 'unexpected-argument');
       operands.push(token.value);
       continue;
     }
     const def = Object.hasOwn(flags, token.name) ? flags[token.name] : undefined;
-    if (def === undefined) throw new UsageError(`unknown flag ${token.rawName} for ${name}; ${seeHelp(command)}`);
+    if (def === undefined) throw new UsageError(`unknown flag ${token.rawName} for ${name}; ${seeHelp(command)}`, 'unknown-flag', token.rawName);
     if (def.kind === 'switch') {
-      if (token.value !== undefined) throw new UsageError(`--${token.name} takes no value`);
+      if (token.value !== undefined) throw new UsageError(`--${token.name} takes no value`, 'takes-no-value', `--${token.name}`);
       switches.add(token.name);
       continue;
     }
     const value = token.value;
-    if (value === undefined || (!token.inlineValue && value.startsWith('--'))) throw new UsageError(`--${token.name} needs a value`);
+    if (value === undefined || (!token.inlineValue && value.startsWith('--'))) throw new UsageError(`--${token.name} needs a value`, 'needs-value', `--${token.name}`);
     if (def.kind === 'text' && def.repeat) {
       lists.set(token.name, [...(lists.get(token.name) ?? []), value]);
       continue;
     }
-    if (values.has(token.name)) throw new UsageError(`--${token.name} given twice`);
+    if (values.has(token.name)) throw new UsageError(`--${token.name} given twice`, 'given-twice', `--${token.name}`);
     values.set(token.name, value);
   }
   return { command: name, flags, values, switches, lists, operands };
@@ -160,8 +181,8 @@ export function intFlag(args: ParsedArgs, name: string, fallback?: number): numb
 export function wholeNumber(name: string, raw: string, min: number, max: number): number {
   const value = Number(raw);
   if (!/^-?\d+$/.test(raw.trim()) || !Number.isSafeInteger(value))
-    throw new UsageError(`--${name} must be a whole number, got "${raw}"`);
-  if (value < min || value > max) throw new UsageError(`--${name} must be between ${min} and ${max}, got ${value}`);
+    throw new UsageError(`--${name} must be a whole number, got "${raw}"`, 'not-a-number', `--${name}`);
+  if (value < min || value > max) throw new UsageError(`--${name} must be between ${min} and ${max}, got ${value}`, 'out-of-range', `--${name}`);
   return value;
 }
 
@@ -176,8 +197,8 @@ export function numberFlag(args: ParsedArgs, name: string, fallback?: number): n
   }
   const parsed = Number(raw);
   if (!/^\s*(?:\d+(?:\.\d+)?|\.\d+)\s*$/.test(raw) || !Number.isFinite(parsed))
-    throw new UsageError(`--${name} must be a decimal number such as ${typeof value === 'number' ? value : min}, got "${raw}"`);
-  if (parsed < min || parsed > max) throw new UsageError(`--${name} must be between ${min} and ${max}, got ${parsed}`);
+    throw new UsageError(`--${name} must be a decimal number such as ${typeof value === 'number' ? value : min}, got "${raw}"`, 'not-a-number', `--${name}`);
+  if (parsed < min || parsed > max) throw new UsageError(`--${name} must be between ${min} and ${max}, got ${parsed}`, 'out-of-range', `--${name}`);
   return parsed;
 }
 
@@ -188,13 +209,13 @@ export function choiceFlag<T extends string>(args: ParsedArgs, name: string, cho
   const raw = args.values.get(name);
   if (raw === undefined) return fallback;
   if (!(choices as readonly string[]).includes(raw))
-    throw new UsageError(`unknown ${name} "${raw}"; choose one of: ${choices.join(', ')}`);
+    throw new UsageError(`unknown ${name} "${raw}"; choose one of: ${choices.join(', ')}`, 'unknown-choice', `--${name}`);
   return raw as T;
 }
 
 export function requiredFlag(args: ParsedArgs, name: string, hint: string): string {
   const raw = args.values.get(name);
-  if (raw === undefined || raw.trim() === '') throw new UsageError(`--${name} is required (${hint})`);
+  if (raw === undefined || raw.trim() === '') throw new UsageError(`--${name} is required (${hint})`, 'required', `--${name}`);
   return raw;
 }
 

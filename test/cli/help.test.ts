@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { flagForm, helpText, intFlag, numberFlag, parseFlags, UsageError } from '../../src/cli/args';
+import { flagForm, helpText, intFlag, numberFlag, parseFlags, requiredFlag, UsageError } from '../../src/cli/args';
 import { COMMANDS } from '../../src/cli/commands';
 import { MAX_SEED } from '../../src/core/rng';
 import { TournamentConfigSchema } from '../../src/storage/schema';
@@ -109,9 +109,26 @@ describe('limits come from the schemas', () => {
     expect(r.err).toBe('parley: error: --seed must be between 0 and 4294967295, got -3\n');
   });
 
-  it('a value given twice, an operand where none is taken', () => {
+  it("the parser's errors carry a code and the flag at fault", () => {
     const run = COMMANDS.find((c) => c.name === 'run')!;
-    expect(() => parseFlags(['--seed', '1', '--seed=2'], run)).toThrow('--seed given twice');
-    expect(() => parseFlags(['boulware'], run)).toThrow(UsageError);
+    const failure = (read: () => unknown) => {
+      try {
+        read();
+      } catch (e) {
+        if (e instanceof UsageError) return { code: e.code, flag: e.flag };
+        throw e;
+      }
+      throw new Error('no usage error');
+    };
+    expect(failure(() => parseFlags(['--colour'], run))).toEqual({ code: 'unknown-flag', flag: '--colour' });
+    expect(failure(() => parseFlags(['-q'], run))).toEqual({ code: 'unknown-flag', flag: '-q' });
+    expect(failure(() => parseFlags(['--seed', '1', '--seed=2'], run))).toEqual({ code: 'given-twice', flag: '--seed' });
+    expect(failure(() => parseFlags(['--seed', '--json'], run))).toEqual({ code: 'needs-value', flag: '--seed' });
+    expect(failure(() => parseFlags(['--json=yes'], run))).toEqual({ code: 'takes-no-value', flag: '--json' });
+    expect(failure(() => parseFlags(['boulware'], run))).toEqual({ code: 'unexpected-argument', flag: undefined });
+    expect(failure(() => intFlag(parseFlags(['--seed', 'x'], run), 'seed'))).toEqual({ code: 'not-a-number', flag: '--seed' });
+    expect(failure(() => intFlag(parseFlags(['--seed', '-1'], run), 'seed'))).toEqual({ code: 'out-of-range', flag: '--seed' });
+    expect(failure(() => numberFlag(parseFlags(['--temperature', '9'], run), 'temperature'))).toEqual({ code: 'out-of-range', flag: '--temperature' });
+    expect(failure(() => requiredFlag(parseFlags([], run), 'buyer', 'a spec'))).toEqual({ code: 'required', flag: '--buyer' });
   });
 });
