@@ -21,9 +21,11 @@ function commandEntry(command: Command): string[] {
   // A command that plays models remotely takes them all; sft's --interface alone is shown as itself.
   const models = 'base-url' in command.flags;
   const parts = models ? [...synopsis(command, MODEL_FLAG_NAMES), '[model flags]'] : synopsis(command);
-  const [first = '', ...rest] = wrap(parts, indent);
+  const summary = command.summary.split(/\s+/);
+  // A command without flags has its summary on its own line.
+  const [first = '', ...rest] = wrap(parts.length > 0 ? parts : summary, indent);
   const head = command.name.length <= 10 ? `  ${command.name.padEnd(10)}  ${first.trimStart()}` : `  ${command.name}  ${first.trimStart()}`;
-  return [head.trimEnd(), ...rest, ...wrap(command.summary.split(/\s+/), indent)];
+  return [head.trimEnd(), ...rest, ...(parts.length > 0 ? wrap(summary, indent) : [])];
 }
 
 /** The top-level help: every command with its flags and what it does. */
@@ -37,10 +39,17 @@ export function usage(): string {
     '',
     ...wrap(['model flags:', ...synopsis({ flags: BILATERAL_MODEL_FLAGS }), '(--price: run and tournament)'], ''),
     '',
-    'SPEC is a strategy name with optional parameters, e.g. boulware or boulware:beta=0.2:kappa=0.1 (see strategies),',
-    'or a remote model as PROVIDER:MODEL, e.g. openai:gpt-4o-mini or vllm:Qwen/Qwen3-8B (+think: it thinks first).',
-    `Each provider's key is read from its environment variable (${Object.values(KEY_ENV).slice(0, 3).join(', ')}, …) and sent to that`,
-    'provider alone; with --base-url every model is played on that server, which is sent PARLEY_API_KEY and no other key.',
+    ...wrap(
+      [
+        'SPEC is a strategy name with optional parameters, e.g. boulware or boulware:beta=0.2:kappa=0.1 (see strategies),',
+        'or a remote model as PROVIDER:MODEL, e.g. openai:gpt-4o-mini or vllm:Qwen/Qwen3-8B (+think: it thinks first).',
+        `Each provider's key is read from its environment variable (${Object.values(KEY_ENV).slice(0, 3).join(', ')}, …) and sent to that`,
+        'provider alone; with --base-url every model is played on that server, which is sent PARLEY_API_KEY and no other key.',
+      ]
+        .join(' ')
+        .split(' '),
+      '',
+    ),
     `presets: ${PRESETS.join(', ')}`,
     '',
   ].join('\n');
