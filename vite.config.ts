@@ -74,6 +74,9 @@ export default defineConfig(({ mode }) => ({
           include: ['test/**/*.test.ts'],
           exclude: ['test/**/*.browser.test.ts', 'test/e2e/**'],
           environment: 'node',
+          // A ceiling against a hang, not a measure: beside another run on two cores a test that
+          // takes 1.5 s alone took over 5 s (Vitest's default), and failed for the machine's pace.
+          testTimeout: 60_000,
         },
       },
       {

@@ -8,7 +8,7 @@ import { startEnvServer, type EnvServer } from '../../src/training/server';
 import { policyAnswer, post, stepBody } from './helpers';
 
 const OPPONENTS = ['boulware', 'conceder:beta=3', 'tit-for-tat', 'hardliner', 'accommodator', 'random', 'linear:kappa=0.1'];
-const EPISODES = 300;
+const EPISODES = 120;
 
 /** Episode i of the suite: every seat, interface, preset and opponent, seeds spread out. */
 const request = (i: number): EpisodeInput => ({

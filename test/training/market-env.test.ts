@@ -33,7 +33,7 @@ function sellerAnswer(messages: readonly ChatMessage[], tools: boolean): ChatRes
 }
 
 const PRESETS = ['small', 'standard', 'scarce', 'held-out-7x5-segmented'];
-const EPISODES = 40;
+const EPISODES = 20;
 const request = (i: number): MarketEpisodeInput => ({
   game: 'market',
   opponent: i % 3 === 2 ? 'random' : 'margin',
