@@ -15,7 +15,8 @@ import { runTournament, type AgentFactory, type NegotiationResult } from '../../
 import { createRng } from '../../src/core/rng';
 import { PRESETS, type Preset } from '../../src/core/scenario';
 
-const SCENARIOS_PER_PAIR = 20;
+// Ten scenarios per pair and preset: 40 per pairing over the four presets, in both seats.
+const SCENARIOS_PER_PAIR = 10;
 const SEED = 20240611;
 
 /** An agent under test: a spec the suite's factory builds, and what it promises. */
