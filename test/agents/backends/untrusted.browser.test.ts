@@ -78,8 +78,11 @@ describe('answers in the browser', () => {
     await expect.poll(async () => (await commands.chatServerRequests(s.id))[0]?.streamed?.dropped).toBe(true);
     const sent = (await commands.chatServerRequests(s.id))[0]?.streamed?.bytes ?? 0;
     expect(sent).toBeGreaterThan(MAX_ANSWER_BYTES);
-    // Reading stopped: what went out is the cap and what the sockets buffer, not an endless stream.
-    expect(sent).toBeLessThan(MAX_ANSWER_BYTES * 8);
+    // Reading stopped: what went out is the cap and what lies in buffers between the server and the
+    // page (the kernel's socket buffers and Chromium's network service, which reads ahead of the
+    // page: 34.6 MB went out once on a busy machine), not an endless stream, which on loopback would
+    // be gigabytes before the 60 s limit.
+    expect(sent).toBeLessThan(MAX_ANSWER_BYTES * 32);
     expect(await commands.chatServerRequests(s.id)).toHaveLength(1);
   });
 
