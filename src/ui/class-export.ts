@@ -11,11 +11,11 @@ import { toCsv } from '../core/bilateral/csv';
 import { ROLES, type Role, type Scenario } from '../core/scenario';
 import { HUMAN_SPEC } from '../agents/specs';
 import { seatPlayers } from './pass-and-play';
+import { UNNAMED } from './player-names';
 
 export const CLASS_FORMAT = 'parley-class';
 export const CLASS_VERSION = 1;
-/** A game played under no name is listed under this one. */
-export const UNNAMED = 'unnamed player';
+export { UNNAMED };
 const PLAYER_SEPARATOR = ': ';
 const MAX_PLAYER = 60;
 

@@ -4,7 +4,7 @@
  * seat to its student (`seatPlayers`); a one-player game keeps `Ada: …` (class-export.ts).
  */
 import type { Role } from '../core/scenario';
-import { UNNAMED } from './class-export';
+import { UNNAMED } from './player-names';
 
 const MAX_PLAYER = 60;
 /** The run name's limit (RunRecordSchema). */
