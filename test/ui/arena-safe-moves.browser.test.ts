@@ -96,6 +96,10 @@ describe.each([
     expect(text(chip)).toBe('Accepts $4,048.00 a loss of $3,959.50 for the buyer');
     expect(getComputedStyle(chip).color).toBe(resolvedColour('var(--danger)'));
     expect(getComputedStyle(chip).color).not.toBe(resolvedColour('var(--ok)'));
+
+    // The debrief hands in the stored game once the worker has written it: the Arena names it.
+    await vi.waitFor(() => expect(session.runId).not.toBeNull());
+    await vi.waitFor(() => button(target, 'Make my result link'));
   });
 });
 

@@ -20,8 +20,6 @@ function stored(): string {
 
 export class Player {
   name = $state(stored());
-  /** The last game a person played in this tab (the Arena names it at its end), for its hand-in. */
-  lastGame = $state<string | null>(null);
   /** The renames in flight, in order: a hand-in waits for them. */
   private naming: Promise<void> = Promise.resolve();
 
@@ -39,7 +37,6 @@ export class Player {
    * as it is). Where that cannot be written (a full disk), the game stays stored under its own name.
    */
   nameGame(runId: string): Promise<void> {
-    this.lastGame = runId;
     const name = this.name.trim();
     if (!name) return this.naming;
     return this.queue(async () => {
