@@ -1,4 +1,4 @@
-import type { AgentFactory, BilateralAgent } from '../core/bilateral/tournament';
+import type { BilateralAgentFactory, BilateralAgent } from '../core/bilateral/tournament';
 import type { Role } from '../core/scenario';
 import type { ChatBackend } from './backends/types';
 import { llmAgent, type LlmAgentOptions } from './llm/agent';
@@ -24,7 +24,7 @@ export const WEBLLM_ONLY_IN_BROWSER =
  * WebLLM models through `local`, every model asked for its moves as `llm` says (the defaults
  * where it is silent). Specs must have been checked already.
  */
-export function createAgentFactory(remote: RemoteSettings = {}, local: LocalBackends = {}, llm: Partial<LlmSettings> = {}): AgentFactory {
+export function createAgentFactory(remote: RemoteSettings = {}, local: LocalBackends = {}, llm: Partial<LlmSettings> = {}): BilateralAgentFactory {
   const backends = new RemoteBackends(remote);
   const settings = llmSettings(llm);
   // A tournament builds two agents per negotiation from the same few spec texts.
@@ -72,4 +72,4 @@ function modelOptions(settings: LlmSettings, thinking: boolean | undefined, seed
 }
 
 /** Scripted strategies, and remote models at their providers' default addresses without keys. */
-export const makeAgent: AgentFactory = createAgentFactory();
+export const makeAgent: BilateralAgentFactory = createAgentFactory();

@@ -10,7 +10,7 @@ import { toWebLlmRequest, WEBLLM_CAPABILITIES } from '../agents/backends/webllm/
 import type { MoveInterface } from '../agents/backends/webllm/grammar';
 import { bilateralMoveAsk, moveAsk, type MoveAsk } from '../agents/llm/agent';
 import { MARKET_SCHEMA_NAMES, marketJsonSchema, marketTools } from '../agents/market/llm/schema';
-import { MAX_MESSAGE_LENGTH } from '../core/bilateral/moves';
+import { MAX_MESSAGE_LENGTH } from '../core/message';
 import { compileResponseFormat, grammarCompiler, loadXgrammar, qwen3TokenizerInfo, qwen3Vocabulary, xgrammarVersions, type TokenizerInfo, type Xgr } from './xgrammar';
 
 export interface MoveFormat {

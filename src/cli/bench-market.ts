@@ -40,7 +40,7 @@ export function benchMarkets(opts: MarketBenchOptions = {}): string[] {
   const warmUp = opts.warmUp ?? 200;
   const minMarkets = opts.minMarkets ?? 20;
   const sellers = MARKET_STRATEGIES.seller.filter((d) => d.deterministic).map((d) => d.name);
-  const seat = { rng: createRng(1), negotiationId: 'bench', seed: 1 };
+  const seat = { rng: createRng(1), jobId: 'bench', seed: 1 };
   const buyer = makeMarketAgent('margin', 'buyer', seat);
   const lines = ['markets (margin buyers; each generated, played and scored with its optimal matching, one thread):'];
   for (const size of [10, 20]) {

@@ -5,7 +5,8 @@
  * against, and it must reach the same deals at the same prices (the bench checks that), so it is a
  * faithful copy of the strategies' rules, not a toy.
  */
-import { priceRangeOf, roundCents, type Scenario } from '../core/scenario';
+import { priceRangeOf, type Scenario } from '../core/scenario';
+import { roundCents } from '../core/money';
 import { turnsFor } from '../core/bilateral/protocol';
 import { conceded } from '../agents/scripted/policy';
 

@@ -2,7 +2,7 @@
 // market game, and what WebLLM's grammar compile costs a first move (--grammar-only for that alone).
 import os from 'node:os';
 import { Aggregator } from '../core/bilateral/aggregate';
-import { runTournament, type NegotiationResult, type TournamentConfig } from '../core/bilateral/tournament';
+import type { NegotiationResult, TournamentConfig } from '../core/bilateral/tournament';
 import { OracleScorer } from '../agents/oracle';
 import { scenarioAt } from '../core/scenario';
 import { playReference, REFERENCE_STRATEGIES, type ReferenceOutcome } from './bench-reference';
@@ -13,6 +13,8 @@ import { MarketRunConfigSchema } from '../storage/market-schema';
 import { TournamentConfigSchema } from '../storage/schema';
 import { benchMarkets } from './bench-market';
 import { benchGrammar } from './bench-grammar';
+import { runTournament } from '../core/engine/tournament';
+import { bilateralGame } from '../core/bilateral/game';
 
 const agents = STRATEGIES.filter((s) => s.deterministic).map((s) => s.name);
 const pairs = agents.length * (agents.length - 1);
@@ -88,7 +90,7 @@ async function benchEngine(): Promise<void> {
     let events = 0;
     const c0 = cpuMs();
     const t0 = performance.now();
-    const summary = await runTournament(config, makeAgent, {
+    const summary = await runTournament(bilateralGame, config, makeAgent, {
       onResult: (res) => {
         events += res.events.length;
         if (r === 1 - WARM_UP) engineOutcomes.push(res.outcome.kind === 'deal' ? res.outcome.price : NaN);
@@ -139,7 +141,7 @@ async function benchEngine(): Promise<void> {
   // negotiation as they aggregate): one search per scenario, counterpart and role.
   // The results are gathered after the engine's runs, so that holding them cannot slow those.
   const firstResults: Pick<NegotiationResult, 'buyer' | 'seller' | 'scenario' | 'metrics'>[] = [];
-  await runTournament(config, makeAgent, { onResult: ({ buyer, seller, scenario, metrics }) => void firstResults.push({ buyer, seller, scenario, metrics }) });
+  await runTournament(bilateralGame, config, makeAgent, { onResult: ({ buyer, seller, scenario, metrics }) => void firstResults.push({ buyer, seller, scenario, metrics }) });
   const oracleCpu: number[] = [];
   for (let r = 0; r < repeats + 2; r++) {
     const scorer = new OracleScorer();

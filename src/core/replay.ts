@@ -33,6 +33,10 @@ export interface EventsReplayed<Actor extends string, Out> {
   turns: number;
 }
 
+/** An ending the runner wrote (an agent's error, a cancel) in words, the same in every game. */
+export const describeFailure = <Actor extends string>(f: SessionFailure<Actor>): string =>
+  f.kind === 'error' ? `an error of the ${f.actor} at turn ${f.turn}` : `a cancel at turn ${f.turn}`;
+
 function failureOf<Actor extends string>(r: { kind: string }): SessionFailure<Actor> | null {
   return r.kind === 'error' || r.kind === 'cancelled' ? (r as SessionFailure<Actor>) : null;
 }

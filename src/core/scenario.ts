@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CATALOG, tierOf, type CatalogItem } from './catalog';
+import { roundCents } from './money';
 import { createRng, deriveSeed, type Rng } from './rng';
 
 export const ROLES = ['buyer', 'seller'] as const;
@@ -111,8 +112,6 @@ export function priceRangeOf(s: Pick<Scenario, 'item' | 'preset' | 'priceRange'>
 type Prices = Pick<Scenario, 'buyerValue' | 'sellerCost' | 'item'>;
 
 export const hasGainsFromTrade = (s: Pick<Scenario, 'buyerValue' | 'sellerCost'>): boolean => s.buyerValue > s.sellerCost;
-
-export const roundCents = (price: number): number => Math.round(price * 100) / 100;
 
 /** The turn limits the agents know are possible: [turnLimit, turnLimit] when it is fixed. */
 export const knownTurnRange = (s: Scenario): { min: number; max: number } =>

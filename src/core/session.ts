@@ -73,6 +73,9 @@ export function isThenable<T>(x: T | Promise<T>): x is Promise<T> {
   return typeof (x as { then?: unknown })?.then === 'function';
 }
 
+/** `f` of a value that may still be coming: at once for a value, after it for a promise. */
+export const andThen = <T, U>(x: T | Promise<T>, f: (value: T) => U): U | Promise<U> => (isThenable(x) ? x.then(f) : f(x));
+
 /** Awaits an agent's answer, bounded by the timeout and the cancel signal. */
 async function settle<T>(
   pending: Promise<T>,

@@ -6,7 +6,8 @@ import { fail, isRecord, parseJson, parseJsonList, parseJsonlBody, parseWith, qu
 import { planProblem } from './run-plan';
 import { ExportedLineSchema, RunRecordSchema, type ExportedLine, type ExportedNegotiation, type RunRecord } from './schema';
 import { OracleScorer, scoredMetrics } from '../agents/oracle';
-import { arenaSeat, SeatContext } from '../core/bilateral/tournament';
+import { arenaSeat } from '../core/bilateral/tournament';
+import { Seat } from '../core/engine/seat';
 import { scriptedSeatProblem } from './scripted-replay';
 
 export const EXPORT_FORMAT = 'parley-run';
@@ -178,7 +179,7 @@ function checkRun(file: ParsedFile): Step<CheckedRun> {
       return fail('invalid-file', `${named}: events[${e.event}] (${type} at turn ${e.turn}): ${e.reason}`);
     }
     const scripted = scriptedSeatProblem(row.scenario, row.events, { buyer: row.buyer, seller: row.seller }, (role) =>
-      run.config.kind === 'arena' ? arenaSeat(run.id, role) : new SeatContext(run.config.tournament.seed, row.jobId, role),
+      run.config.kind === 'arena' ? arenaSeat(run.id, role) : new Seat(run.config.tournament.seed, row.jobId, role),
     );
     if (scripted) return fail('tampered', `${named}: ${scripted}`);
     if (row.oracle !== undefined) {

@@ -7,9 +7,10 @@
 import type { BilateralEvent } from '../core/bilateral/events';
 import type { Move } from '../core/bilateral/moves';
 import { bilateral, type BilateralState } from '../core/bilateral/protocol';
-import type { BilateralAgent, SeatInfo } from '../core/bilateral/tournament';
+import type { BilateralAgent } from '../core/bilateral/tournament';
 import { ROLES, type Role, type Scenario } from '../core/scenario';
 import { createAgentFactory, isModelSpec, parseAgentSpec } from '../agents/registry';
+import type { SeatInfo } from '../core/engine/seat';
 
 const NEVER = new AbortController().signal;
 

@@ -12,8 +12,8 @@ import { z } from 'zod';
 import type { BilateralRecord, BilateralResult } from '../core/bilateral/events';
 import { bilateral } from '../core/bilateral/protocol';
 import { bilateralReward, RewardWeightsSchema, type Reward, type RewardTerms } from '../core/bilateral/reward';
-import type { AgentFactory, BilateralAgent, SeatInfo } from '../core/bilateral/tournament';
-import { createRng, deriveSeed, type Rng, SeedSchema } from '../core/rng';
+import type { BilateralAgentFactory, BilateralAgent } from '../core/bilateral/tournament';
+import { deriveSeed, SeedSchema } from '../core/rng';
 import { FirstMoverSchema, opponentOf, PresetSchema, RoleSchema, scenarioAt, type Role, type Scenario } from '../core/scenario';
 import { runSession } from '../core/session';
 import { DEFAULT_CONTEXT_WINDOW, type ChatBackend, type ChatMessage, type ChatRequest, type ChatResponse } from '../agents/backends/types';
@@ -22,6 +22,7 @@ import { MAX_MAX_TOKENS, MIN_MAX_TOKENS, MoveInterfaceSchema } from '../agents/l
 import type { MarketResult } from '../core/market/events';
 import type { MarketRewardTerms } from '../core/market/reward';
 import { deeperThan } from './json-depth';
+import { Seat } from '../core/engine/seat';
 
 /** `POST /episodes`: which game, which seat the policy plays, against whom, on which scenario. */
 export const EpisodeRequestSchema = z.strictObject({
@@ -100,18 +101,9 @@ export function episodeSetup(req: EpisodeRequest): EpisodeSetup {
 }
 
 /** The opponent, built by the factory as a tournament builds a seat. Throws on a spec the factory refuses. */
-export function opponentAgent(req: EpisodeRequest, setup: EpisodeSetup, makeAgent: AgentFactory): BilateralAgent {
+export function opponentAgent(req: EpisodeRequest, setup: EpisodeSetup, makeAgent: BilateralAgentFactory): BilateralAgent {
   const role = opponentOf(req.seat);
-  const seed = setup.seatSeed(role);
-  let rng: Rng | null = null;
-  const info: SeatInfo = {
-    negotiationId: setup.negotiationId,
-    seed,
-    get rng() {
-      return (rng ??= createRng(seed));
-    },
-  };
-  return makeAgent(req.opponent, role, info);
+  return makeAgent(req.opponent, role, new Seat(req.seed, setup.negotiationId, role));
 }
 
 /** A backend whose answers come from `answer`: the policy's side of an episode. */
@@ -158,7 +150,7 @@ const scoreOf = (req: EpisodeRequest, setup: EpisodeSetup, record: BilateralReco
  */
 export async function playEpisode(
   input: EpisodeRequest,
-  makeAgent: AgentFactory,
+  makeAgent: BilateralAgentFactory,
   answer: (request: ChatRequest) => ChatResponse | Promise<ChatResponse>,
   signal?: AbortSignal,
 ): Promise<EpisodeResult> {
@@ -196,7 +188,7 @@ export class Episode {
   private constructor(readonly id: string) {}
 
   /** Starts the episode and returns it with its first view (the policy's first turn, or the end if it never got one). Throws on an opponent the factory refuses. */
-  static start(id: string, req: EpisodeRequest, makeAgent: AgentFactory): Promise<{ episode: Episode; view: EpisodeView }> {
+  static start(id: string, req: EpisodeRequest, makeAgent: BilateralAgentFactory): Promise<{ episode: Episode; view: EpisodeView }> {
     const setup = episodeSetup(req);
     let opponent: BilateralAgent;
     try {

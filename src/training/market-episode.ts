@@ -11,7 +11,8 @@ import type { MarketRecord } from '../core/market/events';
 import { market } from '../core/market/protocol';
 import { marketReward, MarketRewardWeightsSchema, type MarketReward } from '../core/market/reward';
 import { generateMarket, marketConfigByName, ALL_MARKET_CONFIGS, type MarketScenario } from '../core/market/scenario';
-import { marketSeat, type MarketAgent, type MarketAgentFactory } from '../core/market/tournament';
+import type { MarketAgent, MarketAgentFactory } from '../core/market/tournament';
+import { Seat } from '../core/engine/seat';
 import { runSession } from '../core/session';
 import { DEFAULT_CONTEXT_WINDOW, type ChatRequest, type ChatResponse } from '../agents/backends/types';
 import type { LlmAgentOptions } from '../agents/llm/agent';
@@ -61,7 +62,7 @@ export function marketEpisodeSetup(req: MarketEpisodeRequest): MarketEpisodeSetu
   const policyOptions: LlmAgentOptions = {
     interface: req.interface,
     thinking: req.thinking,
-    seed: marketSeat(req.seed, marketId, 'seller').seed,
+    seed: new Seat(req.seed, marketId, 'seller').seed,
     now: () => 0,
     ...(req.maxTokens !== undefined && { maxTokens: req.maxTokens }),
   };
@@ -71,7 +72,7 @@ export function marketEpisodeSetup(req: MarketEpisodeRequest): MarketEpisodeSetu
 /** The buyers' agent from the factory; a spec it refuses is the client's mistake. */
 function buyersAgent(req: MarketEpisodeRequest, setup: MarketEpisodeSetup, makeAgent: MarketAgentFactory): MarketAgent {
   try {
-    return makeAgent(req.opponent, 'buyer', marketSeat(req.seed, setup.marketId, 'buyer'));
+    return makeAgent(req.opponent, 'buyer', new Seat(req.seed, setup.marketId, 'buyer'));
   } catch (e) {
     throw new OpponentError(e instanceof Error ? e.message : String(e));
   }

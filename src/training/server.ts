@@ -17,7 +17,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { z } from 'zod';
-import type { AgentFactory } from '../core/bilateral/tournament';
+import type { BilateralAgentFactory } from '../core/bilateral/tournament';
 import { Episode, EpisodeRequestSchema, OpponentError, StepRequestSchema, stepAnswer, type EpisodeView } from './episode';
 import type { MarketAgentFactory } from '../core/market/tournament';
 import { makeMarketAgent } from '../agents/market/specs';
@@ -26,7 +26,7 @@ import { deeperThan } from './json-depth';
 
 export interface EnvServerOptions {
   /** Builds each episode's opponent from its spec (the registry's factory, with the CLI's remote settings). */
-  makeAgent: AgentFactory;
+  makeAgent: BilateralAgentFactory;
   /** Builds a market episode's buyers from their spec (default: scripted strategies, and models at their providers without keys). */
   makeMarketAgent?: MarketAgentFactory;
   /** Default 127.0.0.1: the server answers on loopback alone unless told otherwise. */

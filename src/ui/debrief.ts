@@ -2,7 +2,8 @@
 // compares with an even split and with each scripted strategy in their seat, and what to try next.
 import type { BilateralEvent, OutcomeKind } from '../core/bilateral/events';
 import { computeMetrics } from '../core/bilateral/metrics';
-import { opponentOf, roundCents, type Role, type Scenario } from '../core/scenario';
+import { opponentOf, type Role, type Scenario } from '../core/scenario';
+import { roundCents } from '../core/money';
 import { STRATEGIES } from '../agents/scripted';
 import { parseAgentSpec } from '../agents/specs';
 import { oracleDeal } from '../agents/oracle';

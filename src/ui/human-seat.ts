@@ -3,7 +3,7 @@
 import type { HumanPrompt } from '../agents/human';
 import type { Action } from '../core/bilateral/moves';
 import { MAX_OFFER_LIST_MULTIPLE, MIN_OFFER_PRICE } from '../core/bilateral/protocol';
-import { roundCents } from '../core/scenario';
+import { roundCents } from '../core/money';
 import { err, ok, type Result } from '../core/result';
 import { money } from './components/format';
 

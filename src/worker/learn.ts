@@ -109,7 +109,7 @@ export async function runLearnExperiment(experiment: LearnExperiment, opts: Lear
       const scenario = scenarioOf(cell, i);
       const seat = (role: Role) => {
         const seed = deriveSeed(experiment.seed, 'learn', c, i, role);
-        return { rng: createRng(seed), negotiationId: `learn-${c}-${i}`, seed };
+        return { rng: createRng(seed), jobId: `learn-${c}-${i}`, seed };
       };
       const played = await playNegotiation(scenario, {
         buyer: makeAgent(cell.buyer, 'buyer', seat('buyer')),

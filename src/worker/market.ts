@@ -2,7 +2,10 @@
 // tournaments stored as they play.
 import { MarketAggregator } from '../core/market/aggregate';
 import type { MarketRole } from '../core/market/moves';
-import { marketSeat, planMarketJobs, playMarket, plannedMarkets, runMarketTournament, type MarketAgent } from '../core/market/tournament';
+import { planMarketJobs, playMarket, plannedMarkets, type MarketAgent } from '../core/market/tournament';
+import { marketGame } from '../core/market/game';
+import { Seat } from '../core/engine/seat';
+import { runTournament } from '../core/engine/tournament';
 import { createMarketAgentFactory, parseMarketSpec, parseMarketSpecs } from '../agents/market';
 import { withRunLock } from '../storage';
 import { marketStandings } from '../storage/market-file';
@@ -89,7 +92,7 @@ export class MarketGame {
     let played;
     try {
       const makeAgent = factoryFor(config, this.request.remote, engines);
-      const seat = (role: MarketRole, spec: string) => paced(makeAgent(spec, role, marketSeat(config.seed, job.id, role)), this.pacer);
+      const seat = (role: MarketRole, spec: string) => paced(makeAgent(spec, role, new Seat(config.seed, job.id, role)), this.pacer);
       played = await playMarket(
         job.scenario,
         { seller: seat('seller', job.seller), buyer: seat('buyer', job.buyer) },
@@ -167,9 +170,9 @@ export class MarketTournamentRun {
       let message: string | null = null;
       const engines = useEngines(this.host.engines, seatsOf(config));
       try {
-        const summary = await runMarketTournament(tournamentOf(config), factoryFor(config, this.remote, engines), {
+        const summary = await runTournament(marketGame, tournamentOf(config), factoryFor(config, this.remote, engines), {
           signal: this.controller.signal,
-          skip: stored.length,
+          skip: new Set(stored.map((m) => m.id)),
           // Remote models wait on the network; one GPU answers one request at a time.
           concurrency: remoteOnly(config) ? REMOTE_CONCURRENCY : 1,
           onResult: async (r) => {

@@ -1,6 +1,6 @@
 import { Aggregator } from '../core/bilateral/aggregate';
 import { OracleScorer, scoredMetrics } from '../agents/oracle';
-import { plannedCount, runTournament } from '../core/bilateral/tournament';
+import { plannedCount } from '../core/bilateral/tournament';
 import { createAgentFactory, everyModelThinks, parseAgentSpecs, webllmModels, type LocalBackends } from '../agents/registry';
 import type { EnginePool } from '../agents/backends/webllm/pool';
 import { createRun, forEachNegotiation, getRun, withRunLock, updateRun, type ParleyDb } from '../storage';
@@ -8,6 +8,8 @@ import { NegotiationWriter, StorageFullError } from '../storage/writer';
 import { negotiationRow, type RunStatus } from '../storage/schema';
 import type { FromWorker, RemoteConfig, TournamentSettings } from './messages';
 import { remoteSettings } from './remote-settings';
+import { runTournament } from '../core/engine/tournament';
+import { bilateralGame } from '../core/bilateral/game';
 
 /** Progress reaches the page at most this often, however fast the tournament runs. */
 export const PROGRESS_INTERVAL_MS = 250;
@@ -141,7 +143,7 @@ export class TournamentRun {
       const anyLocal = engines.models.length > 0;
       const scorer = new OracleScorer();
       try {
-        const summary = await runTournament(config, createAgentFactory(remoteSettings(this.remote), engines.local, config.llm), {
+        const summary = await runTournament(bilateralGame, config, createAgentFactory(remoteSettings(this.remote), engines.local, config.llm), {
           skip,
           signal: this.controller.signal,
           // One GPU answers one request at a time, and a lost GPU must stop the run at one negotiation.

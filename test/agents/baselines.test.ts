@@ -12,13 +12,15 @@ import { llmAgent } from '../../src/agents/llm/agent';
 import { makeAgent } from '../../src/agents/registry';
 import { OracleScorer } from '../../src/agents/oracle';
 import { Aggregator, type LeaderboardRow, type Standings } from '../../src/core/bilateral/aggregate';
-import { runTournament, type AgentFactory, type TournamentConfig } from '../../src/core/bilateral/tournament';
+import type { BilateralAgentFactory, TournamentConfig } from '../../src/core/bilateral/tournament';
 import type { Role } from '../../src/core/scenario';
+import { runTournament } from '../../src/core/engine/tournament';
+import { bilateralGame } from '../../src/core/bilateral/game';
 
-async function standings(config: Partial<TournamentConfig> & Pick<TournamentConfig, 'agents'>, factory: AgentFactory = makeAgent): Promise<Standings> {
+async function standings(config: Partial<TournamentConfig> & Pick<TournamentConfig, 'agents'>, factory: BilateralAgentFactory = makeAgent): Promise<Standings> {
   const aggregator = new Aggregator();
   const scorer = new OracleScorer();
-  await runTournament({ scenariosPerPair: 300, preset: 'standard', seed: 11, selfPlay: false, ...config }, factory, {
+  await runTournament(bilateralGame, { scenariosPerPair: 300, preset: 'standard', seed: 11, selfPlay: false, ...config }, factory, {
     onResult: (r) => aggregator.add(r.buyer, r.seller, r.scenario, scorer.score(r.buyer, r.seller, r.scenario, r.metrics)),
   });
   return aggregator.standings({ samples: 0 });
@@ -109,7 +111,7 @@ describe('a model that overpays', () => {
     };
     return llmAgent(scriptedBackend(Array.from({ length: 64 }, () => answer)), { interface: 'json' });
   }
-  const factory: AgentFactory = (spec, role, ctx) => (spec.includes(':') ? overpayer() : makeAgent(spec, role, ctx));
+  const factory: BilateralAgentFactory = (spec, role, ctx) => (spec.includes(':') ? overpayer() : makeAgent(spec, role, ctx));
 
   it('is measured apart: its opponents keep shares in [0, 1], their gains from its violations show as such, and its losses as IR loss', async () => {
     const model = 'openai:overpayer';

@@ -11,9 +11,11 @@ import { makeAgent } from '../../src/agents/registry';
 import { STRATEGIES } from '../../src/agents/scripted';
 import { seededModel } from '../support/seeded-model';
 import { bilateral, type BilateralState } from '../../src/core/bilateral/protocol';
-import { runTournament, type AgentFactory, type NegotiationResult } from '../../src/core/bilateral/tournament';
+import type { BilateralAgentFactory, NegotiationResult } from '../../src/core/bilateral/tournament';
 import { createRng } from '../../src/core/rng';
 import { PRESETS, type Preset } from '../../src/core/scenario';
+import { runTournament } from '../../src/core/engine/tournament';
+import { bilateralGame } from '../../src/core/bilateral/game';
 
 // Ten scenarios per pair and preset: 40 per pairing over the four presets, in both seats.
 const SCENARIOS_PER_PAIR = 10;
@@ -38,17 +40,18 @@ const SUBJECTS: Subject[] = [
 const subjectOf = (spec: string) => SUBJECTS.find((s) => s.name === spec) as Subject;
 
 /** The registry's agents, and the LLM agent over the seeded model with the seat's seed. */
-const suiteAgents: AgentFactory = (spec, role, ctx) => {
+const suiteAgents: BilateralAgentFactory = (spec, role, ctx) => {
   const moveInterface = LLM_SUBJECTS[spec];
   return moveInterface === undefined ? makeAgent(spec, role, ctx) : llmAgent(seededModel(), { interface: moveInterface, seed: ctx.seed });
 };
 
 /** Every negotiation `subject` takes part in: against each strategy in both seats, and against itself. */
-async function negotiationsOf(subject: Subject, preset: Preset, factory: AgentFactory = suiteAgents) {
+async function negotiationsOf(subject: Subject, preset: Preset, factory: BilateralAgentFactory = suiteAgents) {
   const results: NegotiationResult[] = [];
   for (const other of [...STRATEGIES.map((d) => d.name).filter((n) => n !== subject.name), subject.name]) {
     const self = other === subject.name;
     await runTournament(
+      bilateralGame,
       {
         agents: self ? [subject.name] : [subject.name, other],
         scenariosPerPair: SCENARIOS_PER_PAIR,
@@ -158,7 +161,7 @@ describe.each(SUBJECTS)('$name', (def) => {
 
     if (!def.alwaysValid) {
       it('draws other answers from other seeds: its sampling follows the seat’s seed', async () => {
-        const otherSeed: AgentFactory = (spec, role, ctx) => suiteAgents(spec, role, { ...ctx, seed: ctx.seed + 1 });
+        const otherSeed: BilateralAgentFactory = (spec, role, ctx) => suiteAgents(spec, role, { ...ctx, seed: ctx.seed + 1 });
         const rerun = await negotiationsOf(def, preset, otherSeed);
         const differ = rerun.filter((r, i) => JSON.stringify(r.events) !== JSON.stringify(results[i]?.events)).length;
         expect(differ).toBeGreaterThan(rerun.length / 2);
@@ -167,7 +170,7 @@ describe.each(SUBJECTS)('$name', (def) => {
 
     if (def.deterministic) {
       it('ignores the rng it is given', async () => {
-        const otherRng: AgentFactory = (spec, role, ctx) => suiteAgents(spec, role, { ...ctx, rng: createRng(99) });
+        const otherRng: BilateralAgentFactory = (spec, role, ctx) => suiteAgents(spec, role, { ...ctx, rng: createRng(99) });
         const rerun = await negotiationsOf(def, preset, otherRng);
         for (const [i, r] of rerun.entries()) {
           if (!subjectOf(r.buyer).deterministic || !subjectOf(r.seller).deterministic) continue;

@@ -19,7 +19,7 @@ export function scenario(
 }
 
 export const agent = (spec: string, role: Role, seed = 1): BilateralAgent =>
-  makeAgent(spec, role, { rng: createRng(seed), negotiationId: 'test', seed });
+  makeAgent(spec, role, { rng: createRng(seed), jobId: 'test', seed });
 
 /** The state after `moves`, one per turn, alternating from the first mover; throws on an illegal one. */
 export function stateAfter(s: Scenario, moves: readonly Move[]): BilateralState {

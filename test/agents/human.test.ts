@@ -1,18 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { HumanPromptSchema, HumanSeat, HUMAN_SPEC, humanPrompt, type HumanPrompt } from '../../src/agents/human';
 import { createAgentFactory, HUMAN_ONLY_IN_ARENA, makeAgent, parseAgentSpec, parseAgentSpecs } from '../../src/agents/registry';
-import { playNegotiation, runTournament } from '../../src/core/bilateral/tournament';
+import { playNegotiation } from '../../src/core/bilateral/tournament';
 import { replayLog } from '../../src/core/bilateral/replay';
 import { CATALOG } from '../../src/core/catalog';
 import { createRng } from '../../src/core/rng';
 import { makeScenario, type Role } from '../../src/core/scenario';
 import type { Move } from '../../src/core/bilateral/moves';
 import { runCli } from '../cli/helpers';
+import { runTournament } from '../../src/core/engine/tournament';
+import { bilateralGame } from '../../src/core/bilateral/game';
 
 const ITEM = CATALOG[10]!;
 /** A scenario whose values are far from anything the seat is shown, so a leak would be seen. */
 const scenario = makeScenario('human-test', ITEM, 123.45, 67.89, { turnLimit: 10, firstMover: 'buyer' });
-const seller = (role: Role = 'seller') => makeAgent('hardliner', role, { rng: createRng(1), negotiationId: 'h', seed: 1 });
+const seller = (role: Role = 'seller') => makeAgent('hardliner', role, { rng: createRng(1), jobId: 'h', seed: 1 });
 
 /** A human seat whose user answers each prompt, after the current task, with the next move from `script`. */
 function scripted(script: (prompt: HumanPrompt) => Move) {
@@ -127,7 +129,7 @@ describe('the human spec', () => {
     expect(HUMAN_ONLY_IN_ARENA).not.toContain('\n');
     expect(parseAgentSpecs(['boulware', 'human'])).toEqual({ ok: false, error: HUMAN_ONLY_IN_ARENA });
     expect(parseAgentSpec(' human ', { allowHuman: true })).toEqual({ ok: true, value: { name: 'human', params: {}, label: 'human', human: true } });
-    expect(() => createAgentFactory()('human', 'buyer', { rng: createRng(1), negotiationId: 'x', seed: 1 })).toThrow(HUMAN_ONLY_IN_ARENA);
+    expect(() => createAgentFactory()('human', 'buyer', { rng: createRng(1), jobId: 'x', seed: 1 })).toThrow(HUMAN_ONLY_IN_ARENA);
   });
 
   it('the command line refuses it in a game and in a tournament, with that line and status 2', async () => {
@@ -145,6 +147,6 @@ describe('the human spec', () => {
   });
 
   it('a tournament given a human seat anyway fails with that line instead of waiting for anyone', async () => {
-    await expect(runTournament({ agents: ['boulware', 'human'], scenariosPerPair: 1, preset: 'standard', seed: 1, selfPlay: false }, makeAgent)).rejects.toThrow(HUMAN_ONLY_IN_ARENA);
+    await expect(runTournament(bilateralGame, { agents: ['boulware', 'human'], scenariosPerPair: 1, preset: 'standard', seed: 1, selfPlay: false }, makeAgent)).rejects.toThrow(HUMAN_ONLY_IN_ARENA);
   });
 });

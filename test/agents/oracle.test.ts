@@ -7,13 +7,15 @@ import { describe, expect, it } from 'vitest';
 import { Aggregator } from '../../src/core/bilateral/aggregate';
 import { oracleOutcome, oracleShare } from '../../src/core/bilateral/oracle';
 import { bilateral } from '../../src/core/bilateral/protocol';
-import { runTournament, type NegotiationResult } from '../../src/core/bilateral/tournament';
+import type { NegotiationResult } from '../../src/core/bilateral/tournament';
 import { generateScenarios, opponentOf, type Role } from '../../src/core/scenario';
 import { makeAgent } from '../../src/agents/registry';
 import { OracleScorer, oracleCounterpart, seatOracle } from '../../src/agents/oracle';
 import { STRATEGIES } from '../../src/agents/scripted';
 import type { ScriptedAgent } from '../../src/agents/scripted/policy';
 import { agent, scenario } from './fixtures';
+import { runTournament } from '../../src/core/engine/tournament';
+import { bilateralGame } from '../../src/core/bilateral/game';
 
 const DETERMINISTIC = STRATEGIES.filter((s) => s.deterministic).map((s) => s.name);
 const SCHEDULED = DETERMINISTIC.filter((n) => n !== 'tit-for-tat');
@@ -88,7 +90,7 @@ describe('the scheduled search is exact', () => {
         for (const seat of ['buyer', 'seller'] as const) {
           const other = opponentOf(seat);
           const scheduled = oracleOutcome(s, seat, oracleCounterpart(name, other)!);
-          const played = oracleOutcome(s, seat, { kind: 'reactive', agent: makeAgent(name, other, { rng: null as never, negotiationId: 'x', seed: 1 }) });
+          const played = oracleOutcome(s, seat, { kind: 'reactive', agent: makeAgent(name, other, { rng: null as never, jobId: 'x', seed: 1 }) });
           expect([s.id, seat, played.utility <= scheduled.utility + 1e-9]).toEqual([s.id, seat, true]);
           expect([s.id, seat, scheduled.utility]).toEqual([s.id, seat, expect.closeTo(played.utility, 9)]);
         }
@@ -131,7 +133,7 @@ describe('the oracle figures of a tournament', () => {
   async function play(agents: string[]): Promise<NegotiationResult[]> {
     const scorer = new OracleScorer();
     const out: NegotiationResult[] = [];
-    await runTournament({ agents, scenariosPerPair: 40, preset: 'standard', seed: 5, selfPlay: true }, makeAgent, {
+    await runTournament(bilateralGame, { agents, scenariosPerPair: 40, preset: 'standard', seed: 5, selfPlay: true }, makeAgent, {
       onResult: (r) => {
         scorer.score(r.buyer, r.seller, r.scenario, r.metrics);
         out.push(r);

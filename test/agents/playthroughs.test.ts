@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runTournament, type NegotiationResult } from '../../src/core/bilateral/tournament';
+import type { NegotiationResult } from '../../src/core/bilateral/tournament';
 import type { BilateralOutcome } from '../../src/core/bilateral/protocol';
 import type { Move } from '../../src/core/bilateral/moves';
-import { runMarketTournament, type MarketTournamentResult } from '../../src/core/market/tournament';
+import type { MarketTournamentResult } from '../../src/core/market/tournament';
 import { MARKET_PRESETS } from '../../src/core/market/scenario';
 import type { MarketMove } from '../../src/core/market/moves';
 import type { MarketOutcome } from '../../src/core/market/protocol';
@@ -12,6 +12,9 @@ import { PRESETS, priceRangeOf, type Deadline, type Preset } from '../../src/cor
 import type { SessionEvent, SessionFailure } from '../../src/core/session';
 import { makeAgent, STRATEGY_NAMES } from '../../src/agents/registry';
 import { makeMarketAgent, MARKET_STRATEGIES } from '../../src/agents/market/specs';
+import { runTournament } from '../../src/core/engine/tournament';
+import { bilateralGame } from '../../src/core/bilateral/game';
+import { marketGame } from '../../src/core/market/game';
 
 /**
  * The engine may be made faster, never different. In the bilateral game every strategy (random included) plays every
@@ -109,6 +112,7 @@ async function play(preset: Preset, deadlineName: string, deadline: Deadline): P
   const hash = createHash('sha256');
   const shown: string[] = [];
   await runTournament(
+    bilateralGame,
     { agents: [...STRATEGY_NAMES], scenariosPerPair: SCENARIOS_PER_PAIR, preset, seed: SEED, selfPlay: true, deadline },
     makeAgent,
     {
@@ -153,7 +157,8 @@ function marketPlaythrough(r: MarketTournamentResult): string {
 
 async function playMarkets(buyer: string): Promise<string> {
   const shown: string[] = [];
-  await runMarketTournament(
+  await runTournament(
+    marketGame,
     { sellers: [...MARKET_SELLERS], buyer, configs: [...MARKET_CONFIGS], marketsPerConfig: 1, seed: MARKET_SEED },
     makeMarketAgent,
     { onResult: (r) => void shown.push(marketPlaythrough(r)) },

@@ -151,7 +151,7 @@ describe('parseAgentSpecs', () => {
 
 describe('makeAgent', () => {
   it('builds an agent for either seat and refuses a bad spec', () => {
-    const ctx = { rng: createRng(1), negotiationId: 'n', seed: 1 };
+    const ctx = { rng: createRng(1), jobId: 'n', seed: 1 };
     for (const name of NAMES) {
       expect(typeof makeAgent(name, 'buyer', ctx).act).toBe('function');
       expect(typeof makeAgent(name, 'seller', ctx).act).toBe('function');
@@ -192,7 +192,7 @@ describe('language model specs', () => {
   });
 
   it('builds WebLLM agents only where the page gives the factory its engines', async () => {
-    expect(() => makeAgent('webllm:Qwen3-0.6B-q4f32_1-MLC', 'buyer', { rng: createRng(1), negotiationId: 'x', seed: 1 })).toThrow(WEBLLM_ONLY_IN_BROWSER);
+    expect(() => makeAgent('webllm:Qwen3-0.6B-q4f32_1-MLC', 'buyer', { rng: createRng(1), jobId: 'x', seed: 1 })).toThrow(WEBLLM_ONLY_IN_BROWSER);
     const asked: { model: string; thinking: boolean | undefined }[] = [];
     const factory = createAgentFactory({}, {
       webllm: (model) => ({
@@ -206,7 +206,7 @@ describe('language model specs', () => {
       }),
     });
     const s = scenario(150, 90);
-    const agent = factory('webllm:Qwen3-0.6B-q4f32_1-MLC+think', 'buyer', { rng: createRng(1), negotiationId: 'x', seed: 1 });
+    const agent = factory('webllm:Qwen3-0.6B-q4f32_1-MLC+think', 'buyer', { rng: createRng(1), jobId: 'x', seed: 1 });
     const reply = await agent.act(observeAfter(s, [{ message: '', action: { type: 'offer', price: 120 } }]), new AbortController().signal);
     expect(reply).toMatchObject({ kind: 'move', move: { action: { type: 'walk_away' } } });
     expect(asked).toEqual([{ model: 'Qwen3-0.6B-q4f32_1-MLC', thinking: true }]);

@@ -4,9 +4,11 @@
 import { setMaxListeners } from 'node:events';
 import os from 'node:os';
 import { Aggregator } from '../../src/core/bilateral/aggregate';
-import { runTournament, type TournamentConfig } from '../../src/core/bilateral/tournament';
+import type { TournamentConfig } from '../../src/core/bilateral/tournament';
 import { createAgentFactory } from '../../src/agents/registry';
 import { move, promptOf, slow, start, type RecordedRequest } from '../support/chat-server';
+import { runTournament } from '../../src/core/engine/tournament';
+import { bilateralGame } from '../../src/core/bilateral/game';
 
 const LATENCY_MS = Number(process.env.LATENCY_MS ?? 100);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 8);
@@ -37,7 +39,7 @@ try {
   const t0 = performance.now();
   const cancel = new AbortController();
   setMaxListeners(0, cancel.signal);
-  const summary = await runTournament(config, makeAgent, {
+  const summary = await runTournament(bilateralGame, config, makeAgent, {
     concurrency: CONCURRENCY,
     signal: cancel.signal,
     onResult: (r) => {

@@ -8,9 +8,9 @@ import {
   hasGainsFromTrade,
   makeScenario,
   opponentOf,
-  roundCents,
   type Scenario,
 } from '../../src/core/scenario';
+import { roundCents } from '../../src/core/money';
 
 const isCents = (x: number): boolean => Math.abs(x * 100 - Math.round(x * 100)) < 1e-6;
 /** v − c as a fraction of the list price. */

@@ -3,13 +3,15 @@ import { createAgentFactory, makeAgent } from '../../src/agents/registry';
 import { WEBLLM_CAPABILITIES } from '../../src/agents/backends/webllm/backend';
 import type { ChatBackend } from '../../src/agents/backends/types';
 import { DEFAULT_LLM_SETTINGS } from '../../src/agents/llm/settings';
-import { runTournament, type NegotiationResult } from '../../src/core/bilateral/tournament';
+import type { NegotiationResult } from '../../src/core/bilateral/tournament';
 import { Aggregator } from '../../src/core/bilateral/aggregate';
 import { OracleScorer, scoredMetrics } from '../../src/agents/oracle';
 import { addBatches } from '../../src/storage/batches';
 import { openDb, type ParleyDb } from '../../src/storage/db';
 import { createRun } from '../../src/storage/runs';
 import { negotiationId, negotiationRow, type NegotiationRow, type RunConfig, type RunRow } from '../../src/storage/schema';
+import { runTournament } from '../../src/core/engine/tournament';
+import { bilateralGame } from '../../src/core/bilateral/game';
 
 /** A database of its own for one test, deleted when the test ends. */
 export function freshDb(): ParleyDb {
@@ -40,7 +42,7 @@ let played: Promise<NegotiationResult[]> | null = null;
 export function tournamentResults(): Promise<NegotiationResult[]> {
   played ??= (async () => {
     const out: NegotiationResult[] = [];
-    await runTournament(TOURNAMENT, makeAgent, { onResult: (r) => void out.push(r) });
+    await runTournament(bilateralGame, TOURNAMENT, makeAgent, { onResult: (r) => void out.push(r) });
     return out;
   })();
   return played;
@@ -183,7 +185,7 @@ export async function bulkyModelRun(db: ParleyDb, id: string): Promise<{ run: Ru
         : { text: '', toolCalls: [{ name: 'walk_away', arguments: '{}' }], tokensIn: 100, tokensOut: 5 },
   };
   const results: NegotiationResult[] = [];
-  await runTournament(tournament, createAgentFactory({}, { webllm: () => backend }), { onResult: (r) => void results.push(r) });
+  await runTournament(bilateralGame, tournament, createAgentFactory({}, { webllm: () => backend }), { onResult: (r) => void results.push(r) });
   const config: RunConfig = { kind: 'tournament', tournament };
   const run = await createRun(db, { id, name: 'a model that rambles', config, planned: results.length, createdAt: 1_000 });
   const rows = results.map((r) => toRow(run.id, r));

@@ -7,7 +7,6 @@ import Dexie from 'dexie';
 import { describe, expect, test } from 'vitest';
 import { makeMarketAgent } from '../../src/agents/market';
 import { ALL_MARKET_CONFIGS } from '../../src/core/market/scenario';
-import { runMarketTournament } from '../../src/core/market/tournament';
 import { openDb, SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, type ParleyDb } from '../../src/storage/db';
 import { exportMarketJson, exportMarketJsonl, importMarketRun, marketStandings } from '../../src/storage/market-file';
 import { createMarketRun, getMarketRun, listMarketRuns, loadMarkets, marketLine, MarketWriter, updateMarketRun } from '../../src/storage/market-runs';
@@ -15,6 +14,8 @@ import { tournamentOf, type MarketRunConfig } from '../../src/storage/market-sch
 import { listRuns, loadNegotiations } from '../../src/storage/runs';
 import { exportRunJsonl, importRun } from '../../src/storage/transfer';
 import { freshDb, storedTournament } from './helpers';
+import { runTournament } from '../../src/core/engine/tournament';
+import { marketGame } from '../../src/core/market/game';
 
 const CONFIG: MarketRunConfig = {
   sellers: ['catalog', 'explore'],
@@ -29,7 +30,7 @@ const CONFIG: MarketRunConfig = {
 async function storedMarketRun(db: ParleyDb, id = 'market-run'): Promise<string> {
   await createMarketRun(db, { id, name: 'two sellers', config: CONFIG, planned: 12, createdAt: 5_000 });
   const writer = new MarketWriter(db, id, 0, () => 0);
-  await runMarketTournament(tournamentOf(CONFIG), makeMarketAgent, { onResult: (r) => writer.add(marketLine(r)) });
+  await runTournament(marketGame, tournamentOf(CONFIG), makeMarketAgent, { onResult: (r) => writer.add(marketLine(r)) });
   await writer.flush();
   await updateMarketRun(db, id, { status: 'done', standings: marketStandings(CONFIG, await loadMarkets(db, id)) });
   return id;

@@ -8,13 +8,9 @@ import type { ChatRequest, ChatResponse } from '../../src/agents/backends/types'
 import { llmAgent } from '../../src/agents/llm/agent';
 import { makeAgent } from '../../src/agents/registry';
 import { Aggregator, type Standings } from '../../src/core/bilateral/aggregate';
-import {
-  runTournament,
-  type AgentFactory,
-  type BilateralAgent,
-  type NegotiationResult,
-  type TournamentConfig,
-} from '../../src/core/bilateral/tournament';
+import type { BilateralAgentFactory, BilateralAgent, NegotiationResult, TournamentConfig } from '../../src/core/bilateral/tournament';
+import { runTournament } from '../../src/core/engine/tournament';
+import { bilateralGame } from '../../src/core/bilateral/game';
 
 /**
  * One seat's model: its first answer is not JSON (an invalid move, then a retry); then it offers
@@ -43,14 +39,14 @@ export function scriptedModel(): BilateralAgent {
 }
 
 /** Specs with a colon (`openai:model-a`) get a scripted model; strategies are the real ones. */
-export const modelFactory: AgentFactory = (spec, role, ctx) => (spec.includes(':') ? scriptedModel() : makeAgent(spec, role, ctx));
+export const modelFactory: BilateralAgentFactory = (spec, role, ctx) => (spec.includes(':') ? scriptedModel() : makeAgent(spec, role, ctx));
 
 export async function playModelTournament(
   config: Partial<TournamentConfig> & Pick<TournamentConfig, 'agents'>,
 ): Promise<{ results: NegotiationResult[]; standings: Standings }> {
   const results: NegotiationResult[] = [];
   const aggregator = new Aggregator();
-  await runTournament({ scenariosPerPair: 3, preset: 'standard', seed: 5, selfPlay: false, ...config }, modelFactory, {
+  await runTournament(bilateralGame, { scenariosPerPair: 3, preset: 'standard', seed: 5, selfPlay: false, ...config }, modelFactory, {
     onResult: (r) => {
       results.push(r);
       aggregator.add(r.buyer, r.seller, r.scenario, r.metrics);

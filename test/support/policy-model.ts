@@ -3,7 +3,8 @@
  * every move it made from the prompt stored on the move's call record.
  */
 import type { Move } from '../../src/core/bilateral/moves';
-import { roundCents, type Role } from '../../src/core/scenario';
+import type { Role } from '../../src/core/scenario';
+import { roundCents } from '../../src/core/money';
 import { move, promptOf, toolCall, type Answer, type RecordedRequest } from './chat-server';
 
 /**

@@ -6,7 +6,7 @@
  */
 import type { ChatBackend, ChatResponse } from '../../src/agents/backends/types';
 import { createRng } from '../../src/core/rng';
-import { roundCents } from '../../src/core/scenario';
+import { roundCents } from '../../src/core/money';
 import { policy } from './policy-model';
 
 export function seededModel(): ChatBackend {

@@ -3,7 +3,7 @@ import type { ChatRequest } from '../../src/agents/backends/types';
 import { llmAgent } from '../../src/agents/llm/agent';
 import { makeAgent } from '../../src/agents/registry';
 import { bilateral } from '../../src/core/bilateral/protocol';
-import { runTournament, type NegotiationResult } from '../../src/core/bilateral/tournament';
+import type { NegotiationResult } from '../../src/core/bilateral/tournament';
 import { scenarioAt, zoneBinOf, type Role } from '../../src/core/scenario';
 import { runSession } from '../../src/core/session';
 import {
@@ -17,12 +17,14 @@ import {
   type SftSource,
 } from '../../src/training/sft';
 import { seededModel } from '../support/seeded-model';
+import { runTournament } from '../../src/core/engine/tournament';
+import { bilateralGame } from '../../src/core/bilateral/game';
 
 const AGENTS = ['boulware', 'conceder', 'tit-for-tat', 'hardliner', 'random'];
 
 async function scriptedRun(): Promise<SftSource[]> {
   const rows: NegotiationResult[] = [];
-  await runTournament({ agents: AGENTS, scenariosPerPair: 6, preset: 'standard', seed: 3, selfPlay: false }, makeAgent, {
+  await runTournament(bilateralGame, { agents: AGENTS, scenariosPerPair: 6, preset: 'standard', seed: 3, selfPlay: false }, makeAgent, {
     onResult: (r) => void rows.push(r),
   });
   return rows.map((r) => ({ jobId: r.id, buyer: r.buyer, seller: r.seller, scenario: r.scenario, events: r.events }));
@@ -100,7 +102,7 @@ describe('SFT examples', () => {
       const scenario = scenarioAt({ preset: 'standard', seed: 9 }, 1);
       const record = await runSession(bilateral, scenario, {
         buyer: llmAgent(recorder, { interface: style, seed: 77 }),
-        seller: makeAgent('boulware', 'seller', { negotiationId: 'x', seed: 1, rng: null as never }),
+        seller: makeAgent('boulware', 'seller', { jobId: 'x', seed: 1, rng: null as never }),
       });
       const refused = record.events.filter((e) => e.type === 'invalid').length;
       expect(refused).toBeGreaterThan(0);

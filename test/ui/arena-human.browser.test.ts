@@ -8,7 +8,8 @@ import { DEBRIEF_STRATEGIES } from '../../src/ui/debrief';
 import { money, pct } from '../../src/ui/components/format';
 import { playNegotiation, type BilateralAgent } from '../../src/core/bilateral/tournament';
 import { computeMetrics } from '../../src/core/bilateral/metrics';
-import { generateScenarios, roundCents, type Role, type Scenario } from '../../src/core/scenario';
+import { generateScenarios, type Role, type Scenario } from '../../src/core/scenario';
+import { roundCents } from '../../src/core/money';
 import type { Move } from '../../src/core/bilateral/moves';
 import { agent, cleanup, control, must, render, text } from './helpers.svelte';
 

@@ -17,7 +17,7 @@ import {
   type StoredGame,
 } from '../../src/ui/class-export';
 
-const agent = (spec: string, role: Role) => makeAgent(spec, role, { rng: createRng(1), negotiationId: 'class', seed: 1 });
+const agent = (spec: string, role: Role) => makeAgent(spec, role, { rng: createRng(1), jobId: 'class', seed: 1 });
 
 /** A stored Arena game: `buyer`/`seller` as stored (`human` for the player's seat), played by scripted stand-ins. */
 async function game(runName: string, buyer: string, seller: string, scenario: Scenario, createdAt: number): Promise<StoredGame> {

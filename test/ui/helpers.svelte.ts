@@ -1,10 +1,12 @@
 /** Mounting components for the browser tests, with reactive props and real core inputs. */
 import { flushSync, mount, unmount } from 'svelte';
 import { Aggregator, type Standings } from '../../src/core/bilateral/aggregate';
-import { playNegotiation, runTournament, type BilateralAgent } from '../../src/core/bilateral/tournament';
+import { playNegotiation, type BilateralAgent } from '../../src/core/bilateral/tournament';
 import { makeAgent } from '../../src/agents/registry';
 import { createRng } from '../../src/core/rng';
 import type { Role, Scenario } from '../../src/core/scenario';
+import { runTournament } from '../../src/core/engine/tournament';
+import { bilateralGame } from '../../src/core/bilateral/game';
 
 /** A deeply reactive props object: changing it (or pushing to its arrays) updates the mounted component. */
 export function reactive<T extends object>(initial: T): T {
@@ -35,7 +37,7 @@ export function cleanup(): void {
 }
 
 export const agent = (spec: string, role: Role, seed = 1): BilateralAgent =>
-  makeAgent(spec, role, { rng: createRng(seed), negotiationId: 'ui-test', seed });
+  makeAgent(spec, role, { rng: createRng(seed), jobId: 'ui-test', seed });
 
 export const play = (scenario: Scenario, buyer: BilateralAgent, seller: BilateralAgent) =>
   playNegotiation(scenario, { buyer, seller });
@@ -43,7 +45,7 @@ export const play = (scenario: Scenario, buyer: BilateralAgent, seller: Bilatera
 /** A small round-robin through the real tournament runner and aggregator. */
 export async function standings(agents: string[], scenariosPerPair = 8): Promise<Standings> {
   const aggregator = new Aggregator();
-  await runTournament({ agents, scenariosPerPair, preset: 'standard', seed: 7, selfPlay: false }, makeAgent, {
+  await runTournament(bilateralGame, { agents, scenariosPerPair, preset: 'standard', seed: 7, selfPlay: false }, makeAgent, {
     onResult: (r) => aggregator.add(r.buyer, r.seller, r.scenario, r.metrics),
   });
   return aggregator.standings({ samples: 200 });

@@ -68,8 +68,8 @@ test('a pass-and-play game is ranked like any: both students by name, each in th
   // Two scripted stand-ins play the students' seats: the ranking reads the stored seats and the log, not who typed.
   const rng = createRng(1);
   const played = await playNegotiation(scenario, {
-    buyer: makeAgent('boulware', 'buyer', { rng, negotiationId: 'pp', seed: 1 }),
-    seller: makeAgent('linear', 'seller', { rng, negotiationId: 'pp', seed: 1 }),
+    buyer: makeAgent('boulware', 'buyer', { rng, jobId: 'pp', seed: 1 }),
+    seller: makeAgent('linear', 'seller', { rng, jobId: 'pp', seed: 1 }),
   });
   const runName = passAndPlayName({ buyer: 'Ada', seller: 'Ben' }, 'human buys Blender from human');
   const out = classExport([{ runId: 'pp', runName, createdAt: 1, buyer: 'human', seller: 'human', scenario, events: played.events }]);

@@ -5,15 +5,16 @@
 import { describe, expect, it } from 'vitest';
 import { makeAgent } from '../../src/agents/registry';
 import { Aggregator, type Standings } from '../../src/core/bilateral/aggregate';
-import { runTournament } from '../../src/core/bilateral/tournament';
 import { lessonById, type LessonId } from '../../src/ui/lessons';
+import { runTournament } from '../../src/core/engine/tournament';
+import { bilateralGame } from '../../src/core/bilateral/game';
 
 async function standingsOf(id: LessonId): Promise<Standings> {
   const lesson = lessonById(id);
   if (lesson?.page !== 'tournament') throw new Error(`${id} is not a tournament lesson`);
   const { agents, scenariosPerPair, preset, seed, selfPlay, deadline, firstMover } = lesson.setup as Required<typeof lesson.setup>;
   const aggregator = new Aggregator();
-  await runTournament({ agents: [...agents], scenariosPerPair, preset, seed, selfPlay, deadline, firstMover }, makeAgent, {
+  await runTournament(bilateralGame, { agents: [...agents], scenariosPerPair, preset, seed, selfPlay, deadline, firstMover }, makeAgent, {
     onResult: (r) => aggregator.add(r.buyer, r.seller, r.scenario, r.metrics),
   });
   return aggregator.standings({ samples: 0 });

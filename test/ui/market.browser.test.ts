@@ -10,14 +10,14 @@ import { createMarketAgentFactory } from '../../src/agents/market';
 import { MARKET_METRIC_NAMES, salesOf } from '../../src/core/market/metrics';
 import { optimalAllocation } from '../../src/core/market/matching';
 import { generateMarket, marketConfigByName } from '../../src/core/market/scenario';
-import { marketSeat, playMarket } from '../../src/core/market/tournament';
+import { playMarket } from '../../src/core/market/tournament';
+import { Seat } from '../../src/core/engine/seat';
 import { openDb } from '../../src/storage/db';
 import { createMarketRun, getMarketRun, loadMarkets, marketLine, MarketWriter } from '../../src/storage/market-runs';
 import { marketStandings } from '../../src/storage/market-file';
 import { tournamentOf, type MarketLine, type MarketRunConfig } from '../../src/storage/market-schema';
 import { makeMarketAgent } from '../../src/agents/market';
 import { ALL_MARKET_CONFIGS } from '../../src/core/market/scenario';
-import { runMarketTournament } from '../../src/core/market/tournament';
 import { showMetric } from '../../src/ui/components/market/describe';
 import { money } from '../../src/ui/components/format';
 import MarketPage from '../../src/ui/pages/MarketPage.svelte';
@@ -30,6 +30,8 @@ import { RunsStore } from '../../src/ui/state/runs.svelte';
 import { database, newId, sim } from '../../src/ui/state/sim';
 import { TournamentSession } from '../../src/ui/state/tournament.svelte';
 import { cleanup, control, must, render, text } from './helpers.svelte';
+import { runTournament } from '../../src/core/engine/tournament';
+import { marketGame } from '../../src/core/market/game';
 
 afterEach(cleanup);
 
@@ -50,7 +52,7 @@ describe('Market page', () => {
 
     const scenario = generateMarket(marketConfigByName('small')!.config, 3, 0, 'small');
     const make = createMarketAgentFactory();
-    const seat = (role: 'seller' | 'buyer', spec: string) => make(spec, role, marketSeat(3, 'small-0-0', role));
+    const seat = (role: 'seller' | 'buyer', spec: string) => make(spec, role, new Seat(3, 'small-0-0', role));
     const played = await playMarket(scenario, { seller: seat('seller', 'greedy'), buyer: seat('buyer', 'margin') });
     expect(text(target.querySelector('.market-log li:last-child'))).toContain('End');
     expect(target.querySelectorAll('.market-log li')).toHaveLength(played.events.length);
@@ -171,7 +173,7 @@ describe('market tournaments', () => {
       samples: 200,
     };
     const whole: MarketLine[] = [];
-    await runMarketTournament(tournamentOf(config), makeMarketAgent, { onResult: (r) => void whole.push(marketLine(r)) });
+    await runTournament(marketGame, tournamentOf(config), makeMarketAgent, { onResult: (r) => void whole.push(marketLine(r)) });
     // The worker's database, as a tab closed after five markets left it.
     const db = database();
     const runId = newId();

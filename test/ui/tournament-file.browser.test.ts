@@ -9,7 +9,7 @@ import '../../src/ui/theme.css';
 import FIXTURE from '../fixtures/negmas-reference-3.jsonl?raw';
 import TournamentPage from '../../src/ui/pages/TournamentPage.svelte';
 import { parseScenarioFile } from '../../src/core/bilateral/scenario-file';
-import { planTournament, runTournament, type NegotiationResult } from '../../src/core/bilateral/tournament';
+import { planTournament, type NegotiationResult } from '../../src/core/bilateral/tournament';
 import { makeAgent } from '../../src/agents/registry';
 import { createRun, deleteRun, getRun, loadNegotiations, openDb, updateRun } from '../../src/storage';
 import { NegotiationWriter } from '../../src/storage/writer';
@@ -20,6 +20,8 @@ import { database } from '../../src/ui/state/sim';
 import { TournamentSession } from '../../src/ui/state/tournament.svelte';
 import { describeConfig } from '../../src/ui/describe';
 import { cleanup, control, must, reactive, render, text } from './helpers.svelte';
+import { runTournament } from '../../src/core/engine/tournament';
+import { bilateralGame } from '../../src/core/bilateral/game';
 
 afterEach(cleanup);
 const played: string[] = [];
@@ -117,7 +119,7 @@ describe('Tournament scenarios from a file', () => {
   test('a run from a file stopped part-way resumes with the same scenarios, exports and imports back whole', async () => {
     const config = fullTournamentConfig({ agents: ['boulware', 'conceder', 'random'], scenariosPerPair: 3, preset: 'standard', seed: 9, selfPlay: false, scenarios: SCENARIOS });
     const whole: NegotiationResult[] = [];
-    await runTournament(config, makeAgent, { onResult: (r) => void whole.push(r) });
+    await runTournament(bilateralGame, config, makeAgent, { onResult: (r) => void whole.push(r) });
     // The worker's database, as a tab closed after five negotiations left it.
     const db = database();
     const runId = newId();

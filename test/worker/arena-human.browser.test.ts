@@ -114,7 +114,7 @@ describe('the debrief’s replays', () => {
     // The same negotiation, played here with the game's seeds, gives the same log.
     const seed = hashString('g-random');
     const seat = (spec: string, role: 'buyer' | 'seller', xor: number) =>
-      makeAgent(spec, role, { rng: createRng(seed ^ xor), negotiationId: 'g-random', seed: deriveSeed(seed, 'g-random', role) });
+      makeAgent(spec, role, { rng: createRng(seed ^ xor), jobId: 'g-random', seed: deriveSeed(seed, 'g-random', role) });
     const direct = await playNegotiation(scenario, { buyer: seat('hardliner', 'buyer', 1), seller: seat('random', 'seller', 2) });
     expect(played[1]?.events).toEqual(direct.events);
   });

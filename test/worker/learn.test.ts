@@ -6,7 +6,7 @@ import { makeAgent } from '../../src/agents/registry';
 import { createRng } from '../../src/core/rng';
 import { generateScenarios, type Role } from '../../src/core/scenario';
 
-const seat = (spec: string, role: Role) => makeAgent(spec, role, { rng: createRng(1), negotiationId: 't', seed: 1 });
+const seat = (spec: string, role: Role) => makeAgent(spec, role, { rng: createRng(1), jobId: 't', seed: 1 });
 const set = { kind: 'set', preset: 'uniform', seed: 3, count: 12, deadline: { kind: 'fixed', turns: 10 }, firstMover: 'seller' } as const;
 
 describe('a Learn experiment', () => {

@@ -4,8 +4,9 @@
  * under `price`, `amount` or `value`, the `{"offer": 120}` shorthand, a wrapper object around
  * the move. Reasons are written to be shown to the model on its retry.
  */
-import { MAX_MESSAGE_LENGTH, MoveSchema, type Action, type ActionType, type Move } from '../../core/bilateral/moves';
-import { roundCents } from '../../core/scenario';
+import { MoveSchema, type Action, type ActionType, type Move } from '../../core/bilateral/moves';
+import { MAX_MESSAGE_LENGTH } from '../../core/message';
+import { roundCents } from '../../core/money';
 import { MIN_OFFER_PRICE } from '../../core/bilateral/protocol';
 import { clip } from './json-text';
 

@@ -4,7 +4,8 @@
  * for small models with small contexts: a system message and one user message, fitted into a
  * token budget by leaving out the oldest messages (never a binding action) when it must.
  */
-import { MAX_MESSAGE_LENGTH, type Action } from '../../core/bilateral/moves';
+import type { Action } from '../../core/bilateral/moves';
+import { MAX_MESSAGE_LENGTH } from '../../core/message';
 import type { BilateralObservation, TranscriptEntry } from '../../core/bilateral/protocol';
 import { opponentOf, type Role } from '../../core/scenario';
 import type { Retry } from '../../core/session';

@@ -4,7 +4,8 @@
  * prefer tool calls. Tool calls are turned back into a Move here, text by the decoder.
  */
 import { z } from 'zod';
-import { ActionSchema, MAX_MESSAGE_LENGTH, MoveSchema, type ActionType, type Move } from '../../core/bilateral/moves';
+import { ActionSchema, MoveSchema, type ActionType, type Move } from '../../core/bilateral/moves';
+import { MAX_MESSAGE_LENGTH } from '../../core/message';
 import type { ToolSpec } from '../backends/types';
 import { parseLoose } from './json-text';
 import {

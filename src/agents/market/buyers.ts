@@ -1,7 +1,7 @@
 /** Scripted buyers: each buyer of the pool plays the strategy with its own private values. */
 import { ACCEPT_OFFER, counterOffer, REJECT_OFFER } from '../../core/market/moves';
 import { hashString } from '../../core/rng';
-import { roundCents } from '../../core/scenario';
+import { roundCents } from '../../core/money';
 import type { MarketStrategyDef } from './types';
 import { buyerAgent, floorCents } from './policy';
 

@@ -2,7 +2,7 @@
 import { maxWeightMatching } from '../../core/market/matching';
 import { sellerMove, type SellerMove } from '../../core/market/moves';
 import type { MarketEntry, ProductView, SellerObservation } from '../../core/market/protocol';
-import { roundCents } from '../../core/scenario';
+import { roundCents } from '../../core/money';
 import type { MarketStrategyDef, ParamInfo } from './types';
 import { activeBuyers, askAtLeastCost, bestCounter, inStock, offerCounts, pairKey, sellerAgent, takeableCounters } from './policy';
 

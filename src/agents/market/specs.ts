@@ -2,7 +2,6 @@
  * Market agent specs as text, `name` or `name:key=value:key=value`, parsed per seat as the
  * bilateral specs are (src/agents/specs.ts): errors are one line that names the valid choices.
  */
-import type { SeatInfo } from '../../core/bilateral/tournament';
 import type { MarketRole } from '../../core/market/moves';
 import type { MarketAgent, MarketAgentFactory } from '../../core/market/tournament';
 import { err, ok, type Result } from '../../core/result';
@@ -15,6 +14,7 @@ import { marginBuyer, randomBuyer } from './buyers';
 import { marketLlmAgent } from './llm/agent';
 import { catalogSeller, exploreSeller, greedySeller, randomSeller } from './sellers';
 import type { MarketStrategyDef } from './types';
+import type { SeatInfo } from '../../core/engine/seat';
 
 /** Every scripted market strategy, by seat, in the order the CLI lists them. */
 export const MARKET_STRATEGIES: Readonly<Record<MarketRole, readonly MarketStrategyDef[]>> = {

@@ -7,7 +7,8 @@ import { ACCEPT, WALK_AWAY, type Move } from '../../core/bilateral/moves';
 import type { ScheduledMove } from '../../core/bilateral/oracle';
 import type { BilateralObservation } from '../../core/bilateral/protocol';
 import type { BilateralAgent } from '../../core/bilateral/tournament';
-import { roundCents, type Role } from '../../core/scenario';
+import type { Role } from '../../core/scenario';
+import { roundCents } from '../../core/money';
 import type { AgentReply } from '../../core/session';
 import type { ParamInfo } from './types';
 

@@ -1,5 +1,5 @@
 import { REJECT, type Move } from '../../core/bilateral/moves';
-import { roundCents } from '../../core/scenario';
+import { roundCents } from '../../core/money';
 import type { StrategyDef } from './types';
 import { ACCEPT_REPLY, MIN_PRICE, WALK_AWAY_REPLY, offerReply, type Reply } from './policy';
 

@@ -2,13 +2,15 @@
 import { DEFAULT_MARKET_SPECS, MARKET_STRATEGIES, parseMarketSpecs } from '../../agents/market';
 import { MarketAggregator, STANDING_METRICS } from '../../core/market/aggregate';
 import { ALL_MARKET_CONFIGS, HELD_OUT_CONFIGS, MARKET_PRESETS, marketConfigByName, type NamedMarketConfig } from '../../core/market/scenario';
-import { plannedMarkets, runMarketTournament, type MarketTournamentConfig } from '../../core/market/tournament';
+import { plannedMarkets, type MarketTournamentConfig } from '../../core/market/tournament';
 import { deriveSeed, SeedSchema } from '../../core/rng';
 import { MarketRunConfigSchema } from '../../storage/market-schema';
 import { intFlag, parseFlags, rangeOf, UsageError, type Command } from '../args';
 import { EXIT_INTERRUPTED, type Io } from '../io';
 import { agentFactory, formatStandings, MarketJsonlWriter, seatSpec } from '../market';
 import { LLM_FLAGS, REMOTE_FLAGS } from '../model-flags';
+import { runTournament } from '../../core/engine/tournament';
+import { marketGame } from '../../core/market/game';
 
 /** The sellers played when --sellers is not given: every deterministic one. */
 const deterministic = MARKET_STRATEGIES.seller.filter((d) => d.deterministic).map((d) => d.name);
@@ -46,7 +48,7 @@ async function run(argv: string[], io: Io): Promise<number> {
   let done = 0;
   let summary;
   try {
-    summary = await runMarketTournament(config, makeMarketAgent, {
+    summary = await runTournament(marketGame, config, makeMarketAgent, {
       ...(io.signal && { signal: io.signal }),
       onResult: async (r) => {
         aggregator.add(r.config.name, r.config.heldOut, r.seller, r.metrics);

@@ -4,7 +4,8 @@ import { optimalAllocation } from '../../core/market/matching';
 import { salesOf } from '../../core/market/metrics';
 import { ALL_MARKET_CONFIGS, generateMarket, HELD_OUT_VALUATIONS, MarketConfigSchema, VALUATIONS } from '../../core/market/scenario';
 import { playMarket } from '../../core/market/tournament';
-import { createRng, deriveSeed, SeedSchema } from '../../core/rng';
+import { Seat } from '../../core/engine/seat';
+import { SeedSchema } from '../../core/rng';
 import { intFlag, parseFlags, rangeOf, type Command } from '../args';
 import { EXIT_INTERRUPTED, type Io } from '../io';
 import { agentFactory, formatMarket, marketFlags, namedMetrics, seatSpec } from '../market';
@@ -21,10 +22,7 @@ async function run(argv: string[], io: Io): Promise<number> {
   const seed = intFlag(args, 'seed');
   const scenario = generateMarket(config, seed, 0, name);
   const id = `market-${seed}`;
-  const seat = (role: 'seller' | 'buyer', spec: string) => {
-    const seatSeed = deriveSeed(seed, id, role);
-    return makeMarketAgent(spec, role, { rng: createRng(seatSeed), negotiationId: id, seed: seatSeed });
-  };
+  const seat = (role: 'seller' | 'buyer', spec: string) => makeMarketAgent(spec, role, new Seat(seed, id, role));
   const played = await playMarket(scenario, { seller: seat('seller', seller), buyer: seat('buyer', buyer) }, io.signal ? { signal: io.signal } : {});
   const { events, outcome, metrics } = played;
   if (args.switches.has('json')) {

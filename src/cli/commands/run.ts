@@ -3,7 +3,7 @@ import { createAgentFactory, parseAgentSpec } from '../../agents/registry';
 import { OracleScorer } from '../../agents/oracle';
 import { STRATEGIES } from '../../agents/scripted';
 import { playNegotiation } from '../../core/bilateral/tournament';
-import { createRng, deriveSeed } from '../../core/rng';
+import { Seat } from '../../core/engine/seat';
 import { generateScenarios, type Role } from '../../core/scenario';
 import { parseFlags, requiredFlag, UsageError, type Command } from '../args';
 import { BILATERAL_MODEL_FLAGS, priceFlags, scenarioFlags, SCENARIO_FLAGS, usd } from '../bilateral-flags';
@@ -25,10 +25,7 @@ async function run(argv: string[], io: Io): Promise<number> {
   const prices = priceFlags(args);
   const llm = llmFlags(args, [buyer.value, seller.value]);
   const makeAgent = createAgentFactory(remoteSettings(args, io.env ?? {}, [buyer.value, seller.value]), {}, llm);
-  const seat = (role: Role, label: string) => {
-    const seatSeed = deriveSeed(seed, negotiationId, role);
-    return makeAgent(label, role, { rng: createRng(seatSeed), negotiationId, seed: seatSeed });
-  };
+  const seat = (role: Role, label: string) => makeAgent(label, role, new Seat(seed, negotiationId, role));
   const result = await playNegotiation(
     scenario,
     { buyer: seat('buyer', buyer.value.label), seller: seat('seller', seller.value.label) },

@@ -6,7 +6,7 @@ import { OracleScorer } from '../../agents/oracle';
 import { KEY_ENV } from '../../agents/remote';
 import { Aggregator, describeIntervals } from '../../core/bilateral/aggregate';
 import { standingsCsv } from '../../core/bilateral/csv';
-import { CONFIRM_PLANS_OVER, plannedCount, runTournament, type TournamentConfig, type TournamentSummary } from '../../core/bilateral/tournament';
+import { CONFIRM_PLANS_OVER, plannedCount, type TournamentConfig } from '../../core/bilateral/tournament';
 import { deriveSeed } from '../../core/rng';
 import { deadlineLabel, DEFAULT_DEADLINE } from '../../core/scenario';
 import { fullTournamentConfig, TournamentConfigSchema, type RunRecord, type StoredTournamentConfig } from '../../storage/schema';
@@ -19,6 +19,8 @@ import { RunJsonlWriter } from '../jsonl';
 import { CONCURRENCY, llmFlags, printable, remoteSettings } from '../model-flags';
 import { sameFile } from '../output-file';
 import { readScenarioFile } from '../read-scenario-file';
+import { runTournament, type TournamentSummary } from '../../core/engine/tournament';
+import { bilateralGame } from '../../core/bilateral/game';
 
 /** A run id that the same configuration always gets: the seed and a hash of the whole config. */
 const cliRunId = (config: StoredTournamentConfig): string =>
@@ -115,7 +117,7 @@ async function run(argv: string[], io: Io): Promise<number> {
   io.signal?.addEventListener('abort', stop, { once: true });
   let summary: TournamentSummary;
   try {
-    summary = await runTournament(config, makeAgent, {
+    summary = await runTournament(bilateralGame, config, makeAgent, {
       concurrency,
       signal: cancel.signal,
       onResult: async (r) => {

@@ -1,4 +1,5 @@
-import { hasGainsFromTrade, roundCents, type Role, type Scenario } from '../scenario';
+import { hasGainsFromTrade, type Role, type Scenario } from '../scenario';
+import { roundCents } from '../money';
 import { countSeatEvent, type SeatTally } from '../seat-tally';
 import type { BilateralEvent, BilateralResult } from './events';
 import { turnsFor } from './protocol';

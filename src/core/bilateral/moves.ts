@@ -1,6 +1,5 @@
 import { z } from 'zod';
-
-export const MAX_MESSAGE_LENGTH = 600;
+import { MessageSchema } from '../message';
 
 export const ActionSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('offer'), price: z.number() }),
@@ -14,7 +13,7 @@ export const ACTION_TYPES: readonly ActionType[] = ActionSchema.options.map((o) 
 
 /** One turn: an optional message and at most one binding action. */
 export const MoveSchema = z.object({
-  message: z.string().max(MAX_MESSAGE_LENGTH).optional(),
+  message: MessageSchema.optional(),
   action: ActionSchema.optional(),
 });
 export type Move = z.infer<typeof MoveSchema>;

@@ -15,7 +15,8 @@
  *   offer or the best price the counterpart accepts then (found by bisection). It is a lower bound
  *   of the true best; callers add what the seat actually got (`atLeast`), also a lower bound.
  */
-import { opponentOf, priceRangeOf, roundCents, type PriceRange, type Role, type Scenario } from '../scenario';
+import { opponentOf, priceRangeOf, type PriceRange, type Role, type Scenario } from '../scenario';
+import { roundCents } from '../money';
 import type { Move } from './moves';
 import { bilateral, MAX_OFFER_LIST_MULTIPLE, MIN_OFFER_PRICE, type BilateralObservation, type BilateralState } from './protocol';
 import type { BilateralAgent } from './tournament';

@@ -1,7 +1,10 @@
 import type { Protocol, ProtocolError } from '../protocol';
 import { err, type Result } from '../result';
-import { knownTurnRange, opponentOf, priceRangeOf, roundCents, type PriceRange, type Role, type Scenario } from '../scenario';
-import { MAX_MESSAGE_LENGTH, type Action, type Move } from './moves';
+import { knownTurnRange, opponentOf, priceRangeOf, type PriceRange, type Role, type Scenario } from '../scenario';
+import { messageTooLong } from '../message';
+import { roundCents } from '../money';
+import { append, prefix } from '../shared-list';
+import type { Action, Move } from './moves';
 
 /** What both sides can see of one past turn. */
 export type TranscriptEntry =
@@ -73,24 +76,6 @@ function knownDeadline(s: Scenario): KnownDeadline {
     ceiling: roundCents(MAX_OFFER_LIST_MULTIPLE * s.item.listPrice),
   };
 }
-
-/**
- * A list that successive states share: each state sees the first `n` items. Appending to the
- * newest state's list pushes in place; appending to an older one (a state applied twice) copies
- * first. So a negotiation costs one array per list instead of one per turn, and states stay values.
- */
-function append<T>(items: T[], n: number, item: T): T[] {
-  if (items.length === n) {
-    items.push(item);
-    return items;
-  }
-  const copy = items.slice(0, n);
-  copy.push(item);
-  return copy;
-}
-
-/** The first `n` items, as a list of its own (read only when a caller asks for it). */
-const prefix = <T>(items: readonly T[], n: number): readonly T[] => (items.length === n ? items.slice() : items.slice(0, n));
 
 /**
  * A negotiation between turns. Values: `apply` returns a new state and never changes this one.
@@ -271,8 +256,8 @@ export const bilateral: Protocol<Scenario, BilateralState, Role, BilateralObserv
     const { message, action } = move;
     if (message !== undefined) {
       if (typeof message !== 'string') return invalid('message must be text');
-      if (message.length > MAX_MESSAGE_LENGTH)
-        return invalid(`message is ${message.length} characters; the limit is ${MAX_MESSAGE_LENGTH}`);
+      const tooLong = messageTooLong(message);
+      if (tooLong !== null) return invalid(tooLong);
     }
     if (action === undefined) {
       if (message === undefined) return invalid('a move needs a message or an action');

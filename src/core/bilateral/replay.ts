@@ -1,4 +1,4 @@
-import { replayEvents, type EventReplayError, type ReplayWording } from '../replay';
+import { describeFailure, replayEvents, type EventReplayError, type ReplayWording } from '../replay';
 import { assertNever, err, type Result } from '../result';
 import { DEFAULT_MAX_RETRIES } from '../session';
 import type { Role, Scenario } from '../scenario';
@@ -51,9 +51,8 @@ export function describeResult(r: BilateralResult): string {
     case 'turn_limit':
       return `the turn limit at turn ${r.turn}`;
     case 'error':
-      return `an error of the ${r.actor} at turn ${r.turn}`;
     case 'cancelled':
-      return `a cancel at turn ${r.turn}`;
+      return describeFailure(r);
     default:
       return assertNever(r);
   }

@@ -27,7 +27,8 @@
  * terms only (no deal, no walk-away).
  */
 import { z } from 'zod';
-import { hasGainsFromTrade, opponentOf, roundCents, type Role, type Scenario } from '../scenario';
+import { hasGainsFromTrade, opponentOf, type Role, type Scenario } from '../scenario';
+import { roundCents } from '../money';
 import type { BilateralEvent } from './events';
 import { surplusShare } from './metrics';
 

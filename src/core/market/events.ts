@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CallRecordSchema } from '../bilateral/events';
+import { CallRecordSchema, failureSchemas, invalidFields } from '../events';
 import type { SessionEvent, SessionFailure, SessionRecord } from '../session';
 import { BuyerMoveSchema, MarketRoleSchema, SellerMoveSchema, type MarketMove, type MarketRole } from './moves';
 import type { MarketOutcome } from './protocol';
@@ -11,29 +11,19 @@ export type MarketRecord = SessionRecord<MarketRole, MarketMove, MarketOutcome>;
 export type MarketResultKind = MarketResult['kind'];
 
 const turn = z.int().min(0).max(1_000_000);
-const text = (max: number) => z.string().max(max);
 
 export const MarketResultSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('budget_spent'), turn }),
   z.object({ kind: z.literal('sold_out'), turn }),
   z.object({ kind: z.literal('no_buyers'), turn }),
-  z.object({ kind: z.literal('error'), actor: MarketRoleSchema, message: text(2000), turn }),
-  z.object({ kind: z.literal('cancelled'), turn }),
+  ...failureSchemas(MarketRoleSchema, turn),
 ]);
-
-const invalidFields = {
-  turn,
-  attempt: z.int().min(0).max(100),
-  reason: text(2000),
-  raw: text(200_000),
-  call: CallRecordSchema.optional(),
-};
 
 /** The event log as stored and imported; a seller's moves are seller moves, a buyer's are answers. */
 export const MarketEventSchema = z.union([
   z.object({ type: z.literal('move'), turn, actor: z.literal('seller'), move: SellerMoveSchema, call: CallRecordSchema.optional() }),
   z.object({ type: z.literal('move'), turn, actor: z.literal('buyer'), move: BuyerMoveSchema, call: CallRecordSchema.optional() }),
-  z.object({ type: z.literal('invalid'), actor: MarketRoleSchema, ...invalidFields }),
+  z.object({ type: z.literal('invalid'), turn, actor: MarketRoleSchema, ...invalidFields }),
   z.object({ type: z.literal('forfeit'), turn, actor: MarketRoleSchema }),
   z.object({ type: z.literal('end'), turn, outcome: MarketResultSchema }),
 ]);

@@ -1,4 +1,4 @@
-/** The multi-product market game: scenarios, protocol, events, metrics, matching and tournaments. */
+/** The multi-product market game: scenarios, protocol, events, metrics, matching, tournaments and its GameDef. */
 export * from './scenario';
 export * from './moves';
 export * from './protocol';
@@ -8,3 +8,4 @@ export * from './metrics';
 export * from './tournament';
 export * from './aggregate';
 export * from './replay';
+export * from './game';

@@ -2,7 +2,7 @@
  * Per-market metrics: one fold over the event log. Each measure is defined once, here, and in
  * words in docs/market-metrics.md.
  */
-import { roundCents } from '../scenario';
+import { roundCents } from '../money';
 import { countSeatEvent, emptySeatTally, type SeatTally } from '../seat-tally';
 import type { BuyerMove, SellerMove } from './moves';
 import type { MarketEvent, MarketResultKind } from './events';

@@ -1,16 +1,12 @@
 import { z } from 'zod';
-import { MAX_MESSAGE_LENGTH } from '../bilateral/moves';
-
-export { MAX_MESSAGE_LENGTH };
-
-const message = z.string().max(MAX_MESSAGE_LENGTH);
+import { MessageSchema } from '../message';
 
 /** The seller's four-part message: which buyer, which product, what price, and a pitch. */
 export const SellerMoveSchema = z.object({
   buyer: z.string().max(100),
   product: z.string().max(100),
   price: z.number(),
-  message,
+  message: MessageSchema,
 });
 export type SellerMove = z.infer<typeof SellerMoveSchema>;
 
@@ -26,7 +22,7 @@ export const RESPONSE_TYPES: readonly ResponseType[] = ResponseSchema.options.ma
 /** The addressed buyer's answer to the offer in front of it, with an optional message. */
 export const BuyerMoveSchema = z.object({
   response: ResponseSchema,
-  message: message.optional(),
+  message: MessageSchema.optional(),
 });
 export type BuyerMove = z.infer<typeof BuyerMoveSchema>;
 

@@ -7,10 +7,12 @@
  */
 import type { Protocol, ProtocolError } from '../protocol';
 import { err, ok, type Result } from '../result';
-import { roundCents } from '../scenario';
-import { MAX_MESSAGE_LENGTH, type BuyerMove, type MarketMove, type MarketRole, type SellerMove } from './moves';
+import { messageTooLong } from '../message';
+import { roundCents } from '../money';
+import { append } from '../shared-list';
+import type { BuyerMove, MarketMove, MarketRole, SellerMove } from './moves';
 import type { MarketScenario } from './scenario';
-import { append, BuyerView, MarketState, SellerView, type MarketEntry, type MarketObservation, type MarketOutcome, type Sale } from './state';
+import { BuyerView, MarketState, SellerView, type MarketEntry, type MarketObservation, type MarketOutcome, type Sale } from './state';
 
 export * from './state';
 
@@ -35,8 +37,7 @@ function checkPrice(raw: unknown, listPrice: number, what: string): Result<numbe
 function checkMessage(message: unknown, required: boolean): string | null {
   if (message === undefined && !required) return null;
   if (typeof message !== 'string') return required ? 'message must be text (it may be empty)' : 'message must be text';
-  if (message.length > MAX_MESSAGE_LENGTH) return `message is ${message.length} characters; the limit is ${MAX_MESSAGE_LENGTH}`;
-  return null;
+  return messageTooLong(message);
 }
 
 /** The ending a state has reached, or null while the market goes on. */

@@ -3,7 +3,7 @@
  * rules could have produced it (an imported log is data from anywhere); here are the market's
  * endings in words.
  */
-import { replayEvents, type EventReplayError, type ReplayWording } from '../replay';
+import { describeFailure, replayEvents, type EventReplayError, type ReplayWording } from '../replay';
 import { assertNever, ok, type Result } from '../result';
 import { DEFAULT_MAX_RETRIES } from '../session';
 import type { MarketEvent, MarketResult } from './events';
@@ -23,9 +23,8 @@ export function describeMarketResult(r: MarketResult): string {
     case 'no_buyers':
       return `every buyer served at turn ${r.turn}`;
     case 'error':
-      return `an error of the ${r.actor} at turn ${r.turn}`;
     case 'cancelled':
-      return `a cancel at turn ${r.turn}`;
+      return describeFailure(r);
     default:
       return assertNever(r);
   }

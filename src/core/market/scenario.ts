@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { createRng, deriveSeed, type Rng } from '../rng';
-import { roundCents } from '../scenario';
+import { roundCents } from '../money';
 
 export const VALUATIONS = ['independent', 'correlated', 'shifted', 'segmented', 'lognormal'] as const;
 export const ValuationSchema = z.enum(VALUATIONS);

@@ -3,6 +3,7 @@
  * sales are shared between successive states and copied out on reading.
  * Rules: protocol.ts; measures: docs/market-metrics.md.
  */
+import { prefix } from '../shared-list';
 import type { MarketRole, Response } from './moves';
 import type { MarketScenario } from './scenario';
 
@@ -79,17 +80,6 @@ export interface BuyerObservation {
 
 export type MarketObservation = SellerObservation | BuyerObservation;
 
-/** A list that successive states share (see bilateral/protocol.ts `append`): copied only when a state is applied twice. */
-export function append<T>(items: T[], n: number, item: T): T[] {
-  if (items.length === n) {
-    items.push(item);
-    return items;
-  }
-  const copy = items.slice(0, n);
-  copy.push(item);
-  return copy;
-}
-
 /** A market between turns. A value: `apply` returns a new state. */
 export class MarketState {
   constructor(
@@ -112,7 +102,7 @@ export class MarketState {
   ) {}
 
   get history(): readonly MarketEntry[] {
-    return this.log.length === this.turn ? this.log.slice() : this.log.slice(0, this.turn);
+    return prefix(this.log, this.turn);
   }
   get sales(): readonly Sale[] {
     return this.saleLog.slice(0, this.nSales);

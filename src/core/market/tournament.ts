@@ -1,10 +1,10 @@
 /**
  * Market tournaments: every seller plays the same markets of every configuration (common random
- * numbers), against one buyer strategy. Plays one market at a time and hands each result on.
+ * numbers), against one buyer strategy. The engine plays them (game.ts); here are the plan and
+ * one market's play.
  */
-import type { SeatInfo } from '../bilateral/tournament';
-import { createRng, deriveSeed, type Rng } from '../rng';
-import { isThenable, playSession, type Agent, type RunOptions } from '../session';
+import type { AgentFactory } from '../engine/seat';
+import { andThen, playSession, type Agent, type RunOptions } from '../session';
 import type { MarketEvent, MarketResult } from './events';
 import { optimalAllocation } from './matching';
 import { computeMarketMetrics, type MarketMetrics } from './metrics';
@@ -15,12 +15,9 @@ import { generateMarket, type MarketScenario, type NamedMarketConfig } from './s
 export type MarketAgent = Agent<MarketObservation, MarketMove>;
 
 /** Builds the agent for one seat of one market. */
-export type MarketAgentFactory = (spec: string, role: MarketRole, ctx: SeatInfo) => MarketAgent;
+export type MarketAgentFactory = AgentFactory<MarketRole, MarketAgent>;
 
-export interface MarketPlayOptions {
-  signal?: AbortSignal;
-  maxRetries?: number;
-  onEvent?: RunOptions<MarketRole, MarketMove, MarketResult>['onEvent'];
+export interface MarketPlayOptions extends RunOptions<MarketRole, MarketMove, MarketResult> {
   /** The scenario's optimal welfare, when the caller has it already. */
   optimalWelfare?: number;
 }
@@ -43,8 +40,7 @@ export function playMarket(
     outcome,
     metrics: computeMarketMetrics(scenario, events, optimalWelfare),
   });
-  const record = playSession(market, scenario, agents, run);
-  return isThenable(record) ? record.then(score) : score(record);
+  return andThen(playSession(market, scenario, agents, run), score);
 }
 
 export interface MarketTournamentConfig {
@@ -86,87 +82,10 @@ export function* planMarketJobs(config: MarketTournamentConfig): Generator<Marke
     }
 }
 
-/** The seat of `role` in market `jobId` of a run seeded `runSeed`: its seed, and its random stream made only when read. */
-export const marketSeat = (runSeed: number, jobId: string, role: MarketRole): SeatInfo => new Seat(runSeed, jobId, role);
-
-class Seat implements SeatInfo {
-  private stream: Rng | null = null;
-  readonly seed: number;
-  constructor(runSeed: number, readonly negotiationId: string, role: MarketRole) {
-    this.seed = deriveSeed(runSeed, negotiationId, role);
-  }
-  get rng(): Rng {
-    return (this.stream ??= createRng(this.seed));
-  }
-}
-
-export interface MarketTournamentOptions {
-  signal?: AbortSignal;
-  /** Jobs at the start of the plan already played (a resumed run's stored markets): not played again. */
-  skip?: number;
-  /** Markets in play at once (default 1): worth it for remote model seats, which wait on the network. */
-  concurrency?: number;
-  maxRetries?: number;
-  /** Awaited before the next market is played. */
-  onResult?: (result: MarketTournamentResult) => void | Promise<void>;
-}
-
-export interface MarketTournamentSummary {
-  planned: number;
-  played: number;
-  cancelled: boolean;
-}
-
-/**
- * Plays the plan in order, `concurrency` markets at a time (default 1); results are handed on in
- * plan order whatever order they finish in, so what a caller stores is always a prefix of the plan.
- */
-export async function runMarketTournament(
-  config: MarketTournamentConfig,
-  makeAgent: MarketAgentFactory,
-  opts: MarketTournamentOptions = {},
-): Promise<MarketTournamentSummary> {
-  const { signal } = opts;
-  const concurrency = Math.max(1, Math.floor(opts.concurrency ?? 1));
-  let played = 0;
-  let stopped = false;
-  const skip = opts.skip ?? 0;
-  const play = (job: MarketJob): PlayedMarket | Promise<PlayedMarket> => {
-    const agents = {
-      seller: makeAgent(job.seller, 'seller', new Seat(config.seed, job.id, 'seller')),
-      buyer: makeAgent(job.buyer, 'buyer', new Seat(config.seed, job.id, 'buyer')),
-    };
-    const run = {
-      optimalWelfare: job.optimalWelfare,
-      ...(signal && { signal }),
-      ...(opts.maxRetries !== undefined && { maxRetries: opts.maxRetries }),
-    };
-    return playMarket(job.scenario, agents, run);
-  };
-  /** Hands one finished market on; false once the run stops (a cancelled market is not handed on). */
-  const deliver = async (job: MarketJob, result: PlayedMarket): Promise<boolean> => {
-    if (stopped || result.outcome.kind === 'cancelled') return !(stopped = true);
-    const handed = opts.onResult?.({ ...job, ...result });
-    if (handed !== undefined && isThenable(handed)) await handed;
-    played++;
-    return true;
-  };
-  const inFlight: { job: MarketJob; result: Promise<PlayedMarket> }[] = [];
-  for (const job of planMarketJobs(config)) {
-    if (signal?.aborted || stopped) break;
-    if (job.index < skip) continue;
-    const now = play(job);
-    if (concurrency === 1) {
-      if (!(await deliver(job, isThenable(now) ? await now : now))) break;
-      continue;
-    }
-    inFlight.push({ job, result: Promise.resolve(now) });
-    if (inFlight.length >= concurrency) {
-      const first = inFlight.shift() as (typeof inFlight)[number];
-      if (!(await deliver(first.job, await first.result))) break;
-    }
-  }
-  // The markets still in flight finish (a cancel ends them at once) and are handed on in order.
-  for (const { job, result } of inFlight) await deliver(job, await result);
-  return { planned: plannedMarkets(config), played, cancelled: signal?.aborted ?? false };
+/** Whether `id` names a market of this plan: `<configuration>-<market>-<seller>`, numbers in plain decimal. */
+export function marketJobInPlan(config: MarketTournamentConfig, id: string): boolean {
+  const m = /^(.+)-(0|[1-9]\d{0,8})-(0|[1-9]\d{0,8})$/.exec(id);
+  if (!m) return false;
+  const [name, k, s] = [m[1], Number(m[2]), Number(m[3])];
+  return k < config.marketsPerConfig && s < config.sellers.length && config.configs.some((c) => c.name === name);
 }

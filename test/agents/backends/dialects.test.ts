@@ -8,10 +8,12 @@ import { MOVE_TOKENS, THINKING_MAX_TOKENS } from '../../../src/agents/backends/t
 import type { MoveInterface } from '../../../src/agents/llm/settings';
 import { PROVIDERS, REMOTE_PROVIDERS, canThink, type RemoteProvider } from '../../../src/agents/providers';
 import { createAgentFactory, parseAgentSpec } from '../../../src/agents/registry';
-import { runTournament, type NegotiationResult } from '../../../src/core/bilateral/tournament';
+import type { NegotiationResult } from '../../../src/core/bilateral/tournament';
 import type { ChatServer, RecordedRequest } from '../../support/chat-server';
 import { policyAnswer } from '../../support/policy-model';
 import { serverPerTest } from './helpers';
+import { runTournament } from '../../../src/core/engine/tournament';
+import { bilateralGame } from '../../../src/core/bilateral/game';
 
 const serve = serverPerTest();
 
@@ -26,6 +28,7 @@ async function play(s: ChatServer, spec: string, moveInterface: MoveInterface): 
   const factory = createAgentFactory({ baseUrls: { [provider]: base }, apiKey: () => 'test-key-0011223344' }, {}, { interface: moveInterface });
   const before = s.requests.length;
   await runTournament(
+    bilateralGame,
     { agents: [spec, 'boulware'], scenariosPerPair: 1, preset: 'standard', seed: 42, selfPlay: false, deadline: { kind: 'fixed', turns: 6 } },
     factory,
   );
@@ -165,6 +168,7 @@ describe.each(REMOTE_PROVIDERS)('%s, in its own dialect', (provider) => {
     );
     const results: NegotiationResult[] = [];
     await runTournament(
+      bilateralGame,
       { agents: [spec, 'boulware'], scenariosPerPair: 1, preset: 'standard', seed: 42, selfPlay: false, deadline: { kind: 'fixed', turns: 4 } },
       factory,
       { onResult: (r) => void results.push(r) },

@@ -9,10 +9,12 @@ import { openAiBackend } from '../../../src/agents/backends/openai';
 import type { ChatBackend } from '../../../src/agents/backends/types';
 import { llmAgent } from '../../../src/agents/llm/agent';
 import { makeAgent } from '../../../src/agents/registry';
-import { runTournament, type AgentFactory, type NegotiationResult, type TournamentConfig } from '../../../src/core/bilateral/tournament';
+import type { BilateralAgentFactory, NegotiationResult, TournamentConfig } from '../../../src/core/bilateral/tournament';
 import { move, type Answer, type ChatServer, type RecordedRequest } from '../../support/chat-server';
 import { policyAnswer } from '../../support/policy-model';
 import { live, serverPerTest } from './helpers';
+import { runTournament } from '../../../src/core/engine/tournament';
+import { bilateralGame } from '../../../src/core/bilateral/game';
 
 const serve = serverPerTest();
 const noWait = { sleep: async () => {}, random: () => 0 };
@@ -47,9 +49,9 @@ const CONFIG: TournamentConfig = {
 };
 
 async function play(backend: ChatBackend) {
-  const factory: AgentFactory = (spec, role, ctx) => (spec === 'llm' ? llmAgent(backend) : makeAgent(spec, role, ctx));
+  const factory: BilateralAgentFactory = (spec, role, ctx) => (spec === 'llm' ? llmAgent(backend) : makeAgent(spec, role, ctx));
   const results: NegotiationResult[] = [];
-  const summary = await runTournament(CONFIG, factory, { concurrency: 3, onResult: (r) => void results.push(r) });
+  const summary = await runTournament(bilateralGame, CONFIG, factory, { concurrency: 3, onResult: (r) => void results.push(r) });
   return { results, summary };
 }
 

@@ -12,18 +12,15 @@ import { llmAgent } from '../../../src/agents/llm/agent';
 import { makeAgent } from '../../../src/agents/registry';
 import { BilateralEventSchema, type BilateralEvent } from '../../../src/core/bilateral/events';
 import type { Move } from '../../../src/core/bilateral/moves';
-import {
-  playNegotiation,
-  runTournament,
-  type AgentFactory,
-  type NegotiationResult,
-  type TournamentConfig,
-} from '../../../src/core/bilateral/tournament';
-import { roundCents, type Role } from '../../../src/core/scenario';
+import { playNegotiation, type BilateralAgentFactory, type NegotiationResult, type TournamentConfig } from '../../../src/core/bilateral/tournament';
+import type { Role } from '../../../src/core/scenario';
+import { roundCents } from '../../../src/core/money';
 import { agent, scenario } from '../fixtures';
 import { malformed, move, promptOf, rateLimited, serverError, slow, thinkThen, type ChatServer, type RecordedRequest, type Script } from '../../support/chat-server';
 import { policy, policyAnswer } from '../../support/policy-model';
 import { serverPerTest } from './helpers';
+import { runTournament } from '../../../src/core/engine/tournament';
+import { bilateralGame } from '../../../src/core/bilateral/game';
 
 const KEY = 'sk-e2e-test-5566778899';
 
@@ -123,13 +120,13 @@ describe('tournaments over HTTP', () => {
   };
 
   const factoryWith =
-    (backend: ChatBackend): AgentFactory =>
+    (backend: ChatBackend): BilateralAgentFactory =>
     (spec, role, ctx) =>
       spec === 'llm' ? llmAgent(backend) : makeAgent(spec, role, ctx);
 
   async function play(config: TournamentConfig, backend: ChatBackend) {
     const results: NegotiationResult[] = [];
-    const summary = await runTournament(config, factoryWith(backend), { concurrency: 4, onResult: (r) => void results.push(r) });
+    const summary = await runTournament(bilateralGame, config, factoryWith(backend), { concurrency: 4, onResult: (r) => void results.push(r) });
     return { results, summary };
   }
 
@@ -186,7 +183,7 @@ describe('tournaments over HTTP', () => {
     const s = await serve((req) => slow(10 * 60_000, policyAnswer(req)));
     const backend = openAiBackend({ baseUrl: `${s.url}/v1`, model: 'm', ...noWait });
     const controller = new AbortController();
-    const pending = runTournament(CONFIG, factoryWith(backend), { concurrency: 4, signal: controller.signal });
+    const pending = runTournament(bilateralGame, CONFIG, factoryWith(backend), { concurrency: 4, signal: controller.signal });
     // Jobs 1–3 seat the model; job 4 is scripted against scripted and ends at once, freeing its slot
     // for job 5, which seats the model too: four calls end up in flight.
     while (s.inFlight < 4) await new Promise((r) => setTimeout(r, 5));

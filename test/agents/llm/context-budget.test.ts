@@ -13,7 +13,8 @@ import { EMPTY_THINK_TOKENS, toWebLlmRequest } from '../../../src/agents/backend
 import { llmAgent, MOVE_TOOLS_TOKENS } from '../../../src/agents/llm/agent';
 import { MOVE_TOOLS } from '../../../src/agents/llm/schema';
 import type { MoveInterface } from '../../../src/agents/llm/settings';
-import { MAX_MESSAGE_LENGTH, type Move } from '../../../src/core/bilateral/moves';
+import type { Move } from '../../../src/core/bilateral/moves';
+import { MAX_MESSAGE_LENGTH } from '../../../src/core/message';
 import { makeScenario } from '../../../src/core/scenario';
 import { observeAfter, WIDGET } from '../fixtures';
 

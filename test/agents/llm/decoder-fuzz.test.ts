@@ -3,7 +3,8 @@
  * result is a move the core's schema accepts or a refusal with a reason and the raw text.
  */
 import { describe, expect, it } from 'vitest';
-import { MAX_MESSAGE_LENGTH, MoveSchema } from '../../../src/core/bilateral/moves';
+import { MoveSchema } from '../../../src/core/bilateral/moves';
+import { MAX_MESSAGE_LENGTH } from '../../../src/core/message';
 import { createRng, type Rng } from '../../../src/core/rng';
 import { decodeMove, MAX_RAW_LENGTH, type DecodeResult } from '../../../src/agents/llm/decoder';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_MESSAGE_LENGTH, MoveSchema, type Move } from '../../../src/core/bilateral/moves';
+import { MoveSchema, type Move } from '../../../src/core/bilateral/moves';
+import { MAX_MESSAGE_LENGTH } from '../../../src/core/message';
 import { decodeMove, MAX_RAW_LENGTH } from '../../../src/agents/llm/decoder';
 import { toolCallToMove } from '../../../src/agents/llm/schema';
 

@@ -8,7 +8,7 @@ import { scriptedBackend } from '../../../src/agents/backends/scripted';
 import type { ChatResponse } from '../../../src/agents/backends/types';
 import { webLlmBackend } from '../../../src/agents/backends/webllm/backend';
 import { llmAgent } from '../../../src/agents/llm/agent';
-import { CallRecordSchema } from '../../../src/core/bilateral/events';
+import { CallRecordSchema } from '../../../src/core/events';
 import type { CallRecord } from '../../../src/core/session';
 import { validatedEngine } from '../backends/webllm/validated-engine';
 import { observeAfter, scenario } from '../fixtures';

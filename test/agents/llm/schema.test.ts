@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ACTION_TYPES, MAX_MESSAGE_LENGTH, MoveSchema, type Move } from '../../../src/core/bilateral/moves';
+import { ACTION_TYPES, MoveSchema, type Move } from '../../../src/core/bilateral/moves';
+import { MAX_MESSAGE_LENGTH } from '../../../src/core/message';
 import {
   MODEL_MOVE_SCHEMA,
   MOVE_TOOL_NAMES,

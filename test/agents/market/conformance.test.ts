@@ -10,7 +10,9 @@ import { salesOf } from '../../../src/core/market/metrics';
 import type { BuyerMove, SellerMove } from '../../../src/core/market/moves';
 import { market, MARKET_ENDS, type MarketState } from '../../../src/core/market/protocol';
 import { ALL_MARKET_CONFIGS } from '../../../src/core/market/scenario';
-import { runMarketTournament, type MarketTournamentResult } from '../../../src/core/market/tournament';
+import type { MarketTournamentResult } from '../../../src/core/market/tournament';
+import { runTournament } from '../../../src/core/engine/tournament';
+import { marketGame } from '../../../src/core/market/game';
 
 const MARKETS_PER_CONFIG = 3;
 const SEED = 20251201;
@@ -19,7 +21,8 @@ const buyers = MARKET_STRATEGIES.buyer;
 
 async function play(buyer: string, seed = SEED): Promise<MarketTournamentResult[]> {
   const results: MarketTournamentResult[] = [];
-  await runMarketTournament(
+  await runTournament(
+    marketGame,
     { sellers: sellers.map((s) => s.name), buyer, configs: [...ALL_MARKET_CONFIGS], marketsPerConfig: MARKETS_PER_CONFIG, seed },
     makeMarketAgent,
     { onResult: (r) => void results.push(r) },

@@ -12,9 +12,11 @@ import { salesOf } from '../../../src/core/market/metrics';
 import { counterOffer, sellerMove, type MarketMove } from '../../../src/core/market/moves';
 import { market, type BuyerObservation, type MarketState, type SellerObservation } from '../../../src/core/market/protocol';
 import { MARKET_PRESETS } from '../../../src/core/market/scenario';
-import { runMarketTournament, type MarketTournamentResult } from '../../../src/core/market/tournament';
+import type { MarketTournamentResult } from '../../../src/core/market/tournament';
 import { createRng } from '../../../src/core/rng';
 import { handMarket } from '../../core/market/helpers';
+import { runTournament } from '../../../src/core/engine/tournament';
+import { marketGame } from '../../../src/core/market/game';
 
 const apply = (state: MarketState, ...moves: MarketMove[]): MarketState => {
   for (const m of moves) {
@@ -144,7 +146,7 @@ describe.each(['tools', 'json'] as MoveInterface[])('model seats through the %s 
       ['greedy', 'openai:market-model'],
       ['openai:market-model', 'openai:market-model'],
     ] as const)
-      await runMarketTournament({ sellers: [seller], buyer, configs: [MARKET_PRESETS[0]!, MARKET_PRESETS[1]!], marketsPerConfig: 3, seed }, factory, {
+      await runTournament(marketGame, { sellers: [seller], buyer, configs: [MARKET_PRESETS[0]!, MARKET_PRESETS[1]!], marketsPerConfig: 3, seed }, factory, {
         onResult: (r) => void results.push(r),
       });
     return results;

@@ -8,7 +8,7 @@ import { createRng } from '../../../src/core/rng';
 import { handMarket } from '../../core/market/helpers';
 
 const make = createMarketAgentFactory();
-const seat = { rng: createRng(1), negotiationId: 'n', seed: 1 };
+const seat = { rng: createRng(1), jobId: 'n', seed: 1 };
 const agent = (spec: string, role: 'seller' | 'buyer') => make(spec, role, seat);
 
 /** The move an agent makes in `state`. */

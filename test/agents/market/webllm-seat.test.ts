@@ -6,7 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { createMarketAgentFactory, isMarketModelSpec, parseMarketSpec } from '../../../src/agents/market';
 import type { ChatBackend, ChatRequest } from '../../../src/agents/backends/types';
 import { MARKET_PRESETS } from '../../../src/core/market/scenario';
-import { runMarketTournament, type MarketTournamentResult } from '../../../src/core/market/tournament';
+import type { MarketTournamentResult } from '../../../src/core/market/tournament';
+import { runTournament } from '../../../src/core/engine/tournament';
+import { marketGame } from '../../../src/core/market/game';
 
 const MODEL = 'Qwen3-0.6B-q4f16_1-MLC';
 
@@ -33,7 +35,7 @@ describe('WebLLM market seats', () => {
     };
     const factory = createMarketAgentFactory({}, {}, (spec) => (spec.webllm === MODEL ? engine : undefined));
     const results: MarketTournamentResult[] = [];
-    await runMarketTournament({ sellers: [`webllm:${MODEL}`], buyer: 'margin', configs: [MARKET_PRESETS[0]!], marketsPerConfig: 1, seed: 2 }, factory, {
+    await runTournament(marketGame, { sellers: [`webllm:${MODEL}`], buyer: 'margin', configs: [MARKET_PRESETS[0]!], marketsPerConfig: 1, seed: 2 }, factory, {
       onResult: (r) => void results.push(r),
     });
     const [only] = results;
@@ -42,7 +44,7 @@ describe('WebLLM market seats', () => {
     const calls = only!.events.filter((e) => e.type === 'invalid');
     expect(calls.length).toBe(asked.length);
     expect(calls.every((e) => e.type === 'invalid' && e.call?.backend === 'webllm' && e.call.model === MODEL)).toBe(true);
-    expect(() => createMarketAgentFactory()(`webllm:${MODEL}`, 'seller', { rng: undefined as never, negotiationId: 'x', seed: 1 })).toThrow(
+    expect(() => createMarketAgentFactory()(`webllm:${MODEL}`, 'seller', { rng: undefined as never, jobId: 'x', seed: 1 })).toThrow(
       `webllm:${MODEL}: WebLLM models run in the browser app, on this device's GPU`,
     );
   });

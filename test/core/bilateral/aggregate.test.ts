@@ -415,7 +415,8 @@ describe('Aggregator: behaviour, zones and errors apart', () => {
 
   it('adding an opponent that always fails leaves every other agent’s rows unchanged', async () => {
     const { createAgentFactory } = await import('../../../src/agents/registry');
-    const { runTournament } = await import('../../../src/core/bilateral/tournament');
+    const { runTournament } = await import('../../../src/core/engine/tournament');
+    const { bilateralGame } = await import('../../../src/core/bilateral/game');
     const scripted = createAgentFactory({});
     const failing: BilateralAgent = {
       act() {
@@ -425,6 +426,7 @@ describe('Aggregator: behaviour, zones and errors apart', () => {
     const play = async (agents: string[]) => {
       const agg = new Aggregator();
       await runTournament(
+        bilateralGame,
         { agents, scenariosPerPair: 12, preset: 'standard', seed: 4, selfPlay: false },
         (spec, role, ctx) => (spec === 'broken' ? failing : scripted(spec, role, ctx)),
         { onResult: (r) => agg.add(r.buyer, r.seller, r.scenario, r.metrics) },

@@ -5,10 +5,12 @@ import type { BilateralEvent } from '../../../src/core/bilateral/events';
 import { ACCEPT, offer, REJECT, say, WALK_AWAY, type Move } from '../../../src/core/bilateral/moves';
 import { bilateral } from '../../../src/core/bilateral/protocol';
 import { replayLog, type ReplayError } from '../../../src/core/bilateral/replay';
-import { runTournament, type NegotiationResult } from '../../../src/core/bilateral/tournament';
+import type { NegotiationResult } from '../../../src/core/bilateral/tournament';
 import type { Role } from '../../../src/core/scenario';
 import { runSession, type AgentReply } from '../../../src/core/session';
 import { replay as scripted, scenario } from '../helpers';
+import { runTournament } from '../../../src/core/engine/tournament';
+import { bilateralGame } from '../../../src/core/bilateral/game';
 
 // Hand-made logs on the helpers' scenario: v = 150, c = 90, a $200 item, the seller opens, 20 turns.
 const S = scenario();
@@ -37,7 +39,7 @@ describe('logs the runner wrote replay to their own outcome', () => {
     const agents = STRATEGIES.map((s) => s.name);
     const results: NegotiationResult[] = [];
     const config = { agents, scenariosPerPair: 20, preset: 'standard' as const, seed: 5, selfPlay: true };
-    await runTournament(config, makeAgent, { onResult: (r) => void results.push(r) });
+    await runTournament(bilateralGame, config, makeAgent, { onResult: (r) => void results.push(r) });
     expect(results.length).toBe(agents.length ** 2 * 20);
     for (const r of results) {
       const replayed = replayLog(r.scenario, r.events);

@@ -1,17 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { computeMetrics } from '../../../src/core/bilateral/metrics';
 import { ACCEPT, offer, type Move } from '../../../src/core/bilateral/moves';
+import { bilateralGame } from '../../../src/core/bilateral/game';
 import {
   planJobs,
   plannedCount,
   planTournament,
-  runTournament,
-  type AgentFactory,
+  type BilateralAgentFactory,
   type NegotiationJob,
   type BilateralAgent,
   type NegotiationResult,
   type TournamentConfig,
 } from '../../../src/core/bilateral/tournament';
+import { runTournament, type TournamentOptions, type TournamentSummary } from '../../../src/core/engine/tournament';
 import type { Rng } from '../../../src/core/rng';
 import { generateScenarios, type Role } from '../../../src/core/scenario';
 import type { AgentReply } from '../../../src/core/session';
@@ -49,17 +50,17 @@ function concession(rate: number, role: Role, rng: Rng): BilateralAgent {
 
 const rateOf = (spec: string): number => Number(spec.split(':')[1]);
 
-const syncFactory: AgentFactory = (spec, role, { rng }) => concession(rateOf(spec), role, rng);
+const syncFactory: BilateralAgentFactory = (spec, role, { rng }) => concession(rateOf(spec), role, rng);
 
 /** Plays the whole tournament, collecting results in the order they are delivered. */
 async function collect(
   config: TournamentConfig,
-  makeAgent: AgentFactory,
-  opts: Parameters<typeof runTournament>[2] = {},
-): Promise<{ results: NegotiationResult[]; summary: Awaited<ReturnType<typeof runTournament>> }> {
+  makeAgent: BilateralAgentFactory,
+  opts: TournamentOptions<NegotiationResult> = {},
+): Promise<{ results: NegotiationResult[]; summary: TournamentSummary }> {
   const results: NegotiationResult[] = [];
   const user = opts.onResult;
-  const summary = await runTournament(config, makeAgent, {
+  const summary = await runTournament(bilateralGame, config, makeAgent, {
     ...opts,
     onResult: async (r) => {
       results.push(r);
@@ -152,11 +153,11 @@ describe('runTournament', () => {
 
   it('builds each seat with its spec, role, the job id and its own seeded stream', async () => {
     const seen: { spec: string; role: Role; id: string; draw: number }[] = [];
-    const factory: AgentFactory = (spec, role, ctx) => {
-      seen.push({ spec, role, id: ctx.negotiationId, draw: ctx.rng.next() });
+    const factory: BilateralAgentFactory = (spec, role, ctx) => {
+      seen.push({ spec, role, id: ctx.jobId, draw: ctx.rng.next() });
       return concession(rateOf(spec), role, ctx.rng);
     };
-    await runTournament(CONFIG, factory);
+    await runTournament(bilateralGame, CONFIG, factory);
     const plan = planTournament(CONFIG);
     expect(seen).toHaveLength(2 * plan.length);
     for (const j of plan) {
@@ -169,7 +170,7 @@ describe('runTournament', () => {
     expect(new Set(seen.map((s) => s.draw)).size).toBe(seen.length);
     // … and the same one on a second run.
     const again: number[] = [];
-    await runTournament(CONFIG, (spec, role, ctx) => {
+    await runTournament(bilateralGame, CONFIG, (spec, role, ctx) => {
       again.push(ctx.rng.next());
       return concession(rateOf(spec), role, ctx.rng);
     });
@@ -210,8 +211,8 @@ describe('runTournament', () => {
   it('stops in the middle of a negotiation, without delivering the cancelled one', async () => {
     const plan = planTournament(CONFIG);
     const controller = new AbortController();
-    const factory: AgentFactory = (spec, role, ctx) => {
-      if (ctx.negotiationId !== plan[3]!.id || role !== 'buyer') return syncFactory(spec, role, ctx);
+    const factory: BilateralAgentFactory = (spec, role, ctx) => {
+      if (ctx.jobId !== plan[3]!.id || role !== 'buyer') return syncFactory(spec, role, ctx);
       return {
         act: () => {
           setTimeout(() => controller.abort(), 0);
@@ -263,16 +264,16 @@ describe('runTournament with concurrency', () => {
    * The same strategies, answering asynchronously: every third negotiation is slow, so later ones
    * finish first. Logs when each negotiation starts and when each answer arrives.
    */
-  function asyncFactory(log: { id: string; what: 'start' | 'answer' }[]): AgentFactory {
+  function asyncFactory(log: { id: string; what: 'start' | 'answer' }[]): BilateralAgentFactory {
     return (spec, role, ctx) => {
       const inner = syncFactory(spec, role, ctx);
-      const slow = (indexOf.get(ctx.negotiationId) ?? 0) % 3 === 0;
+      const slow = (indexOf.get(ctx.jobId) ?? 0) % 3 === 0;
       return {
         act: (obs, signal, retry) => {
-          if (obs.turn === 0) log.push({ id: ctx.negotiationId, what: 'start' });
+          if (obs.turn === 0) log.push({ id: ctx.jobId, what: 'start' });
           const reply = inner.act(obs, signal, retry) as AgentReply<Move>;
           const answer = () => {
-            log.push({ id: ctx.negotiationId, what: 'answer' });
+            log.push({ id: ctx.jobId, what: 'answer' });
             return reply;
           };
           return slow ? new Promise((r) => setTimeout(() => r(answer()), 3)) : Promise.resolve().then(answer);
@@ -358,7 +359,7 @@ describe('plans of any size', () => {
   it('starts a huge tournament at once and stops it when cancelled, counting skipped jobs of the plan only', async () => {
     const controller = new AbortController();
     let seen = 0;
-    const summary = await runTournament(HUGE, (spec, role, ctx) => concession(0.2, role, ctx.rng), {
+    const summary = await runTournament(bilateralGame, HUGE, (spec, role, ctx) => concession(0.2, role, ctx.rng), {
       signal: controller.signal,
       skip: new Set(['0-0-0', '6-6-999999', 'not-a-job', '7-0-0', '0-0-1000000']),
       onResult: async () => {

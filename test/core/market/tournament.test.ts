@@ -3,14 +3,9 @@ import { MarketAggregator } from '../../../src/core/market/aggregate';
 import type { MarketMetrics } from '../../../src/core/market/metrics';
 import { ACCEPT_OFFER, REJECT_OFFER, sellerMove } from '../../../src/core/market/moves';
 import { HELD_OUT_CONFIGS, MARKET_PRESETS } from '../../../src/core/market/scenario';
-import {
-  planMarketJobs,
-  plannedMarkets,
-  runMarketTournament,
-  type MarketAgentFactory,
-  type MarketTournamentConfig,
-  type MarketTournamentResult,
-} from '../../../src/core/market/tournament';
+import { planMarketJobs, plannedMarkets, type MarketAgentFactory, type MarketTournamentConfig, type MarketTournamentResult } from '../../../src/core/market/tournament';
+import { runTournament } from '../../../src/core/engine/tournament';
+import { marketGame } from '../../../src/core/market/game';
 
 /** Sellers that offer the first in-stock product to the first active buyer at list price (`list`) or at cost (`cost`). */
 const factory: MarketAgentFactory = (spec, role) => ({
@@ -46,8 +41,8 @@ describe('market tournaments', () => {
 
   it('plays them, scores them and gathers standings per configuration, held-out ones marked, with intervals', async () => {
     const results: MarketTournamentResult[] = [];
-    const summary = await runMarketTournament(config, factory, { onResult: (r) => void results.push(r) });
-    expect(summary).toEqual({ planned: 12, played: 12, cancelled: false });
+    const summary = await runTournament(marketGame, config, factory, { onResult: (r) => void results.push(r) });
+    expect(summary).toEqual({ planned: 12, played: 12, skipped: 0, cancelled: false });
     const agg = new MarketAggregator();
     for (const r of results) agg.add(r.config.name, r.config.heldOut, r.seller, r.metrics);
     const rows = agg.standings({ samples: 200, seed: 1 });
@@ -75,12 +70,12 @@ describe('market tournaments', () => {
     expect(agg.standings({ samples: 0, seed: 1 })[0]).toMatchObject({ n: 0, errors: 1, metrics: { sellerSurplus: { value: null, ci: null } } });
     const stop = new AbortController();
     let played = 0;
-    const summary = await runMarketTournament(config, factory, {
+    const summary = await runTournament(marketGame, config, factory, {
       signal: stop.signal,
       onResult: () => {
         if (++played === 5) stop.abort();
       },
     });
-    expect(summary).toEqual({ planned: 12, played: 5, cancelled: true });
+    expect(summary).toEqual({ planned: 12, played: 5, skipped: 0, cancelled: true });
   });
 });

@@ -4,7 +4,8 @@
  * own dealings with the seller. A system message and one user message, the history cut from the
  * oldest end to fit a token budget (sales and standing counters are listed apart, so none is lost).
  */
-import { MAX_MESSAGE_LENGTH, type MarketRole } from '../../../core/market/moves';
+import type { MarketRole } from '../../../core/market/moves';
+import { MAX_MESSAGE_LENGTH } from '../../../core/message';
 import type { BuyerObservation, MarketEntry, MarketObservation, SellerObservation } from '../../../core/market/protocol';
 import type { Retry } from '../../../core/session';
 import type { ChatMessage } from '../../backends/types';

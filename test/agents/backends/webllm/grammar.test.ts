@@ -14,7 +14,8 @@ import { moveResponseFormat } from '../../../../src/agents/backends/webllm/gramm
 import { decodeMove } from '../../../../src/agents/llm/decoder';
 import { MOVE_SCHEMA_NAME, moveJsonSchema, moveTools } from '../../../../src/agents/llm/schema';
 import { moveFormats } from '../../../../src/cli/bench-grammar';
-import { MAX_MESSAGE_LENGTH, MoveSchema } from '../../../../src/core/bilateral/moves';
+import { MoveSchema } from '../../../../src/core/bilateral/moves';
+import { MAX_MESSAGE_LENGTH } from '../../../../src/core/message';
 import { compileResponseFormat, grammarCompiler, loadXgrammar, qwen3TokenizerInfo, qwen3Vocabulary, xgrammarVersions } from './xgrammar';
 
 const xgr = loadXgrammar();

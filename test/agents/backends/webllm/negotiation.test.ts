@@ -15,10 +15,12 @@ import { moveResponseFormat, toolsSystemText } from '../../../../src/agents/back
 import { moveJsonSchema, moveTools } from '../../../../src/agents/llm/schema';
 import { makeAgent } from '../../../../src/agents/registry';
 import { BilateralEventSchema, type BilateralEvent } from '../../../../src/core/bilateral/events';
-import { playNegotiation, runTournament, type AgentFactory, type NegotiationResult } from '../../../../src/core/bilateral/tournament';
+import { playNegotiation, type BilateralAgentFactory, type NegotiationResult } from '../../../../src/core/bilateral/tournament';
 import type { Role } from '../../../../src/core/scenario';
 import { agent, movesBy, scenario } from '../../fixtures';
 import { fakeEngine, systemOf, thrifty, userOf, type FakeEngine, type FakeModel, type FakeReply } from './fake-engine';
+import { runTournament } from '../../../../src/core/engine/tournament';
+import { bilateralGame } from '../../../../src/core/bilateral/game';
 
 const SMALL = 'Qwen3-0.6B-q4f16_1-MLC';
 const LARGER = 'Qwen3-1.7B-q4f16_1-MLC';
@@ -114,9 +116,10 @@ describe('WebLLM agent against every scripted strategy', () => {
 
   it('plays a seeded round-robin with the scripted agents; no negotiation ends in an error', async () => {
     const engine = fakeEngine(thrifty());
-    const factory: AgentFactory = (spec, role, ctx) => (spec === 'webllm' ? llm(engine) : makeAgent(spec, role, ctx));
+    const factory: BilateralAgentFactory = (spec, role, ctx) => (spec === 'webllm' ? llm(engine) : makeAgent(spec, role, ctx));
     const results: NegotiationResult[] = [];
     const summary = await runTournament(
+      bilateralGame,
       { agents: ['webllm', 'boulware', 'tit-for-tat'], scenariosPerPair: 3, preset: 'standard', seed: 11, selfPlay: false },
       factory,
       { onResult: (r) => void results.push(r) },
