@@ -19,7 +19,8 @@ export interface EventReplayError {
 export interface ReplayWording<Actor extends string, Out> {
   /** The game as the messages name it: 'negotiation', 'market'. */
   game: string;
-  describe(result: Out | SessionFailure<Actor>): string;
+  /** A protocol's ending in words; the runner's own endings (an error, a cancel) read the same in every game. */
+  describe(outcome: Out): string;
   /** Whether the claimed ending is the one the protocol reached. */
   sameOutcome(claimed: Out | SessionFailure<Actor>, reached: Out): boolean;
   /** Where a log that never ends stops, e.g. `turn 3 of 10`. */
@@ -32,10 +33,6 @@ export interface EventsReplayed<Actor extends string, Out> {
   /** Turns taken (moves and forfeits). */
   turns: number;
 }
-
-/** An ending the runner wrote (an agent's error, a cancel) in words, the same in every game. */
-export const describeFailure = <Actor extends string>(f: SessionFailure<Actor>): string =>
-  f.kind === 'error' ? `an error of the ${f.actor} at turn ${f.turn}` : `a cancel at turn ${f.turn}`;
 
 function failureOf<Actor extends string>(r: { kind: string }): SessionFailure<Actor> | null {
   return r.kind === 'error' || r.kind === 'cancelled' ? (r as SessionFailure<Actor>) : null;
@@ -54,7 +51,12 @@ export function replayEvents<Scn, State, Actor extends string, Mv, Out extends {
   wording: ReplayWording<Actor, Out>,
   maxRetries: number,
 ): Result<EventsReplayed<Actor, Out>, EventReplayError> {
-  const { game, describe } = wording;
+  const { game } = wording;
+  const describe = (r: Out | SessionFailure<Actor>): string => {
+    const f = failureOf<Actor>(r);
+    if (f === null) return wording.describe(r as Out);
+    return f.kind === 'error' ? `an error of the ${f.actor} at turn ${f.turn}` : `a cancel at turn ${f.turn}`;
+  };
   let state = protocol.initialState(scenario);
   // Invalid answers so far at the turn in progress.
   let attempts = 0;

@@ -1,4 +1,4 @@
-import { describeFailure, replayEvents, type EventReplayError, type ReplayWording } from '../replay';
+import { replayEvents, type EventReplayError, type ReplayWording } from '../replay';
 import { assertNever, err, type Result } from '../result';
 import { DEFAULT_MAX_RETRIES } from '../session';
 import type { Role, Scenario } from '../scenario';
@@ -42,7 +42,7 @@ export function scenarioProblem(s: Scenario): string | null {
 
 const money = (price: number): string => `$${price.toFixed(2)}`;
 
-export function describeResult(r: BilateralResult): string {
+function describeOutcome(r: BilateralOutcome): string {
   switch (r.kind) {
     case 'deal':
       return `a deal at ${money(r.price)} accepted by the ${r.acceptedBy} at turn ${r.turn}`;
@@ -50,9 +50,6 @@ export function describeResult(r: BilateralResult): string {
       return `a walk-away by the ${r.by} at turn ${r.turn}`;
     case 'turn_limit':
       return `the turn limit at turn ${r.turn}`;
-    case 'error':
-    case 'cancelled':
-      return describeFailure(r);
     default:
       return assertNever(r);
   }
@@ -89,7 +86,7 @@ export function replayLog(
   if (broken !== null) return err({ at: 'scenario', reason: broken });
   const wording: ReplayWording<Role, BilateralOutcome> = {
     game: 'negotiation',
-    describe: describeResult,
+    describe: describeOutcome,
     sameOutcome,
     stopsAt: (turn) => `turn ${turn} of ${scenario.turnLimit}`,
   };

@@ -3,7 +3,7 @@
  * rules could have produced it (an imported log is data from anywhere); here are the market's
  * endings in words.
  */
-import { describeFailure, replayEvents, type EventReplayError, type ReplayWording } from '../replay';
+import { replayEvents, type EventReplayError, type ReplayWording } from '../replay';
 import { assertNever, ok, type Result } from '../result';
 import { DEFAULT_MAX_RETRIES } from '../session';
 import type { MarketEvent, MarketResult } from './events';
@@ -14,7 +14,7 @@ import type { MarketOutcome } from './state';
 
 export type MarketReplayError = EventReplayError;
 
-export function describeMarketResult(r: MarketResult): string {
+function describeOutcome(r: MarketOutcome): string {
   switch (r.kind) {
     case 'budget_spent':
       return `the budget spent at turn ${r.turn}`;
@@ -22,17 +22,14 @@ export function describeMarketResult(r: MarketResult): string {
       return `every unit sold at turn ${r.turn}`;
     case 'no_buyers':
       return `every buyer served at turn ${r.turn}`;
-    case 'error':
-    case 'cancelled':
-      return describeFailure(r);
     default:
-      return assertNever(r);
+      return assertNever(r.kind);
   }
 }
 
 const wording: ReplayWording<MarketRole, MarketOutcome> = {
   game: 'market',
-  describe: describeMarketResult,
+  describe: describeOutcome,
   sameOutcome: (claimed, reached) => reached.kind === claimed.kind && reached.turn === claimed.turn,
   stopsAt: (turn) => `turn ${turn}`,
 };
