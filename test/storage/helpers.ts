@@ -9,7 +9,7 @@ import { OracleScorer, scoredMetrics } from '../../src/agents/oracle';
 import { addBatches } from '../../src/storage/batches';
 import { openDb, type ParleyDb } from '../../src/storage/db';
 import { createRun } from '../../src/storage/runs';
-import { negotiationId, negotiationRow, type NegotiationRow, type RunConfig, type RunRow } from '../../src/storage/schema';
+import { negotiationRow, type NegotiationRow, type RunConfig, type RunRow } from '../../src/storage/schema';
 
 /** A database of its own for one test, deleted when the test ends. */
 export function freshDb(): ParleyDb {

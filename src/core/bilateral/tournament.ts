@@ -207,7 +207,7 @@ export async function runTournament(
   const play = async (job: NegotiationJob): Promise<NegotiationResult> => playSync(job);
 
   let played = 0;
-  let cancelled = false;
+  let cancelled: boolean;
   if (concurrency === 1) {
     // Awaits only what is asynchronous: scripted negotiations and a synchronous onResult run
     // back to back without a trip through the microtask queue.

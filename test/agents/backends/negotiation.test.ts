@@ -11,7 +11,6 @@ import type { ChatBackend } from '../../../src/agents/backends/types';
 import { llmAgent } from '../../../src/agents/llm/agent';
 import { makeAgent } from '../../../src/agents/registry';
 import { BilateralEventSchema, type BilateralEvent } from '../../../src/core/bilateral/events';
-import type { Move } from '../../../src/core/bilateral/moves';
 import {
   playNegotiation,
   runTournament,
@@ -19,9 +18,9 @@ import {
   type NegotiationResult,
   type TournamentConfig,
 } from '../../../src/core/bilateral/tournament';
-import { roundCents, type Role } from '../../../src/core/scenario';
+import type { Role } from '../../../src/core/scenario';
 import { agent, scenario } from '../fixtures';
-import { malformed, move, promptOf, rateLimited, serverError, slow, thinkThen, type ChatServer, type RecordedRequest, type Script } from '../../support/chat-server';
+import { malformed, move, promptOf, rateLimited, serverError, slow, thinkThen, type ChatServer, type RecordedRequest } from '../../support/chat-server';
 import { policy, policyAnswer } from '../../support/policy-model';
 import { serverPerTest } from './helpers';
 

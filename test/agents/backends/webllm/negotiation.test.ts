@@ -18,7 +18,7 @@ import { BilateralEventSchema, type BilateralEvent } from '../../../../src/core/
 import { playNegotiation, runTournament, type AgentFactory, type NegotiationResult } from '../../../../src/core/bilateral/tournament';
 import type { Role } from '../../../../src/core/scenario';
 import { agent, movesBy, scenario } from '../../fixtures';
-import { fakeEngine, systemOf, thrifty, userOf, type FakeEngine, type FakeModel, type FakeReply } from './fake-engine';
+import { fakeEngine, systemOf, thrifty, userOf, type FakeEngine, type FakeModel } from './fake-engine';
 
 const SMALL = 'Qwen3-0.6B-q4f16_1-MLC';
 const LARGER = 'Qwen3-1.7B-q4f16_1-MLC';
