@@ -293,7 +293,7 @@ export function helpText(command: Omit<Command, 'run'>): string {
     '',
     ...(command.operands ? [line(command.operands.value, command.operands.help)] : []),
     ...(entries.length > 0 ? ['flags:'] : []),
-    ...entries.map(([name, def], i) => line(forms[i] as string, describeFlag(def))),
+    ...entries.map(([, def], i) => line(forms[i] as string, describeFlag(def))),
     line('-h, --help', 'print this help'),
     ...(command.notes ? ['', ...wrap(command.notes.split(/\s+/), '')] : []),
     '',

@@ -32,7 +32,7 @@ export type HandInSource = { kind: 'link'; payload: string } | { kind: 'file'; f
  */
 export async function handIn(db: ParleyDb, source: HandInSource, now: number): Promise<HandInReport> {
   let text: string;
-  let runName: string | null = null;
+  let runName: string | null;
   if (source.kind === 'link') {
     const read = await readResultPayload(source.payload);
     if (!read.ok) return { status: 'malformed', runName: null, runId: null, message: read.error.message };

@@ -16,7 +16,7 @@ import { err, ok } from '../core/result';
 import { parseMarketSpec } from '../agents/market/specs';
 import type { ParleyDb } from './db';
 import { asStorageError } from './errors';
-import { addMarketBatches, loadMarkets, marketBatchesOf } from './market-runs';
+import { addMarketBatches, loadMarkets } from './market-runs';
 import {
   MARKET_EXPORT_FORMAT,
   MARKET_EXPORT_FORMAT_JSONL,

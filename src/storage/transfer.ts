@@ -6,7 +6,7 @@ import { Aggregator } from '../core/bilateral/aggregate';
 import { OracleScorer, scoredMetrics } from '../agents/oracle';
 import { err, ok, type Result } from '../core/result';
 import type { ParleyDb } from './db';
-import { addBatches, runBatches, scanJson } from './batches';
+import { addBatches, scanJson } from './batches';
 import { asStorageError } from './errors';
 import { jsonFile, jsonlFile, runRecordOf } from './file-format';
 import { EXPORT_FORMAT, EXPORT_FORMAT_JSONL, exportVersionOf, readRunFile, sizeProblem, type ImportError } from './run-file';

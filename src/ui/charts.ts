@@ -110,6 +110,7 @@ export function watchTheme(onChange: () => void): () => void {
 /** The size chart text is drawn at, in px, for the theme's body text. */
 export const chartFontSize = (theme: Pick<ChartTheme, 'fontSize'>): number => Math.round(theme.fontSize * CHART_TEXT * 10) / 10;
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- Chart.js's option trees are typed per chart type; this walks any of them.
 type Loose = Record<string, any>;
 /**
  * The config with every text it draws (ticks, axis titles, legend, tooltip, point labels) sized
@@ -251,6 +252,7 @@ export async function chartPng(canvas: HTMLCanvasElement, background: string): P
 }
 
 // Charts of every type pass through one action; Chart.js checks each config against its own type.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- Chart.js's own way to say a config of any data.
 export type AnyChartConfig = ChartConfiguration<ChartType, any, any>;
 
 /**

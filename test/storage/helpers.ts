@@ -9,7 +9,7 @@ import { OracleScorer, scoredMetrics } from '../../src/agents/oracle';
 import { addBatches } from '../../src/storage/batches';
 import { openDb, type ParleyDb } from '../../src/storage/db';
 import { createRun } from '../../src/storage/runs';
-import { negotiationId, negotiationRow, type NegotiationRow, type RunConfig, type RunRow } from '../../src/storage/schema';
+import { negotiationRow, type NegotiationRow, type RunConfig, type RunRow } from '../../src/storage/schema';
 import { runTournament } from '../../src/core/engine/tournament';
 import { bilateralGame } from '../../src/core/bilateral/game';
 

@@ -65,7 +65,7 @@ export function decodeMove(text: unknown, toolCalls?: unknown): DecodeResult {
   } catch (e) {
     // Nothing above should throw; if it does, the model's answer is still only an invalid move.
     const reason = `the answer could not be read (${clip(e instanceof Error ? e.message : asText(e), 200)})`;
-    let raw = '';
+    let raw: string;
     try {
       raw = renderRaw(text, toolCalls);
     } catch {

@@ -240,7 +240,6 @@ const SELLER_TALLY = new SideTally();
 /** Per-negotiation metrics: a fold over the event log, exactly as defined in DESIGN.md. */
 export function computeMetrics(scenario: Scenario, events: readonly BilateralEvent[]): NegotiationMetrics {
   const gft = hasGainsFromTrade(scenario);
-  const listPrice = scenario.item.listPrice;
   const buyer = BUYER_TALLY.reset(scenario.buyerValue);
   const seller = SELLER_TALLY.reset(scenario.sellerCost);
   let result: BilateralResult | null = null;

@@ -3,7 +3,7 @@ import { geminiBackend, toGeminiSchema, type GeminiBackendOptions } from '../../
 import type { ChatRequest } from '../../../src/agents/backends/types';
 import { decodeMove } from '../../../src/agents/llm/decoder';
 import { MOVE_SCHEMA_NAME, MOVE_TOOLS, moveJsonSchema } from '../../../src/agents/llm/schema';
-import { failure, move, rateLimited, reply, slow, toolCall, type ChatServer } from '../../support/chat-server';
+import { failure, move, rateLimited, reply, slow, type ChatServer } from '../../support/chat-server';
 import { live, ownHeaders, serverPerTest } from './helpers';
 
 const KEY = 'AIzaSy-test-4c5d6e7f8a9b';

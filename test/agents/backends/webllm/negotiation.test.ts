@@ -18,7 +18,7 @@ import { BilateralEventSchema, type BilateralEvent } from '../../../../src/core/
 import { playNegotiation, type BilateralAgentFactory, type NegotiationResult } from '../../../../src/core/bilateral/tournament';
 import type { Role } from '../../../../src/core/scenario';
 import { agent, movesBy, scenario } from '../../fixtures';
-import { fakeEngine, systemOf, thrifty, userOf, type FakeEngine, type FakeModel, type FakeReply } from './fake-engine';
+import { fakeEngine, systemOf, thrifty, userOf, type FakeEngine, type FakeModel } from './fake-engine';
 import { runTournament } from '../../../../src/core/engine/tournament';
 import { bilateralGame } from '../../../../src/core/bilateral/game';
 

@@ -1,0 +1,77 @@
+import { fileURLToPath } from 'node:url';
+import { ESLint, type Linter } from 'eslint';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const RULE = 'parley/layers';
+// The project's own eslint.config.js, running the layer rule alone.
+const onlyLayers = (overrideConfig?: Linter.Config) =>
+  new ESLint({ cwd: root, ruleFilter: ({ ruleId }) => ruleId === RULE, ...(overrideConfig && { overrideConfig }) });
+const project = onlyLayers();
+
+/** The layer rule's messages for `code` as if it were the file at `filePath` (which need not exist). */
+async function layerMessages(filePath: string, code: string, eslint = project): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath });
+  expect(result?.messages.filter((m) => m.ruleId !== RULE)).toEqual([]);
+  return result?.messages.map((m) => m.message) ?? [];
+}
+
+describe('the layer rule', () => {
+  it.each([
+    ['src/agents/x.ts', "import { createRng } from '../core/rng';"],
+    ['src/storage/deep/x.ts', "import { makeAgent } from '../../agents/registry';\nimport { ok } from '../../core/result';"],
+    ['src/worker/x.ts', "export { openDb } from '../storage/db';\nexport * from '../training/sft';"],
+    [
+      'src/ui/pages/X.svelte',
+      "<script lang=\"ts\">\n  import { sim } from '../state/sim';\n  import type { RunRow } from '../../storage/schema';\n  const load = () => import('../../worker/client');\n</script>",
+    ],
+    ['src/core/x.ts', "import { z } from 'zod';\nimport { mean } from './stats';"],
+    ['src/main.ts', "import App from './ui/App.svelte';\nimport { parse } from './cli/args';"],
+  ])('lets %s import downwards', async (file, code) => {
+    expect(await layerMessages(file, code)).toEqual([]);
+  });
+
+  it.each([
+    ['src/core/x.ts', "import { makeAgent } from '../agents/registry';", 'core may not import agents'],
+    ['src/core/bilateral/x.ts', "import type { HumanPrompt } from '../../agents/human';", 'core may not import agents'],
+    ['src/core/x.ts', "type Api = typeof import('../worker/client');", 'core may not import worker'],
+    ['src/core/x.ts', "import Dexie from 'dexie';", "core may not import the package 'dexie'"],
+    ['src/core/x.ts', "import { readFile } from 'node:fs/promises';", "core may not import the package 'node:fs/promises'"],
+    ['src/agents/llm/x.ts', "export * from '../../storage';", 'agents may not import storage'],
+    ['src/storage/x.ts', "import { toSft } from '../training/sft';", 'storage may not import training'],
+    ['src/storage/a/b/c/x.ts', "import { sim } from '../../../../ui/state/sim';", 'storage may not import ui'],
+    ['src/worker/x.ts', "const cli = await import('../cli/main');", 'worker may not import cli'],
+    ['src/cli/x.ts', "import { SimClient } from '../worker/client';", 'cli may not import worker'],
+    ['src/ui/pages/X.svelte', '<script lang="ts">\n  import { parse } from \'../../cli/args\';\n</script>', 'ui may not import cli'],
+    ['src/ui/x.ts', "import '../main';", 'which is in no layer'],
+    ['src/engine/x.ts', "import { ok } from '../core/result';", 'src/engine is in no layer: add it to eslint.layers.js'],
+    ['src/ui/x.ts', "import { fakeEngine } from '../../test/support/e2e-engine';", 'src/ may not import test code'],
+  ])('reports %s importing upwards or sideways (%s)', async (file, code, message) => {
+    const messages = await layerMessages(file, code);
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).toContain(message);
+  });
+
+  it('reads its layers from the table, folders with a wildcard included', async () => {
+    const layers = { engine: { imports: [] }, 'games/*': { imports: ['engine'] }, store: { imports: ['engine', 'games/*'] } };
+    const options = { src: `${root}src`, test: `${root}test`, layers };
+    const renamed = onlyLayers({ files: ['src/**/*.{ts,svelte}'], rules: { [RULE]: ['error', options] } });
+    expect(await layerMessages('src/games/market/x.ts', "import { run } from '../../engine/run';\nimport { seat } from './seat';", renamed)).toEqual([]);
+    expect(await layerMessages('src/store/x.ts', "import { market } from '../games/market';", renamed)).toEqual([]);
+    expect(await layerMessages('src/games/market/x.ts', "import { bilateral } from '../bilateral';", renamed)).toEqual([
+      "games/market may not import games/bilateral ('../bilateral'); games/market imports only engine",
+    ]);
+    expect(await layerMessages('src/engine/x.ts', "import { writer } from '../store/writer';", renamed)).toEqual([
+      "engine may not import store ('../store/writer'); engine imports only its own folder",
+    ]);
+  });
+});
+
+describe('the source tree', () => {
+  it('has no import that breaks the layering', async () => {
+    const results = await project.lintFiles(['src']);
+    // Every source file was read, the Svelte components among them.
+    expect(results.filter((r) => r.filePath.endsWith('.svelte')).length).toBeGreaterThan(50);
+    expect(results.flatMap((r) => r.messages.map((m) => `${r.filePath}:${m.line} ${m.message}`))).toEqual([]);
+  });
+});
