@@ -65,8 +65,9 @@ export default defineConfig(({ mode }) => ({
   build: {
     target: 'es2022',
     rolldownOptions: {
-      // src/main.ts imports workbox-window on purpose (the first page loads it anyway); every other
-      // dynamic import that a static one defeats is still reported, since it would put a page back into the first page's script.
+      // src/main.ts imports workbox-window, which the service worker's register imports dynamically, on
+      // purpose (see there). Any other dynamic import that a static one defeats is still reported: it
+      // would bring a page back into the first page's script.
       onLog(level, log, report) {
         if (log.code === 'INEFFECTIVE_DYNAMIC_IMPORT' && log.message.includes('/workbox-window/')) return;
         report(level, log);

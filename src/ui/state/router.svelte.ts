@@ -38,9 +38,9 @@ export type Route =
 export type Page = Route['page'];
 
 /**
- * The outcomes a run's page filters by, each once (the compiler holds them to `OutcomeKind`): written
- * out, where the list in core/bilateral/events.ts is read off its zod schema, so that the router, and
- * with it the first page, loads no zod.
+ * Every outcome, in a record the compiler checks against `OutcomeKind` (none missing, none extra),
+ * rather than events.ts's list, which is read off its zod schema: so the router, and with it the
+ * first page, loads no zod.
  */
 const OUTCOMES: Record<OutcomeKind, true> = { deal: true, walk_away: true, turn_limit: true, error: true, cancelled: true };
 const isOutcome = (text: string | null): text is OutcomeKind => text !== null && Object.hasOwn(OUTCOMES, text);
