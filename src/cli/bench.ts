@@ -1,5 +1,6 @@
 // `npm run bench`: a paper-scale round-robin of every deterministic strategy in one thread, the
-// market game, and what WebLLM's grammar compile costs a first move (--grammar-only for that alone).
+// market game, what WebLLM's grammar compile costs a first move (--grammar-only for that alone), and
+// the first page's gzipped JavaScript.
 import os from 'node:os';
 import { Aggregator } from '../core/bilateral/aggregate';
 import type { NegotiationResult, TournamentConfig } from '../core/bilateral/tournament';
@@ -15,13 +16,14 @@ import { benchMarkets } from './bench-market';
 import { benchGrammar } from './bench-grammar';
 import { runTournament } from '../core/engine/tournament';
 import { bilateralGame } from '../core/bilateral/game';
+import { describeFirstPage, measureFirstPage } from './bench-bundle';
 
 const agents = STRATEGIES.filter((s) => s.deterministic).map((s) => s.name);
 const pairs = agents.length * (agents.length - 1);
 const bench = {
   name: 'bench',
   invocation: 'npm run bench --',
-  summary: 'A paper-scale round-robin of every deterministic strategy in one thread, the market game, and what WebLLM\'s grammar compile costs a first move.',
+  summary: 'A paper-scale round-robin of every deterministic strategy in one thread, the market game, what WebLLM\'s grammar compile costs a first move, and the first page\'s gzipped JavaScript.',
   example: 'npm run bench -- --scenarios 100 --repeats 1 --no-grammar',
   flags: {
     // 15,000 negotiations by default: the size of a published frontier-model tournament.
@@ -54,6 +56,8 @@ console.log(`machine: ${cpu}, ${os.cpus().length} cores, ${(os.totalmem() / 2 **
 if (!args.switches.has('grammar-only')) await benchEngine();
 // The grammar a WebLLM seat's first move waits for, with Qwen3's vocabulary (--grammar-limit: also with the message's old maxLength, slow).
 if (!args.switches.has('no-grammar')) for (const line of await benchGrammar({ messageLimit: args.switches.has('grammar-limit') })) console.log(line);
+// What a cold visit to Home downloads, from a production build made for it (last: the build would disturb the timed runs).
+if (!args.switches.has('grammar-only')) console.log(describeFirstPage(await measureFirstPage()));
 
 async function benchEngine(): Promise<void> {
   console.log(`round-robin: ${agents.length} strategies (${agents.join(', ')}), ${pairs} ordered pairs x ${scenariosPerPair} scenarios`);

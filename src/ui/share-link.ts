@@ -28,6 +28,8 @@ import { DEFAULT_LLM_SETTINGS, LlmSettingsSchema, MoveInterfaceSchema, temperatu
 import { LESSON_IDS, type LessonId } from './lessons';
 import { MAX_SEED } from '../core/rng';
 
+export { lessonHref, writeArenaSetup, writeTournamentSetup } from './share-link-write';
+
 /** Where an Arena scenario comes from: a preset and seed, or an item with a value and cost by hand. */
 export type ScenarioSource = ({ preset: Preset; seed: number } | { itemId: string; value: number; cost: number }) & {
   deadline: Deadline;
@@ -199,42 +201,11 @@ export const modelSetupOf = (moveInterface: MoveInterface, temperature: number):
   ...(temperature !== DEFAULT_LLM_SETTINGS.temperature && temperatureProblem(temperature) === null ? { temperature } : {}),
 });
 
-function writeModels(params: URLSearchParams, setup: ModelSetup): void {
-  if (setup.moveInterface) params.set('moves', setup.moveInterface);
-  if (setup.temperature !== undefined) params.set('temp', String(setup.temperature));
-}
-
 function readModels(q: QueryReader, setup: ModelSetup): void {
   const moves = q.one('moves');
   if (moves) setup.moveInterface = moves;
   const temp = q.one('temp');
   if (temp !== undefined) setup.temperature = temp;
-}
-
-const turnsOf = (d: Deadline) => (d.kind === 'fixed' ? String(d.turns) : `${d.min}-${d.max}`);
-
-export function writeArenaSetup(setup: ArenaSetup): string {
-  const params = new URLSearchParams();
-  if (setup.lesson) params.set('lesson', setup.lesson);
-  if (setup.you) params.set('you', setup.you);
-  if (setup.buyer && setup.you !== 'buyer' && setup.you !== 'both') params.set('buyer', setup.buyer);
-  if (setup.seller && setup.you !== 'seller' && setup.you !== 'both') params.set('seller', setup.seller);
-  const s = setup.scenario;
-  if (s) {
-    if ('preset' in s) {
-      params.set('preset', s.preset);
-      params.set('seed', String(s.seed));
-    } else {
-      params.set('item', s.itemId);
-      params.set('value', String(s.value));
-      params.set('cost', String(s.cost));
-    }
-    params.set('turns', turnsOf(s.deadline));
-    if (s.deadline.kind === 'uncertain' && s.limit !== undefined) params.set('limit', String(s.limit));
-    params.set('first', s.firstMover);
-  }
-  writeModels(params, setup);
-  return params.toString();
 }
 
 export function readArenaSetup(search: string): ReadSetup<ArenaSetup> {
@@ -276,21 +247,6 @@ export function readArenaSetup(search: string): ReadSetup<ArenaSetup> {
   return { setup, ignored: q.ignored };
 }
 
-export function writeTournamentSetup(setup: TournamentSetup): string {
-  const params = new URLSearchParams();
-  if (setup.lesson) params.set('lesson', setup.lesson);
-  for (const agent of setup.agents ?? []) params.append('agent', agent);
-  if (setup.scenariosPerPair !== undefined) params.set('per', String(setup.scenariosPerPair));
-  if (setup.preset) params.set('preset', setup.preset);
-  if (setup.seed !== undefined) params.set('seed', String(setup.seed));
-  if (setup.selfPlay !== undefined) params.set('self', setup.selfPlay ? '1' : '0');
-  if (setup.deadline) params.set('turns', turnsOf(setup.deadline));
-  if (setup.firstMover) params.set('mover', setup.firstMover);
-  if (setup.name) params.set('name', setup.name);
-  writeModels(params, setup);
-  return params.toString();
-}
-
 export function readTournamentSetup(search: string): ReadSetup<TournamentSetup> {
   const q = new QueryReader(search, TOURNAMENT_FIELDS);
   const setup: TournamentSetup = {};
@@ -321,8 +277,3 @@ export function readTournamentSetup(search: string): ReadSetup<TournamentSetup> 
 
 /** The full address of a page's hash on this site, for a "Copy link" button. */
 export const absoluteLink = (hash: string, at: Pick<Location, 'href'> = location): string => `${at.href.split('#')[0]}${hash}`;
-
-/** The hash that opens a lesson, its setup filled in. */
-export function lessonHref(lesson: import('./lessons').Lesson): string {
-  return lesson.page === 'arena' ? `#/arena?${writeArenaSetup(lesson.setup)}` : `#/tournament?${writeTournamentSetup(lesson.setup)}`;
-}

@@ -1,15 +1,17 @@
 /**
  * What the builds hold: WebLLM (about 6 MB) in exactly one file, the engine worker's, so the page
  * and the simulation worker never load it a second time; the e2e build's fake engine only in the
- * e2e build; and no app code that imports test code. The e2e build is the one global setup made;
- * the production build (`npm run build`) is made here, into a folder of its own.
+ * e2e build; no app code that imports test code; and a first page (Home, opened cold) of at most
+ * 100 KiB of gzipped JavaScript, every file of which the measure counts. The e2e build is the one
+ * global setup made; the production build (`npm run build`) is made here, into a folder of its own.
  */
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { build } from 'vite';
+import { buildForProduction, describeFirstPage, FIRST_PAGE_GOAL_BYTES, firstPageScripts } from '../../src/cli/bench-bundle';
+import { launch, serve } from './harness';
 
 /** A string literal of WebLLM's own (an error message of its engine), which minifying keeps. */
 const WEBLLM = 'Cannot find model record in appConfig';
@@ -37,7 +39,7 @@ describe('the production build (npm run build)', () => {
   let files: Built[] = [];
   beforeAll(async () => {
     outDir = await mkdtemp(join(tmpdir(), 'parley-prod-build-'));
-    await build({ mode: 'production', logLevel: 'warn', build: { outDir, emptyOutDir: true } });
+    await buildForProduction(outDir);
     files = await scripts(outDir);
   });
   afterAll(async () => {
@@ -55,6 +57,45 @@ describe('the production build (npm run build)', () => {
 
   it('holds none of the e2e build’s fake engine', () => {
     expect(holding(files, FAKE_ENGINE)).toEqual([]);
+  });
+
+  it('loads at most 100 KiB of gzipped JavaScript on the first page', async () => {
+    const page = await firstPageScripts(outDir);
+    console.log(describeFirstPage(page));
+    expect(page.files[0]?.file).toMatch(/^assets\/index-[\w-]+\.js$/);
+    expect(page.gzipBytes).toBeLessThanOrEqual(FIRST_PAGE_GOAL_BYTES);
+    // None of what only other pages need (each found by a string of its own that minifying keeps):
+    // Chart.js, Dexie, zod, the QR encoder. Each is in the build, so the check is not empty.
+    const firstPage = files.filter((f) => page.files.some((p) => p.file === `assets/${f.file}`));
+    for (const marker of ['Canvas is already in use', 'DexieError', 'ZodError', 'Expected number [1..40]']) {
+      expect(holding(files, marker), marker).not.toEqual([]);
+      expect(holding(firstPage, marker), marker).toEqual([]);
+    }
+  });
+
+  it('opens Home in Chromium with no script but those the measure counts, and no worker', async () => {
+    const counted = (await firstPageScripts(outDir)).files.map((f) => f.file);
+    const served = await serve(outDir);
+    const browser = await launch({ serviceWorkers: 'allow' });
+    try {
+      const page = await browser.context.newPage();
+      const scripts: string[] = [];
+      const workers: string[] = [];
+      page.on('request', (r) => {
+        if (r.resourceType() === 'script') scripts.push(new URL(r.url()).pathname.slice(1));
+      });
+      page.on('worker', (w) => workers.push(w.url()));
+      await page.goto(served.url);
+      await page.getByRole('heading', { level: 1, name: 'Parley' }).waitFor();
+      // The service worker registered (the last thing the first page starts), then nothing more is asked for.
+      await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
+      await page.waitForLoadState('networkidle');
+      expect(workers).toEqual([]);
+      expect(scripts.sort()).toEqual([...counted].sort());
+    } finally {
+      await browser.close();
+      await served.close();
+    }
   });
 });
 

@@ -1,7 +1,7 @@
 /**
  * The app after one visit, with the network gone: the real build and its real service worker
  * (the other browser tests block it). It opens, says it is offline, plays an Arena game and a small
- * tournament with scripted agents and stores both, and refuses a run with a remote model or a
+ * tournament with scripted agents and stores both, opens the pages it never opened online, and refuses a run with a remote model or a
  * WebLLM model not yet downloaded before it starts, naming them.
  */
 import { describe, expect, it } from 'vitest';
@@ -14,7 +14,7 @@ const UNCACHED = 'webllm:Qwen3-0.6B-q4f32_1-MLC';
 describe('offline, after one visit', () => {
   const app = appForTests({ serviceWorkers: 'allow' });
 
-  it('opens with no network, plays an Arena game and a tournament of scripted agents, and stores them', async () => {
+  it('opens with no network, plays an Arena game and a tournament of scripted agents, stores them, and opens the pages never opened online', async () => {
     const { browser, page, url, errors } = app;
     await reopenOffline(browser, page, url);
     // The page itself came from the service worker's cache: the network is really gone.
@@ -54,6 +54,15 @@ describe('offline, after one visit', () => {
     const download = page.getByRole('button', { name: /^Download Qwen3/ });
     expect(await download.count()).toBeGreaterThan(0);
     for (const button of await download.all()) expect(await button.isDisabled()).toBe(true);
+
+    // Each page's code is loaded when the page is first opened: those never opened online come from the cache too.
+    for (const [link, title] of [['Learn', 'Learn'], ['Market', 'Market'], ['Class', 'Class'], ['Home', 'Parley']]) {
+      await page.getByRole('navigation').getByRole('link', { name: link, exact: true }).click();
+      await page.getByRole('heading', { level: 1, name: title, exact: true }).waitFor();
+    }
+    await page.evaluate((id) => (location.hash = `#/runs/${encodeURIComponent(id)}`), runs[0]?.id ?? '');
+    await expect.poll(() => page.locator('main h1').first().textContent()).not.toMatch(/not found|cannot be read/i);
+    expect(await page.getByText(/could not be loaded/).count()).toBe(0);
     expect(errors).toEqual([]);
   });
 

@@ -26,7 +26,7 @@ test('a lesson link: no model settings, the spec under Advanced, each ? button w
   await page.viewport(390, 844);
   location.hash = lessonHref(given(lessonById('anchoring')));
   const target = render(App, {});
-  await vi.waitFor(() => must(target.querySelector('[aria-label="Ready to play"]')));
+  await vi.waitFor(() => must(target.querySelector('[aria-label="Ready to play"]')), { timeout: 10_000 });
   // The student opens the folded setup: the bot's seat is there, but no model settings and no spec in sight.
   await userEvent.click(must([...target.querySelectorAll('summary')].find((s) => text(s) === 'Set up the game')));
   expect(() => control(target, 'Moves as')).toThrow();

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test, vi } from 'vitest';
 import { userEvent } from 'vitest/browser';
 import App from '../../src/ui/App.svelte';
 import ArenaPage from '../../src/ui/pages/ArenaPage.svelte';
@@ -134,10 +134,11 @@ describe('share links and lessons', () => {
     });
   });
 
-  test('a malformed link is no error: the bad parts are named on the page and the rest is filled in', () => {
+  test('a malformed link is no error: the bad parts are named on the page and the rest is filled in', async () => {
     location.hash = '#/tournament?agent=linear&agent=%3Cimg%20src%3Dx%3E&per=lots&seed=4&turns=9';
     const target = render(App, {});
-    expect(text(target.querySelector('main h1'))).toBe('Tournament');
+    // The Tournament page's code loads when the page is first opened.
+    await vi.waitFor(() => expect(text(target.querySelector('main h1'))).toBe('Tournament'), { timeout: 10_000 });
     const notes = [...target.querySelectorAll('.ignored li')].map((li) => text(li));
     expect(notes).toEqual(['agent=“<img src=x>” (not an agent Parley knows)', 'per=“lots” (not a whole number)']);
     expect(target.querySelector('.ignored img')).toBeNull();

@@ -60,6 +60,8 @@ describe('presentation mode, the teacher seated, at 1366 × 768', () => {
     presentation.set(true);
     location.hash = hash();
     const target = render(App, {});
+    // The Arena's code loads when the page is first opened.
+    await vi.waitFor(() => must(target.querySelector('[aria-label="Ready to play"]')), { timeout: 10_000 });
     const lesson = hash === anchoring;
     if (lesson) expect(status(target)).toBe('Nothing has started: press Play when ready.');
     await press(target, input, 'Play');
@@ -112,7 +114,7 @@ describe('a lesson link on a 390 × 844 phone', () => {
     await page.viewport(390, 844);
     location.hash = anchoring();
     const target = render(App, {});
-    await vi.waitFor(() => must(target.querySelector('[aria-label="Ready to play"]')));
+    await vi.waitFor(() => must(target.querySelector('[aria-label="Ready to play"]')), { timeout: 10_000 });
     window.scrollTo(0, 0);
     const ready = must(target.querySelector('[aria-label="Ready to play"]'));
     const play = button(target, 'Play');

@@ -2,7 +2,7 @@
  * Presentation mode on a projector's 1366 × 768: the setup folded away, large type, and the
  * transcript's last turn, the chart and the outcome all on the one screen, no scrolling.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { page, userEvent } from 'vitest/browser';
 import '../../src/ui/theme.css';
 import App from '../../src/ui/App.svelte';
@@ -37,7 +37,8 @@ describe('presentation mode', () => {
     const target = render(App, {});
     const toggle = button(target, 'Presentation mode');
     expect(toggle.getAttribute('aria-pressed')).toBe('false');
-    const fold = must(target.querySelector<HTMLDetailsElement>('details.setup-fold'));
+    // The Arena's code loads when the page is first opened.
+    const fold = await vi.waitFor(() => must(target.querySelector<HTMLDetailsElement>('details.setup-fold')), { timeout: 10_000 });
     expect(fold.open).toBe(true);
     const normalType = parseFloat(getComputedStyle(document.body).fontSize);
 
@@ -68,13 +69,14 @@ describe('presentation mode', () => {
     expect(must(document.scrollingElement).scrollWidth).toBeLessThanOrEqual(1366);
   });
 
-  test('opens in presentation mode when it was left on', () => {
+  test('opens in presentation mode when it was left on', async () => {
     presentation.set(true);
     expect(new Presentation().on).toBe(true);
     location.hash = '#/arena';
     const target = render(App, {});
     expect(button(target, 'Presentation mode').getAttribute('aria-pressed')).toBe('true');
     expect(document.documentElement.classList.contains('presenting')).toBe(true);
-    expect(must(target.querySelector<HTMLDetailsElement>('details.setup-fold')).open).toBe(false);
+    const fold = await vi.waitFor(() => must(target.querySelector<HTMLDetailsElement>('details.setup-fold')), { timeout: 10_000 });
+    expect(fold.open).toBe(false);
   });
 });

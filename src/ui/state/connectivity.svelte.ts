@@ -2,28 +2,31 @@ import { PROVIDERS, type RemoteProvider } from '../../agents/remote-spec';
 import { webllmModels } from '../../agents/specs';
 import { needsNetwork, offlineProblem } from './availability';
 import type { KeyRing } from './keys.svelte';
-import { newId, sim } from './sim';
+import { online, type Online } from './online.svelte';
 
 /**
- * Whether the browser says it is online, kept current by its `online` and `offline` events, and
- * where each remote provider is reached (the user's base URL or its own), which decides whether a
- * remote agent can play with the network gone: a server on this machine still answers.
+ * Whether the browser says it is online (`online.svelte.ts`), and where each remote provider is
+ * reached (the user's base URL or its own), which decides whether a remote agent can play with the
+ * network gone: a server on this machine still answers.
  */
 export class Connectivity {
-  online = $state(true);
   private addresses: (provider: RemoteProvider) => string = (p) => PROVIDERS[p].baseUrl;
-  private started = false;
+
+  constructor(private readonly network: Online = online) {}
+
+  get online(): boolean {
+    return this.network.now;
+  }
+
+  set online(now: boolean) {
+    this.network.now = now;
+  }
 
   /** Follows the browser for the whole page; later calls only change where providers are reached. */
   start(options: { keys?: KeyRing; target?: Window } = {}): void {
     const { keys } = options;
     if (keys) this.addresses = (p) => keys.entries[p].baseUrl.trim() || PROVIDERS[p].baseUrl;
-    if (this.started) return;
-    this.started = true;
-    const target = options.target ?? window;
-    this.online = target.navigator.onLine;
-    target.addEventListener('online', () => (this.online = true));
-    target.addEventListener('offline', () => (this.online = false));
+    this.network.start(options.target);
   }
 
   addressOf(provider: RemoteProvider): string {
@@ -42,6 +45,8 @@ export const connectivity = new Connectivity();
 /** The WebLLM models in the browser's cache, asked of the worker; undefined where it cannot say. */
 async function cachedModels(): Promise<ReadonlySet<string> | undefined> {
   try {
+    // Imported here: the header's badge reads this module on every page, and Home starts no worker.
+    const { newId, sim } = await import('./sim');
     const reply = await sim().request({ type: 'models.list', requestId: newId() });
     if (reply.type !== 'models.listed') return undefined;
     return new Set(Object.entries(reply.cached).filter(([, cached]) => cached).map(([id]) => id));

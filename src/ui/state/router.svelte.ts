@@ -1,4 +1,4 @@
-import { OUTCOME_KINDS, type OutcomeKind } from '../../core/bilateral/events';
+import type { OutcomeKind } from '../../core/bilateral/events';
 import { TIERS, type Tier } from '../../core/catalog';
 
 /**
@@ -37,6 +37,14 @@ export type Route =
 
 export type Page = Route['page'];
 
+/**
+ * Every outcome, in a record the compiler checks against `OutcomeKind` (none missing, none extra),
+ * rather than events.ts's list, which is read off its zod schema: so the router, and with it the
+ * first page, loads no zod.
+ */
+const OUTCOMES: Record<OutcomeKind, true> = { deal: true, walk_away: true, turn_limit: true, error: true, cancelled: true };
+const isOutcome = (text: string | null): text is OutcomeKind => text !== null && Object.hasOwn(OUTCOMES, text);
+
 const MAX_NAME = 200;
 const MAX_PAGE = 1_000_000;
 
@@ -51,8 +59,7 @@ export function parseRunQuery(search: string): RunQuery {
   name('buyer');
   name('seller');
   const outcome = params.get('outcome');
-  const kind = OUTCOME_KINDS.find((k) => k === outcome);
-  if (kind) query.outcome = kind;
+  if (isOutcome(outcome)) query.outcome = outcome;
   const tier = TIERS.find((t) => String(t) === params.get('tier'));
   if (tier) query.tier = tier;
   const page = params.get('page');
