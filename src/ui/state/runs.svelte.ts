@@ -44,7 +44,7 @@ export async function storedErrors(db: ParleyDb, run: RunRow): Promise<number> {
  * down (on a full disk it cannot): it shows as interrupted, ready to resume. The locks are no Dexie
  * call, hence Promise.resolve (see LiveRead).
  */
-export async function asPlayed<Row extends { id: string; status: RunStatus }>(runs: Row[]): Promise<Row[]> {
+async function asPlayed<Row extends { id: string; status: RunStatus }>(runs: Row[]): Promise<Row[]> {
   const live = await Promise.resolve(liveRunIds());
   return runs.map((run) => (run.status === 'running' && !live.has(run.id) ? { ...run, status: 'interrupted' } : run));
 }
@@ -109,6 +109,13 @@ export class RunList {
   }
   #read(): RunListRead {
     return this.#list.current ?? EMPTY;
+  }
+}
+
+/** How many runs are stored, readable or not (undefined until counted): for a page that only points to the list. */
+export class RunCount extends LiveRead<ParleyDb, number> {
+  constructor(db: () => ParleyDb) {
+    super(db, (db) => db.runs.count());
   }
 }
 
