@@ -26,7 +26,7 @@ import {
 import { HUMAN_SPEC, parseAgentSpec } from '../agents/specs';
 import { DEFAULT_LLM_SETTINGS, LlmSettingsSchema, MoveInterfaceSchema, temperatureProblem, type MoveInterface } from '../agents/llm/settings';
 import { LESSON_IDS, type LessonId } from './lessons';
-import { MAX_SEED } from '../core/rng';
+import { TOURNAMENT_LIMITS, type Bounds } from './state/limits';
 
 export { lessonHref, writeArenaSetup, writeTournamentSetup } from './share-link-write';
 
@@ -71,11 +71,10 @@ export interface ReadSetup<T> {
   ignored: string[];
 }
 
-export { MAX_SEED };
-const MAX_TURNS = 1000;
-const MAX_AGENTS = 24;
+// Every limit is the schemas' own (state/limits.ts), so a form's link opens the form it was written from.
+const { agents: AGENTS, agentSpec: AGENT_SPEC, scenariosPerPair: PER_PAIR, seed: SEED, turns: TURNS, name: NAME } = TOURNAMENT_LIMITS;
 
-const whole = (min: number, max: number) =>
+const whole = ({ min, max }: Bounds) =>
   z
     .string()
     .regex(/^\d{1,10}$/, 'not a whole number')
@@ -85,11 +84,11 @@ const dollars = z.string().regex(/^\d{1,9}(\.\d{1,2})?$/, 'not an amount in doll
 const agentText = z
   .string()
   .min(1)
-  .max(200, 'too long')
+  .max(AGENT_SPEC.max, 'too long')
   .refine((text) => text !== HUMAN_SPEC && parseAgentSpec(text).ok, 'not an agent Parley knows');
 const turnsText = z
   .string()
-  .regex(/^\d{1,4}(-\d{1,4})?$/, 'not a turn limit (20) or range (16-24)')
+  .regex(/^\d{1,10}(-\d{1,10})?$/, 'not a turn limit (20) or range (16-24)')
   .transform((text): unknown => {
     const [low, high] = text.split('-').map(Number);
     return high === undefined ? { kind: 'fixed', turns: low } : { kind: 'uncertain', min: low, max: high };
@@ -103,17 +102,17 @@ const FIELDS = {
   seller: agentText,
   agent: agentText,
   preset: PresetSchema,
-  seed: whole(0, MAX_SEED),
+  seed: whole(SEED),
   item: z.enum(CATALOG.map((i) => i.id) as [string, ...string[]], 'not an item of the catalog'),
   value: dollars,
   cost: dollars,
   turns: turnsText,
-  limit: whole(1, MAX_TURNS),
+  limit: whole(TURNS),
   first: RoleSchema,
   mover: FirstMoverSchema,
-  per: whole(1, 1_000_000),
+  per: whole(PER_PAIR),
   self: z.enum(['0', '1'], 'not 0 or 1').transform((t) => t === '1'),
-  name: z.string().max(120, 'longer than 120 characters'),
+  name: z.string().max(NAME.max, `longer than ${NAME.max} characters`),
   moves: MoveInterfaceSchema,
   temp: z.string().regex(/^\d{1,2}(\.\d{1,3})?$/, 'not a temperature').transform(Number).pipe(LlmSettingsSchema.shape.temperature),
 } as const;
@@ -254,8 +253,8 @@ export function readTournamentSetup(search: string): ReadSetup<TournamentSetup> 
   if (lesson) setup.lesson = lesson;
   if (q.has('agent')) {
     const agents = [...new Set(q.all('agent'))];
-    if (agents.length > MAX_AGENTS) q.note(`agents after the first ${MAX_AGENTS}`);
-    if (agents.length > 0) setup.agents = agents.slice(0, MAX_AGENTS);
+    if (agents.length > AGENTS.max) q.note(`agents after the first ${AGENTS.max}`);
+    if (agents.length > 0) setup.agents = agents.slice(0, AGENTS.max);
   }
   const per = q.one('per');
   if (per !== undefined) setup.scenariosPerPair = per;

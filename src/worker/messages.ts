@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { BilateralEventSchema } from '../core/bilateral/events';
 import { StandingsSchema } from '../core/bilateral/standings-schema';
 import { ScenarioSchema } from '../core/scenario';
-import { RUN_STATUSES, TournamentConfigSchema } from '../storage/schema';
+import { RUN_STATUSES, RunRecordSchema, TournamentConfigSchema } from '../storage/schema';
 import { REMOTE_PROVIDERS } from '../agents/remote-spec';
 import { MAX_API_KEY_LENGTH, MAX_BASE_URL_LENGTH } from '../agents/remote-input';
 import { ENGINE_STATES } from '../agents/backends/webllm/engine-state';
@@ -154,12 +154,34 @@ function count0() {
   return z.int().nonnegative();
 }
 
+/**
+ * A stored run's fine-tuning data: the summary of what the filter picks and, with `build`, the
+ * train and validation JSONL files; progress as sft.progress; answered by sft.exported.
+ */
+export const SftExportSchema = z.object({
+  type: z.literal('sft.export'),
+  requestId: id,
+  runId: id,
+  filter: SftFilterSchema,
+  /** The share of scenarios held out for validation. */
+  validation: z.number().min(0).max(0.9),
+  interface: z.enum(MOVE_INTERFACES),
+  build: z.boolean(),
+});
+
+/** A run's name as the page gives it to a run it starts: the stored record's own limit. */
+export const RunNameSchema = RunRecordSchema.shape.name;
+
+/** The CSV files of a stored run: its standings, or one line per negotiation with its metrics. */
+export const CSV_TABLES = ['standings', 'negotiations'] as const;
+export type CsvTable = (typeof CSV_TABLES)[number];
+
 /** Messages from the page to the simulation worker; each `type` carries its own payload. */
 export const ToWorkerSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('run.start'),
     runId: id,
-    name: z.string().max(200),
+    name: RunNameSchema,
     config: TournamentConfigSchema,
     remote: RemoteConfigSchema.optional(),
   }),
@@ -243,6 +265,8 @@ export const ToWorkerSchema = z.discriminatedUnion('type', [
   /** Stops a load asked for by engines.load (a run or game that needs the model keeps it going). */
   z.object({ type: z.literal('engines.cancel'), modelId: z.string().min(1).max(200) }),
   z.object({ type: z.literal('export'), requestId: id, runId: id, format: z.enum(['json', 'jsonl']) }),
+  /** A stored run's CSV, built here a chunk of stored negotiations at a time; progress as csv.progress. */
+  z.object({ type: z.literal('csv'), requestId: id, runId: id, table: z.enum(CSV_TABLES) }),
   /**
    * The page's heartbeat: the worker answers with a pong at once, and holds the Web Lock `lock` for
    * as long as it lives, so that a worker that died without a word is told from one that is busy.
@@ -264,19 +288,7 @@ export const ToWorkerSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('models.list'), requestId: id }),
   /** Deletes a model's files from WebLLM's cache. */
   z.object({ type: z.literal('models.delete'), requestId: id, modelId: webllmModel }),
-  /**
-   * A stored run's fine-tuning data: the summary of what the filter picks and, with `build`, the
-   * train and validation JSONL files; progress as sft.progress; answered by sft.exported.
-   */
-  z.object({
-    type: z.literal('sft.export'),
-    requestId: id,
-    runId: id,
-    filter: SftFilterSchema,
-    validation: z.number().min(0).max(0.9),
-    interface: z.enum(MOVE_INTERFACES),
-    build: z.boolean(),
-  }),
+  SftExportSchema,
   /** Stops the sft.export whose requestId is `running`; it answers with a failure. */
   z.object({ type: z.literal('sft.cancel'), running: id }),
   /** The user's own WebLLM models (kept in settings): specs may name them from now on. */
@@ -360,6 +372,8 @@ export const FromWorkerSchema = z.discriminatedUnion('type', [
     standings: StandingsSchema.nullable(),
   }),
   z.object({ type: z.literal('exported'), requestId: id, fileName: z.string(), blob: z.instanceof(Blob) }),
+  /** How many of the run's negotiations a csv request has written so far. */
+  z.object({ type: z.literal('csv.progress'), requestId: id, done: count }),
   z.object({ type: z.literal('imported'), requestId: id, runId: id }),
   z.object({ type: z.literal('handed-in'), requestId: id, report: HandInReportSchema }),
   z.object({
@@ -396,6 +410,7 @@ export type WorkerRequest = Extract<ToWorker, { requestId: string }>;
 const REPLIES = {
   export: 'exported',
   salvage: 'exported',
+  csv: 'exported',
   import: 'imported',
   handin: 'handed-in',
   'models.list': 'models.listed',

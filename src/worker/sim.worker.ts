@@ -19,6 +19,8 @@ import { sizeProblem } from '../storage/run-file';
 import { handIn } from '../storage/hand-ins';
 import { runLearnExperiment } from './learn';
 import { buildSft } from './sft';
+import { runCsv } from './csv';
+import { safeFileName } from './file-names';
 import { customAppConfig, customModels, customModelsAppConfig, useCustomModels } from '../agents/backends/webllm/custom';
 import { getCustomModels } from '../storage/custom-models';
 
@@ -125,11 +127,10 @@ function postExport(
   unnamed: string,
   text: string,
 ): void {
-  const safeName = run.name.replace(/[^\w.-]+/g, '-').slice(0, 60) || unnamed;
   host.post({
     type: 'exported',
     requestId: request.requestId,
-    fileName: `${prefix}-${safeName}-${run.id.slice(0, 8)}.${request.format}`,
+    fileName: `${prefix}-${safeFileName(run.name, unnamed)}-${run.id.slice(0, 8)}.${request.format}`,
     blob: new Blob([text], { type: request.format === 'json' ? 'application/json' : 'application/x-ndjson' }),
   });
 }
@@ -221,13 +222,18 @@ async function handle(message: ToWorker): Promise<void> {
     case 'salvage': {
       const salvaged = (await salvageRun(host.db, message.runId)) ?? (await salvageMarketRun(host.db, message.runId));
       if (!salvaged) throw new Error('that run is no longer stored');
-      const safeName = salvaged.name.replace(/[^\w.-]+/g, '-').slice(0, 60) || 'run';
       host.post({
         type: 'exported',
         requestId: message.requestId,
-        fileName: `parley-salvage-${safeName}-${message.runId.slice(0, 8)}.json`,
+        fileName: `parley-salvage-${safeFileName(salvaged.name)}-${message.runId.slice(0, 8)}.json`,
         blob: new Blob([salvaged.text], { type: 'application/json' }),
       });
+      return;
+    }
+    case 'csv': {
+      const { requestId } = message;
+      const file = await runCsv(host.db, message.runId, message.table, (done) => host.post({ type: 'csv.progress', requestId, done }));
+      host.post({ type: 'exported', requestId, ...file });
       return;
     }
     case 'import': {

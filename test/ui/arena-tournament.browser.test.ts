@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test, vi } from 'vitest';
 import { flushSync } from 'svelte';
 import { userEvent } from 'vitest/browser';
 import ArenaPage from '../../src/ui/pages/ArenaPage.svelte';
@@ -11,7 +11,7 @@ import type { TournamentSettings } from '../../src/worker/messages';
 import { ArenaSession } from '../../src/ui/state/arena.svelte';
 import { RunsStore } from '../../src/ui/state/runs.svelte';
 import { TournamentSession } from '../../src/ui/state/tournament.svelte';
-import { freshDb, tournamentRows } from '../storage/helpers';
+import { freshDb, storedTournament, tournamentRows } from '../storage/helpers';
 import { agent, cleanup, control, must, play, render, text } from './helpers.svelte';
 
 afterEach(cleanup);
@@ -161,6 +161,14 @@ describe('Tournament form', () => {
     await userEvent.fill(control(target, 'Scenarios per ordered pair'), '10');
     expect(target.querySelector('.confirm')).toBeNull();
     expect(button(target).disabled).toBe(false);
+  });
+
+  test('points to the stored runs once there are any, as soon as one is stored', async () => {
+    const db = freshDb();
+    const target = render(TournamentPage, { session: new RecordingSession(), runs: new RunsStore(() => db) });
+    await storedTournament(db);
+    await vi.waitFor(() => expect(text(target)).toContain('Earlier runs are in Runs.'));
+    expect(must(target.querySelector('a[href="#/runs"]')).textContent).toBe('Runs');
   });
 
   test('after a run finishes, its status counts the negotiations that ended in an error', async () => {

@@ -240,9 +240,9 @@ describe('runs', () => {
       standings: null,
     });
     const store = new RunsStore(() => db);
-    await store.refresh();
 
     const list = render(RunsPage, { store, tournament: new TournamentSession() });
+    await vi.waitFor(() => expect(list.querySelectorAll('tr[data-run-id]')).toHaveLength(3));
     fitsTheViewport();
     expectIsolated(must(list.querySelector('tr[data-run-id="long"]')), LONG);
     expectIsolated(must(list.querySelector('tr[data-run-id="rlo"]')), RLO);

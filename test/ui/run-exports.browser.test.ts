@@ -3,13 +3,14 @@ import { userEvent } from 'vitest/browser';
 import RunExports from '../../src/ui/components/RunExports.svelte';
 import { NEGOTIATIONS_CSV_HEADER, STANDINGS_CSV_HEADER } from '../../src/core/bilateral/csv';
 import { computeMetrics } from '../../src/core/bilateral/metrics';
+import { deleteRun } from '../../src/storage/runs';
 import { negotiationId, type NegotiationRow } from '../../src/storage/schema';
-import { freshDb, storedTournament, storeRows } from '../storage/helpers';
+import { database } from '../../src/ui/state/sim';
+import { storedTournament, storeRows } from '../storage/helpers';
 import { cleanup, must, render, text } from './helpers.svelte';
 import { parseCsv } from '../support/csv';
 
 afterEach(cleanup);
-
 
 /** Captures what the page hands the browser as downloads. */
 function downloads(): { name: string; href: string }[] {
@@ -23,11 +24,18 @@ function downloads(): { name: string; href: string }[] {
 
 const button = (target: HTMLElement, name: string) => must([...target.querySelectorAll('button')].find((b) => text(b) === name), name);
 
+/** A run in the app's own database, where the worker that builds the files reads it; deleted when the test ends. */
+async function appRun(init: Parameters<typeof storedTournament>[1] = {}) {
+  const db = database();
+  const stored = await storedTournament(db, { ...init, id: `exports-${crypto.randomUUID()}` });
+  onTestFinished(() => deleteRun(db, stored.run.id));
+  return { db, ...stored };
+}
+
 describe('RunExports', () => {
-  test('the CSV of every negotiation has a header and one line per stored negotiation, read in chunks, and parses back', async () => {
-    const db = freshDb();
-    const { run, rows } = await storedTournament(db, { name: 'four, "scripted" agents' });
-    // Enough copies to span several of scanRun's 500-row chunks.
+  test('the CSV of every negotiation, built by the worker, has a header and one line per stored negotiation, and parses back', async () => {
+    const { db, run, rows } = await appRun({ name: 'four, "scripted" agents' });
+    // Enough copies to span several of the worker's 500-row chunks.
     const more: NegotiationRow[] = [];
     for (let copy = 1; copy < 31; copy++)
       for (const row of rows) {
@@ -38,7 +46,7 @@ describe('RunExports', () => {
     const stored = [...rows, ...more];
 
     const saved = downloads();
-    const target = render(RunExports, { runId: run.id, runName: run.name, standings: run.standings, db });
+    const target = render(RunExports, { run });
     await userEvent.click(button(target, 'Every negotiation (CSV)'));
     await expect.poll(() => saved.length).toBe(1);
     expect(saved[0]!.name).toBe('parley-four-scripted-agents-negotiations.csv');
@@ -66,10 +74,9 @@ describe('RunExports', () => {
   });
 
   test('the standings CSV holds the leaderboard, the tiers and the zones', async () => {
-    const db = freshDb();
-    const { run } = await storedTournament(db);
+    const { run } = await appRun();
     const saved = downloads();
-    const target = render(RunExports, { runId: run.id, runName: run.name, standings: run.standings, db });
+    const target = render(RunExports, { run });
     button(target, 'Standings (CSV)').focus();
     await userEvent.keyboard('{Enter}');
     await expect.poll(() => saved.length).toBe(1);
@@ -81,13 +88,23 @@ describe('RunExports', () => {
     expect(lines.filter((l) => l[0] === 'all')).toHaveLength(s.leaderboard.length);
   });
 
-  test('a run without standings offers no standings CSV', async () => {
-    const db = freshDb();
-    const target = render(RunExports, { runId: 'nothing-here', runName: 'empty', standings: null, db });
+  test('a run without standings offers no standings CSV; with no negotiations its CSV is the header alone', async () => {
+    const { run } = await appRun({ name: 'empty', rows: 0 });
+    const target = render(RunExports, { run });
     expect((button(target, 'Standings (CSV)') as HTMLButtonElement).disabled).toBe(true);
     const saved = downloads();
     await userEvent.click(button(target, 'Every negotiation (CSV)'));
     await expect.poll(() => saved.length).toBe(1);
     expect(await (await fetch(saved[0]!.href)).text()).toBe(`${NEGOTIATIONS_CSV_HEADER.join(',')}\n`);
+    expect(text(target.querySelector('[role="status"]'))).toBe('Saved parley-empty-negotiations.csv (0 negotiations).');
+  });
+
+  test('a run deleted meanwhile is named as gone, and the page stays usable', async () => {
+    const { db, run } = await appRun();
+    await deleteRun(db, run.id);
+    const target = render(RunExports, { run });
+    await userEvent.click(button(target, 'Every negotiation (CSV)'));
+    await expect.poll(() => text(target.querySelector('[role="status"]'))).toBe('Download failed: that run is no longer stored');
+    expect((button(target, 'Every negotiation (CSV)') as HTMLButtonElement).disabled).toBe(false);
   });
 });

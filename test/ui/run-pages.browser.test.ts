@@ -11,7 +11,8 @@ import type { NegotiationRow, RunRow } from '../../src/storage/schema';
 import { RunsStore } from '../../src/ui/state/runs.svelte';
 import { TournamentSession } from '../../src/ui/state/tournament.svelte';
 import { href, parseRoute, type RunQuery } from '../../src/ui/state/router.svelte';
-import { freshDb, storedTournament, storeRows, TOURNAMENT, tournamentRows } from '../storage/helpers';
+import { createRun, deleteRun } from '../../src/storage/runs';
+import { freshDb, storedTournament, storeRows, TOURNAMENT, TOURNAMENT_CONFIG, tournamentRows } from '../storage/helpers';
 import { cleanup, control, must, reactive, render, text } from './helpers.svelte';
 
 afterEach(cleanup);
@@ -152,18 +153,17 @@ describe('Errors in run status', () => {
     await storeRun(db, 'e', 'with errors', withErrors, 2_000);
     await storeRun(db, 'clean', 'clean', rows, 1_000);
     const store = new RunsStore(() => db);
-    await store.refresh();
-    expect(store.errors.get('e')).toBe(3);
 
     const list = render(RunsPage, { store, tournament: new TournamentSession() });
     const status = (id: string) => text(must(list.querySelector(`tr[data-run-id="${id}"] .badge`)));
-    expect(status('e')).toBe('done, 3 errors');
+    await vi.waitFor(() => expect(status('e')).toBe('done, 3 errors'));
     expect(status('clean')).toBe('done');
     expect(text(list.querySelector('tr[data-run-id="e"]'))).toContain('20 turns (fixed), the seller opens');
 
     const page = render(RunPage, { runId: 'e', store, tournament: new TournamentSession() });
     await vi.waitFor(() => expect(text(page.querySelector('.meta .badge'))).toBe('done, 3 errors'));
     expect(text(page.querySelector('.meta'))).toContain('deadline 20 turns (fixed), the seller opens');
+    await vi.waitFor(() => expect(matching(page)).toBe('36 matching negotiations'));
   });
 });
 
@@ -175,9 +175,9 @@ describe('Compare two runs', () => {
     await storeRun(db, 'newer', 'newer run', rows.slice(0, 24), 2_000);
     await storeRun(db, 'third', 'third run', rows.slice(0, 12), 3_000);
     const store = new RunsStore(() => db);
-    await store.refresh();
     const target = render(RunsPage, { store, tournament: new TournamentSession() });
     const box = (name: string) => must(target.querySelector<HTMLInputElement>(`input[aria-label="Compare ${name}"]`));
+    await vi.waitFor(() => box('third run'));
     box('newer run').focus();
     await userEvent.keyboard(' ');
     expect(text(target.querySelector('[role="group"]'))).toContain('(one more)');
@@ -274,4 +274,87 @@ test('the run page follows its query prop without a reload', async () => {
   flushSync();
   await vi.waitFor(() => expect(matching(target)).not.toBe('36 matching negotiations'));
   expect(filterControl(target, 'Outcome').value).toBe('turn_limit');
+});
+
+/** Counts the reads of one table of `db` (Dexie's own middleware, installed before the database opens). */
+function countReads(db: ParleyDb, table: string): () => number {
+  let reads = 0;
+  db.use({
+    stack: 'dbcore',
+    name: `count-${table}-reads`,
+    create: (down) => ({
+      ...down,
+      table: (name) => {
+        const core = down.table(name);
+        if (name !== table) return core;
+        const counted = <Args extends unknown[], R>(read: (...args: Args) => R) => (...args: Args): R => {
+          reads++;
+          return read(...args);
+        };
+        return {
+          ...core,
+          get: counted(core.get.bind(core)),
+          getMany: counted(core.getMany.bind(core)),
+          query: counted(core.query.bind(core)),
+          openCursor: counted(core.openCursor.bind(core)),
+          count: counted(core.count.bind(core)),
+        };
+      },
+    }),
+  });
+  return () => reads;
+}
+
+describe('stored reads follow the database', () => {
+  test('the Runs list shows a run written elsewhere (another tab, the worker), its progress, its end and its deletion, never reading an event log', async () => {
+    const db = freshDb();
+    const batchReads = countReads(db, 'batches');
+    const rows = await tournamentRows('live');
+    const target = render(RunsPage, { store: new RunsStore(() => db), tournament: new TournamentSession() });
+    await vi.waitFor(() => expect(text(target)).toContain('No runs yet.'));
+    const cell = (column: number) => text(target.querySelector(`tr[data-run-id="live"] td:nth-child(${column})`));
+
+    // A run starts, as another tab's worker writes it: the same record the writer keeps.
+    const run = await createRun(db, { id: 'live', name: 'written elsewhere', config: TOURNAMENT_CONFIG, planned: rows.length, createdAt: 5_000 });
+    await vi.waitFor(() => expect(cell(6)).toBe(`0 / ${rows.length}`));
+    // It is running and no worker here holds it, so it reads as interrupted, ready to resume.
+    expect(text(target.querySelector('tr[data-run-id="live"] .badge'))).toBe('interrupted');
+
+    // Its negotiations are stored batch by batch, an error among them, with its progress.
+    const firstBatch = rows.slice(0, 12).map((r, i) => (i === 3 ? failed(r) : r));
+    await db.transaction('rw', db.runs, db.batches, db.digests, async () => {
+      await storeRows(db, 'live', firstBatch);
+      await db.runs.update('live', { done: firstBatch.length });
+    });
+    await vi.waitFor(() => expect(cell(6)).toBe(`12 / ${rows.length}`));
+    expect(text(target.querySelector('tr[data-run-id="live"] .badge'))).toBe('interrupted, 1 error');
+
+    // It ends, renamed in passing.
+    await db.runs.put({ ...run, name: 'renamed', status: 'done', done: 12, standings: standingsOf(firstBatch) });
+    await vi.waitFor(() => expect(text(target.querySelector('tr[data-run-id="live"] .badge'))).toBe('done, 1 error'));
+    expect(text(target.querySelector('tr[data-run-id="live"] a'))).toBe('renamed');
+
+    // The list read run records and digests only: the batches, which hold the event logs, were only written.
+    expect(batchReads()).toBe(0);
+
+    await deleteRun(db, 'live');
+    await vi.waitFor(() => expect(text(target)).toContain('No runs yet.'));
+  });
+
+  test("a run's page shows negotiations as they are stored, and its progress, without a reload", async () => {
+    const db = freshDb();
+    const rows = await tournamentRows('grow');
+    await createRun(db, { id: 'grow', name: 'growing', config: TOURNAMENT_CONFIG, planned: rows.length, createdAt: 1_000 });
+    const { target } = mountRunPage(new RunsStore(() => db), 'grow');
+    await vi.waitFor(() => expect(matching(target)).toBe('0 matching negotiations'));
+    expect(text(target.querySelector('.meta'))).toContain(`0 of ${rows.length} negotiations`);
+
+    await db.transaction('rw', db.runs, db.batches, db.digests, async () => {
+      await storeRows(db, 'grow', rows.slice(0, 20));
+      await db.runs.update('grow', { done: 20 });
+    });
+    await vi.waitFor(() => expect(matching(target)).toBe('20 matching negotiations'));
+    expect(shownNumbers(target)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    expect(text(target.querySelector('.meta'))).toContain(`20 of ${rows.length} negotiations`);
+  });
 });

@@ -4,7 +4,7 @@ import SftExport from '../../src/ui/components/SftExport.svelte';
 import { deleteRun } from '../../src/storage/runs';
 import { database } from '../../src/ui/state/sim';
 import { seatMoved, selectedSeats, sftExample, SftExampleSchema, SftTally, validationScenarios, type SftFilter } from '../../src/training/sft';
-import { storedTournament } from '../storage/helpers';
+import { freshDb, storedTournament } from '../storage/helpers';
 import { cleanup, control, must, render, text } from './helpers.svelte';
 
 afterEach(cleanup);
@@ -27,7 +27,7 @@ describe('SftExport', () => {
     const { run, rows } = await storedTournament(db, { id: `sft-test-${crypto.randomUUID()}`, name: 'sft run' });
     onTestFinished(() => deleteRun(db, run.id));
 
-    const target = render(SftExport, { runId: run.id, runName: run.name });
+    const target = render(SftExport, { run });
     await userEvent.click(must(target.querySelector('details > summary')));
     await expect.poll(() => [...control<HTMLSelectElement>(target, 'Agent').options].length).toBe(5);
     await userEvent.selectOptions(control(target, 'Seat'), 'seller');
@@ -79,11 +79,19 @@ describe('SftExport', () => {
     expect(target.querySelector('[data-summary="totals"]')).toBeNull();
   });
 
-  test('a bad minimum share is named and cannot be summarized', async () => {
-    const target = render(SftExport, { runId: 'no-such-run', runName: 'none' });
+  test('a bad minimum share or validation share is named, by the limits of the worker message, and cannot be summarized', async () => {
+    const { run } = await storedTournament(freshDb(), { id: 'not-in-the-app-database' });
+    const target = render(SftExport, { run });
     await userEvent.click(must(target.querySelector('details > summary')));
     await userEvent.type(control(target, 'Minimum surplus share'), '1.5');
     expect(text(target)).toContain('Minimum surplus share: a share from 0 to 1, or empty for none.');
+    expect((button(target, 'Summarize') as HTMLButtonElement).disabled).toBe(true);
+    await userEvent.clear(control(target, 'Minimum surplus share'));
+    expect((button(target, 'Summarize') as HTMLButtonElement).disabled).toBe(false);
+    const validation = control<HTMLInputElement>(target, 'Validation share of scenarios');
+    await userEvent.clear(validation);
+    await userEvent.type(validation, '0.95');
+    expect(text(target)).toContain('Validation share: a fraction from 0 to 0.9.');
     expect((button(target, 'Summarize') as HTMLButtonElement).disabled).toBe(true);
   });
 });

@@ -2,6 +2,7 @@ import type { Standings } from '../../core/bilateral/aggregate';
 import { deleteRun, liveRunIds, loadNegotiations, markInterrupted, sizeProblem, storageUsage, type ParleyDb, type RunRow, type RunStatus } from '../../storage';
 import { readRuns } from '../../storage/runs';
 import type { DamagedRun } from '../../storage/stored-records';
+import { LiveRead } from './live.svelte';
 import { RunExportStore } from './run-export.svelte';
 import { database, newId, sim } from './sim';
 import { isolateText } from '../names';
@@ -14,10 +15,6 @@ export const statusLabel = (status: RunStatus, errors = 0): string =>
 export const errorsIn = (standings: Pick<Standings, 'leaderboard'> | null | undefined): number =>
   (standings?.leaderboard ?? []).reduce((sum, row) => sum + (row.role === 'buyer' ? (row.errors ?? 0) : 0), 0);
 
-/** Stored negotiations of a run that ended in an error, from its digests (right mid-run too). */
-const storedErrors = async (db: ParleyDb, runId: string): Promise<number> =>
-  (await loadNegotiations(db, runId, { limit: 0, filter: { outcome: 'error' } })).total;
-
 /**
  * A stopped run's error count from the standings it stored when it stopped (they cover every stored
  * negotiation), or null where they may not: a run still playing or cut off, or one stored before
@@ -29,62 +26,113 @@ function settledErrors(run: RunRow): number | null {
   return rows.length > 0 && rows.every((r) => typeof r.errors === 'number') ? errorsIn(run.standings) : null;
 }
 
-/** Stored runs, read from IndexedDB on the page; changes go through the worker or Dexie. */
-export class RunsStore extends RunExportStore {
-  runs = $state.raw<RunRow[]>([]);
-  loaded = $state(false);
-  usage = $state.raw<{ usage: number; quota: number } | null>(null);
-  /** Per run, how many of its negotiations ended in an error. */
-  errors = $state.raw<ReadonlyMap<string, number>>(new Map());
-  /** Stored runs that cannot be read, each with why: listed apart, to export what can be read or delete. */
-  damaged = $state.raw<DamagedRun[]>([]);
-  /** Per readable run, a part of it that could not be read and was set aside (its standings). */
-  notes = $state.raw<ReadonlyMap<string, string>>(new Map());
-  /** Why the runs could not be read at all, if they could not (the list stays as it was). */
-  error = $state<string | null>(null);
+/**
+ * How many of a run's stored negotiations ended in an error: from its standings where they are
+ * settled, else from its digests (right mid-run too), never from the event logs; 0 if unreadable.
+ */
+export async function storedErrors(db: ParleyDb, run: RunRow): Promise<number> {
+  const settled = settledErrors(run);
+  if (settled !== null) return settled;
+  return loadNegotiations(db, run.id, { limit: 0, filter: { outcome: 'error' } }).then(
+    (found) => found.total,
+    () => 0,
+  );
+}
 
-  /** `db`: where runs are read (the page's database unless a test hands another). */
-  constructor(readonly db: () => ParleyDb = database) {
-    super();
-    sim().subscribe((m) => {
-      if (m.type === 'run.status' || m.type === 'arena.end' || m.type === 'imported' || m.type === 'worker.stopped') void this.refresh();
-      // A run playing in this tab reports its errors with its progress, stored or not yet.
-      else if (m.type === 'run.progress') {
-        const errors = errorsIn(m.standings);
-        if (this.errors.get(m.runId) !== errors) this.errors = new Map(this.errors).set(m.runId, errors);
-      }
-    });
+/**
+ * A run marked running that no worker holds is not running, whether or not that could be written
+ * down (on a full disk it cannot): it shows as interrupted, ready to resume. The locks are no Dexie
+ * call, hence Promise.resolve (see LiveRead).
+ */
+async function asPlayed<Row extends { id: string; status: RunStatus }>(runs: Row[]): Promise<Row[]> {
+  const live = await Promise.resolve(liveRunIds());
+  return runs.map((run) => (run.status === 'running' && !live.has(run.id) ? { ...run, status: 'interrupted' } : run));
+}
+
+/** The Runs page's list: what one read of the run rows and the digests of unsettled runs gives. */
+interface RunListRead {
+  runs: RunRow[];
+  /** Per readable run, a part of it that could not be read and was set aside (its standings). */
+  notes: ReadonlyMap<string, string>;
+  /** Stored runs that cannot be read, each with why: listed apart, to export what can be read or delete. */
+  damaged: DamagedRun[];
+  /** Per run, how many of its negotiations ended in an error. */
+  errors: ReadonlyMap<string, number>;
+  usage: { usage: number; quota: number } | null;
+}
+
+async function readRunList(db: ParleyDb): Promise<RunListRead> {
+  const { runs, notes, damaged } = await readRuns(db);
+  const played = await asPlayed(runs);
+  const counts = await Promise.all(played.map((run) => storedErrors(db, run)));
+  const usage = await Promise.resolve(storageUsage());
+  return { runs: played, notes, damaged, errors: new Map(played.map((run, i) => [run.id, counts[i] ?? 0])), usage };
+}
+
+const EMPTY: RunListRead = { runs: [], notes: new Map(), damaged: [], errors: new Map(), usage: null };
+
+/**
+ * The Runs page's list, read through Dexie's liveQuery: it follows the database (an import in
+ * another tab, a run's progress, a rename, a deletion), not the worker's messages. It reads the run
+ * rows and the digests of unsettled runs, never an event log. Create it while the page is set up.
+ */
+export class RunList {
+  readonly #list: LiveRead<ParleyDb, RunListRead>;
+
+  constructor(db: () => ParleyDb) {
+    this.#list = new LiveRead(db, readRunList);
   }
 
-  /** At start-up, a run left `running` with no worker holding its lock was interrupted. */
+  /** Whether the first read has answered: until then the page says "Loading…". */
+  get loaded(): boolean {
+    return this.#list.settled;
+  }
+  /** Why the runs could not be read at all, if they could not (the list stays as it was). */
+  get error(): string | null {
+    const problem = this.#list.error;
+    return problem === null ? null : `The stored runs could not be read: ${problem}`;
+  }
+  get runs(): RunRow[] {
+    return this.#read().runs;
+  }
+  get notes(): ReadonlyMap<string, string> {
+    return this.#read().notes;
+  }
+  get damaged(): DamagedRun[] {
+    return this.#read().damaged;
+  }
+  get errors(): ReadonlyMap<string, number> {
+    return this.#read().errors;
+  }
+  get usage(): RunListRead['usage'] {
+    return this.#read().usage;
+  }
+  #read(): RunListRead {
+    return this.#list.current ?? EMPTY;
+  }
+}
+
+/** How many runs are stored, readable or not (undefined until counted): for a page that only points to the list. */
+export class RunCount extends LiveRead<ParleyDb, number> {
+  constructor(db: () => ParleyDb) {
+    super(db, (db) => db.runs.count());
+  }
+}
+
+/** The stored runs' actions (import, delete, export), shared by the pages; changes go through the worker or Dexie, and the lists follow. */
+export class RunsStore extends RunExportStore {
+  /** `db`: where runs are read and deleted (the page's database unless a test hands another). */
+  constructor(readonly db: () => ParleyDb = database) {
+    super();
+  }
+
+  /** At start-up, a run left `running` with no worker holding its lock was interrupted (written down, so every tab sees it). */
   async init(): Promise<void> {
     try {
       const live = await liveRunIds();
       await markInterrupted(this.db(), (id) => live.has(id));
     } catch {
-      // Not written down (a full disk, a record that cannot be updated): refresh shows them interrupted anyway.
-    }
-    await this.refresh();
-  }
-
-  /** Reads the list again; whatever one record holds, the page leaves "Loading…" with what could be read. */
-  async refresh(): Promise<void> {
-    const db = this.db();
-    try {
-      const [{ runs, notes, damaged }, live] = await Promise.all([readRuns(db), liveRunIds()]);
-      // A run marked running that no worker holds is not running, whether or not that could be
-      // written down (on a full disk it cannot): it shows as interrupted, ready to resume.
-      this.runs = runs.map((run) => (run.status === 'running' && !live.has(run.id) ? { ...run, status: 'interrupted' } : run));
-      this.notes = notes;
-      this.damaged = damaged;
-      this.error = null;
-      const counts = await Promise.all(runs.map((run) => settledErrors(run) ?? storedErrors(db, run.id).catch(() => 0)));
-      this.errors = new Map(runs.map((run, i) => [run.id, counts[i] ?? 0]));
-      this.usage = await storageUsage().catch(() => this.usage);
-    } catch (e) {
-      this.error = `The stored runs could not be read: ${e instanceof Error ? e.message : String(e)}`;
-    } finally {
-      this.loaded = true;
+      // Not written down (a full disk, a record that cannot be updated): the list shows them interrupted anyway.
     }
   }
 
@@ -96,14 +144,12 @@ export class RunsStore extends RunExportStore {
     } catch (e) {
       this.notice = { kind: 'error', text: `Could not delete it: ${e instanceof Error ? e.message : String(e)}` };
     }
-    await this.refresh();
   }
 
   async remove(run: RunRow): Promise<void> {
     if (run.status === 'running') sim().send({ type: 'run.cancel', runId: run.id });
     await deleteRun(this.db(), run.id);
     this.notice = { kind: 'info', text: `Deleted "${isolateText(run.name)}".` };
-    await this.refresh();
   }
 
   /**
@@ -121,7 +167,6 @@ export class RunsStore extends RunExportStore {
       const reply = await sim().request({ type: 'import', requestId: newId(), file });
       if (reply.type === 'imported') {
         this.notice = { kind: 'info', text: `Imported ${file.name}.` };
-        await this.refresh();
         return reply.runId;
       }
       this.notice = { kind: 'error', text: `Could not import ${file.name}: ${reply.type === 'failed' ? reply.message : 'no answer'}` };

@@ -1,5 +1,9 @@
 import type { SftSummary } from '../../training/sft';
-import type { ToWorker } from '../../worker/messages';
+import { ZONE_BINS, type Role } from '../../core/scenario';
+import type { MoveInterface } from '../../agents/llm/settings';
+import type { RunRow } from '../../storage';
+import { SftExportSchema, SftFilterSchema, type ToWorker } from '../../worker/messages';
+import { rangeText, SFT_LIMITS } from './limits';
 import { newId, sim } from './sim';
 
 export type SftExportRequest = Omit<Extract<ToWorker, { type: 'sft.export' }>, 'type' | 'requestId'>;
@@ -60,4 +64,68 @@ export class SftExportJob {
     this.status = 'idle';
     return { train: reply.train, validation: reply.validation };
   }
+}
+
+/** A stored run's fine-tuning form: the filters, the split and the interface, checked by the worker message's own schemas. */
+export class SftForm {
+  seat = $state<Role | 'both'>('both');
+  agent = $state('');
+  /** 0: any tier. */
+  tier = $state(0);
+  /** 0: any zone bin. */
+  zone = $state(0);
+  dealsOnly = $state(false);
+  /** As typed: empty for none. */
+  minShare = $state('');
+  irOnly = $state(false);
+  /** As typed: empty for none held out. */
+  validation = $state('0.1');
+  /** Empty: the run's own. */
+  chosenInterface = $state<MoveInterface | ''>('');
+
+  constructor(private readonly run: () => RunRow) {}
+
+  /** The run's agents, each once. */
+  readonly agents = $derived.by((): string[] => {
+    const { config } = this.run();
+    return config.kind === 'tournament' ? [...config.tournament.agents] : [...new Set([config.buyer, config.seller])];
+  });
+  /** How the run's model seats were asked for their moves (an Arena game stored before that was recorded: tools). */
+  readonly runInterface = $derived.by((): MoveInterface => {
+    const { config } = this.run();
+    return config.kind === 'tournament' ? config.tournament.llm.interface : (config.llm?.interface ?? 'tools');
+  });
+  readonly moveInterface = $derived<MoveInterface>(this.chosenInterface || this.runInterface);
+
+  readonly #minShareValue = $derived(this.minShare.trim() === '' ? undefined : Number(this.minShare));
+  readonly #validationValue = $derived(this.validation.trim() === '' ? 0 : Number(this.validation));
+  readonly minShareProblem = $derived(
+    this.#minShareValue === undefined || SftFilterSchema.shape.minShare.safeParse(this.#minShareValue).success
+      ? null
+      : `a share ${rangeText(SFT_LIMITS.minShare)}, or empty for none`,
+  );
+  readonly validationProblem = $derived(
+    SftExportSchema.shape.validation.safeParse(this.#validationValue).success ? null : `a fraction ${rangeText(SFT_LIMITS.validation)}`,
+  );
+  readonly invalid = $derived(this.minShareProblem !== null || this.validationProblem !== null);
+
+  /** The worker's request for the form as it stands (the summary only). */
+  readonly request = $derived.by((): SftExportRequest => {
+    const zone = ZONE_BINS.find((z) => z.bin === this.zone)?.bin;
+    return {
+      runId: this.run().id,
+      filter: {
+        seat: this.seat,
+        ...(this.agent && { agent: this.agent }),
+        ...(this.tier > 0 && { tier: this.tier }),
+        ...(zone !== undefined && { zone }),
+        dealsOnly: this.dealsOnly,
+        ...(this.#minShareValue !== undefined && { minShare: this.#minShareValue }),
+        irOnly: this.irOnly,
+      },
+      validation: this.#validationValue,
+      interface: this.moveInterface,
+      build: false,
+    };
+  });
 }

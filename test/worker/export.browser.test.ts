@@ -1,0 +1,82 @@
+import { afterAll, describe, expect, test } from 'vitest';
+import { SimClient } from '../../src/worker/client';
+import { OracleScorer, scoredMetrics } from '../../src/agents/oracle';
+import { negotiationsCsv, seatRewards, standingsCsv } from '../../src/core/bilateral/csv';
+import { deleteRun, openDb } from '../../src/storage';
+import { negotiationId, type NegotiationRow } from '../../src/storage/schema';
+import { storedTournament, storeRows, withModelCalls } from '../storage/helpers';
+
+// The real module worker, built by Vite as the app builds it; it reads the app's database.
+const client = new SimClient();
+const db = openDb();
+const created: string[] = [];
+
+afterAll(async () => {
+  client.terminate();
+  for (const id of created) await deleteRun(db, id);
+  db.close();
+});
+
+/** A stored run of `copies` × the 36 negotiations of the test tournament, some of them with model calls. */
+async function storedRun(copies: number): Promise<{ runId: string; rows: NegotiationRow[]; standings: NonNullable<Awaited<ReturnType<typeof storedTournament>>['run']['standings']> }> {
+  const { run, rows } = await storedTournament(db, { id: `csv-${crypto.randomUUID()}`, name: 'a "CSV", in parts' });
+  created.push(run.id);
+  const more: NegotiationRow[] = [];
+  for (let copy = 1; copy < copies; copy++)
+    for (const row of rows) {
+      const jobId = `${row.jobId}-copy${copy}`;
+      const again = { ...row, id: negotiationId(run.id, jobId), jobId, index: row.index + copy * rows.length };
+      more.push(copy % 2 === 0 ? withModelCalls(again) : again);
+    }
+  await storeRows(db, run.id, more);
+  return { runId: run.id, rows: [...rows, ...more], standings: run.standings! };
+}
+
+/** Asks the worker for a run's CSV; what it reported of its progress on the way, and the file. */
+async function csvOf(runId: string, table: 'standings' | 'negotiations') {
+  const requestId = crypto.randomUUID();
+  const progress: number[] = [];
+  const stop = client.subscribe((m) => {
+    if (m.type === 'csv.progress' && m.requestId === requestId) progress.push(m.done);
+  });
+  const reply = await client.request({ type: 'csv', requestId, runId, table });
+  stop();
+  return { reply, progress };
+}
+
+describe('the worker builds the run CSVs', () => {
+  test("the negotiations CSV is byte for byte the core function's output on the run's stored negotiations", async () => {
+    const { runId, rows } = await storedRun(31);
+    const { reply, progress } = await csvOf(runId, 'negotiations');
+    if (reply.type !== 'exported') throw new Error(`no file: ${JSON.stringify(reply)}`);
+    expect(reply.fileName).toBe('parley-a-CSV-in-parts-negotiations.csv');
+    expect(reply.blob.type).toBe('text/csv');
+
+    // All of it in one call, as the page built it chunk by chunk before (each chunk's header but the first dropped).
+    const scorer = new OracleScorer();
+    const expected = negotiationsCsv(
+      rows.map((row) => ({
+        jobId: row.jobId,
+        buyer: row.buyer,
+        seller: row.seller,
+        scenario: row.scenario,
+        metrics: scoredMetrics(row.buyer, row.seller, row.scenario, row.events, scorer),
+        rewards: seatRewards(row.scenario, row.events),
+      })),
+    );
+    expect(new Uint8Array(await reply.blob.arrayBuffer())).toEqual(new TextEncoder().encode(expected));
+    // Read in chunks of 500, each reported.
+    expect(progress).toEqual([500, 1000, rows.length]);
+  });
+
+  test('the standings CSV is the stored standings as the core writes them; a run gone is refused by name', async () => {
+    const { runId, standings } = await storedRun(1);
+    const { reply } = await csvOf(runId, 'standings');
+    if (reply.type !== 'exported') throw new Error(`no file: ${JSON.stringify(reply)}`);
+    expect(reply.fileName).toBe('parley-a-CSV-in-parts-standings.csv');
+    expect(await reply.blob.text()).toBe(standingsCsv(standings));
+
+    await deleteRun(db, runId);
+    expect((await csvOf(runId, 'negotiations')).reply).toEqual({ type: 'failed', requestId: expect.any(String), runId, message: 'that run is no longer stored' });
+  });
+});
