@@ -1,6 +1,7 @@
 // `npm run bench`: a paper-scale round-robin of every deterministic strategy in one thread, the
 // market game, and what WebLLM's grammar compile costs a first move (--grammar-only for that alone).
 import os from 'node:os';
+import { z } from 'zod';
 import { Aggregator } from '../core/bilateral/aggregate';
 import { runTournament, type NegotiationResult, type TournamentConfig } from '../core/bilateral/tournament';
 import { OracleScorer } from '../agents/oracle';
@@ -14,6 +15,8 @@ import { TournamentConfigSchema } from '../storage/schema';
 import { benchMarkets } from './bench-market';
 import { benchGrammar } from './bench-grammar';
 
+/** Timed repeats: the bench's own value, so its limit is written here and read by the flag. */
+const RepeatsSchema = z.int().min(1).max(100);
 const agents = STRATEGIES.filter((s) => s.deterministic).map((s) => s.name);
 const pairs = agents.length * (agents.length - 1);
 const bench = {
@@ -24,7 +27,7 @@ const bench = {
   flags: {
     // 15,000 negotiations by default: the size of a published frontier-model tournament.
     scenarios: { kind: 'int', value: 'N', ...rangeOf(TournamentConfigSchema.out.shape.scenariosPerPair), default: Math.ceil(15_000 / pairs), help: 'scenarios per ordered pair' },
-    repeats: { kind: 'int', value: 'N', min: 1, max: 100, default: 5, help: 'timed repeats' },
+    repeats: { kind: 'int', value: 'N', ...rangeOf(RepeatsSchema), default: 5, help: 'timed repeats' },
     samples: { kind: 'int', value: 'N', ...rangeOf(MarketRunConfigSchema.shape.samples), default: 1000, help: 'bootstrap resamples' },
     'grammar-only': { kind: 'switch', help: "only the grammar's compile time" },
     'no-grammar': { kind: 'switch', help: "no grammar compile time" },

@@ -115,7 +115,7 @@ describe('limits come from the schemas', () => {
       try {
         read();
       } catch (e) {
-        if (e instanceof UsageError) return { code: e.code, flag: e.flag };
+        if (e instanceof UsageError) return { code: e.code, flag: (e.problem.data as { flag?: string }).flag };
         throw e;
       }
       throw new Error('no usage error');
@@ -127,6 +127,7 @@ describe('limits come from the schemas', () => {
     expect(failure(() => parseFlags(['--json=yes'], run))).toEqual({ code: 'takes-no-value', flag: '--json' });
     expect(failure(() => parseFlags(['boulware'], run))).toEqual({ code: 'unexpected-argument', flag: undefined });
     expect(failure(() => intFlag(parseFlags(['--seed', 'x'], run), 'seed'))).toEqual({ code: 'not-a-number', flag: '--seed' });
+    expect(failure(() => numberFlag(parseFlags(['--temperature', 'hot'], run), 'temperature'))).toEqual({ code: 'not-a-decimal', flag: '--temperature' });
     expect(failure(() => intFlag(parseFlags(['--seed', '-1'], run), 'seed'))).toEqual({ code: 'out-of-range', flag: '--seed' });
     expect(failure(() => numberFlag(parseFlags(['--temperature', '9'], run), 'temperature'))).toEqual({ code: 'out-of-range', flag: '--temperature' });
     expect(failure(() => requiredFlag(parseFlags([], run), 'buyer', 'a spec'))).toEqual({ code: 'required', flag: '--buyer' });
