@@ -38,7 +38,7 @@ export function createAgentFactory(remote: RemoteSettings = {}, local: LocalBack
     let spec = parsedCache.get(text);
     if (!spec) {
       const parsed = parseAgentSpec(text);
-      if (!parsed.ok) throw new Error(parsed.error);
+      if (!parsed.ok) throw new Error(parsed.error.message);
       spec = parsed.value;
       parsedCache.set(text, spec);
     }

@@ -1,8 +1,9 @@
 /**
  * What a user gives for a remote provider, a key and a base URL, checked by one set of rules for
  * the Models page, the worker's messages and the command line; and URLs made safe to quote in an
- * error. It imports nothing, so the page loads no backend for it.
+ * error. It imports only core's Result, so the page loads no backend for it.
  */
+import { err, ok, type Result } from '../core/result';
 
 /**
  * The longest key taken, in characters: what one HTTP header line holds on common servers (nginx
@@ -13,7 +14,7 @@ export const MAX_API_KEY_LENGTH = 8192;
 /** The longest base URL taken, in characters. */
 export const MAX_BASE_URL_LENGTH = 2000;
 
-export type InputCheck = { ok: true; value: string } | { ok: false; error: string };
+export type InputCheck = Result<string, string>;
 
 /**
  * A base URL as it will be used (trimmed), or why it is refused. The message never repeats the
@@ -22,21 +23,19 @@ export type InputCheck = { ok: true; value: string } | { ok: false; error: strin
 export function checkBaseUrl(text: string): InputCheck {
   const trimmed = text.trim();
   if (trimmed.length > MAX_BASE_URL_LENGTH)
-    return { ok: false, error: `the base URL is longer than ${MAX_BASE_URL_LENGTH.toLocaleString('en-US')} characters` };
+    return err(`the base URL is longer than ${MAX_BASE_URL_LENGTH.toLocaleString('en-US')} characters`);
   let url: URL;
   try {
     url = new URL(trimmed);
   } catch {
-    return { ok: false, error: 'the base URL is not a URL; give one such as https://api.openai.com/v1' };
+    return err('the base URL is not a URL; give one such as https://api.openai.com/v1');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, error: 'the base URL must start with http:// or https://' };
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return err('the base URL must start with http:// or https://');
   if (url.username !== '' || url.password !== '')
-    return {
-      ok: false,
-      error:
-        'the base URL holds a user name or password (user:password@…), which would be sent with every request and could be shown in errors; give the address alone, and the key in its own field (PARLEY_API_KEY on the command line)',
-    };
-  return { ok: true, value: trimmed };
+    return err(
+      'the base URL holds a user name or password (user:password@…), which would be sent with every request and could be shown in errors; give the address alone, and the key in its own field (PARLEY_API_KEY on the command line)',
+    );
+  return ok(trimmed);
 }
 
 /**
@@ -46,16 +45,14 @@ export function checkBaseUrl(text: string): InputCheck {
 export function checkApiKey(text: string): InputCheck {
   const trimmed = text.trim();
   if (trimmed.length > MAX_API_KEY_LENGTH)
-    return {
-      ok: false,
-      error: `the key is ${trimmed.length.toLocaleString('en-US')} characters long; Parley takes keys of up to ${MAX_API_KEY_LENGTH.toLocaleString('en-US')}`,
-    };
+    return err(
+      `the key is ${trimmed.length.toLocaleString('en-US')} characters long; Parley takes keys of up to ${MAX_API_KEY_LENGTH.toLocaleString('en-US')}`,
+    );
   if (!/^[\x21-\x7e]*$/.test(trimmed))
-    return {
-      ok: false,
-      error: 'the key holds a space or a character an HTTP header cannot carry (keys are letters, digits and ASCII signs; leave out any "Bearer ")',
-    };
-  return { ok: true, value: trimmed };
+    return err(
+      'the key holds a space or a character an HTTP header cannot carry (keys are letters, digits and ASCII signs; leave out any "Bearer ")',
+    );
+  return ok(trimmed);
 }
 
 const redactParam = (param: string): string => {

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { anthropicBackend } from './backends/anthropic';
 import { geminiBackend } from './backends/gemini';
 import { Limiter } from './backends/http';
@@ -27,6 +28,12 @@ export interface RemoteSettings {
   /** Time allowed for one HTTP call. */
   timeoutMs?: number;
 }
+
+/** The limits of the remote settings (the command line's --concurrency and --timeout-ms read them). */
+export const RemoteLimitsSchema = z.object({
+  concurrency: z.int().min(1).max(1024),
+  timeoutMs: z.int().min(100).max(3_600_000),
+});
 
 /**
  * Backends for remote models, one per provider and model, sharing one concurrency limit per

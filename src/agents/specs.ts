@@ -1,4 +1,5 @@
 // Agent specs as text: parsed here without loading any backend, so the page can check them cheaply.
+import { problems, type CodeOf, type DataArgs, type ProblemOf } from '../core/errors';
 import { err, ok, type Result } from '../core/result';
 import { canThink, parseRemoteSpec, PROVIDERS, REMOTE_PROVIDERS, type RemoteModel } from './remote-spec';
 import { QUANTIZATIONS, QWEN3_SIZES, qwen3ModelId } from './backends/webllm/models';
@@ -25,12 +26,9 @@ export interface AgentSpec {
 
 /** The spec of the seat the user plays in person. */
 export const HUMAN_SPEC = 'human';
-/** Why a human seat is refused outside the Arena: one line, ready to show. */
-export const HUMAN_ONLY_IN_ARENA =
-  'a human seat ("human") only plays in the browser app\'s Arena, where you take it in person; tournaments and the command line play agents';
 
 export interface SpecOptions {
-  /** Accept `human` (the Arena's own games); everywhere else it is refused with HUMAN_ONLY_IN_ARENA. */
+  /** Accept `human` (the Arena's own games); everywhere else it is refused (`human-only-in-arena`). */
   allowHuman?: boolean;
 }
 
@@ -61,93 +59,129 @@ export function show(text: string): string {
 /** What the parameter checks read of a strategy, bilateral or market: its name and parameters. */
 export type ParamOwner = Pick<StrategyDef, 'name' | 'params'>;
 
-/** The parameters a strategy takes with their ranges, for error messages: `beta (0.01 to 100), kappa (0 to 0.99)`. */
-export function describeParams(def: ParamOwner): string {
-  const entries = Object.entries(def.params);
-  return entries.length === 0 ? 'no parameters' : entries.map(([key, p]) => `${key} (${p.min} to ${p.max})`).join(', ');
-}
+/** A strategy's parameters with their ranges, as a problem's data holds them. */
+export type ParamRanges = readonly { key: string; min: number; max: number }[];
+const rangesOf = (def: ParamOwner): ParamRanges => Object.entries(def.params).map(([key, p]) => ({ key, min: p.min, max: p.max }));
+
+/** `beta (0.01 to 100), kappa (0 to 0.99)`. */
+const describeParams = (params: ParamRanges): string =>
+  params.length === 0 ? 'no parameters' : params.map((p) => `${p.key} (${p.min} to ${p.max})`).join(', ');
+
+/** Why a spec is refused, for any game's specs: the strategy grammar and its parameters. */
+export const STRATEGY_SPEC_PROBLEMS = {
+  'not-a-model': (d: { spec: string }) => `"${THINK_SUFFIX}" asks a language model to think; ${show(d.spec)} is not one`,
+  'not-key-value': (d: { part: string; spec: string; strategy: string; params: ParamRanges }) =>
+    `${show(d.part)} in ${show(d.spec)} is not key=value; ${d.strategy} takes: ${describeParams(d.params)}`,
+  'unknown-parameter': (d: { key: string; strategy: string; params: ParamRanges }) =>
+    `unknown parameter ${show(d.key)} for ${d.strategy}; ${d.strategy} takes: ${describeParams(d.params)}`,
+  'parameter-not-decimal': (d: { key: string; value: string; example: number; strategy: string; params: ParamRanges }) =>
+    `${d.strategy} parameter ${d.key}=${show(d.value)} is not a decimal number (such as ${d.example}); ${d.strategy} takes: ${describeParams(d.params)}`,
+  'parameter-out-of-range': (d: { key: string; value: number; min: number; max: number; strategy: string; params: ParamRanges }) =>
+    `${d.strategy} parameter ${d.key}=${d.value} is out of range ${d.min} to ${d.max}; ${d.strategy} takes: ${describeParams(d.params)}`,
+  'parameter-twice': (d: { key: string; spec: string }) => `parameter ${show(d.key)} given twice in ${show(d.spec)}`,
+} as const;
+
+/** Why a bilateral agent spec is refused: one line that names the valid choices, ready to show a user. */
+export const SPEC_PROBLEMS = {
+  ...STRATEGY_SPEC_PROBLEMS,
+  'empty-spec': () => `empty agent spec; choose one of: ${CHOICES}`,
+  'human-only-in-arena': () =>
+    'a human seat ("human") only plays in the browser app\'s Arena, where you take it in person; tournaments and the command line play agents',
+  /** `choices`: the built-in builds and the user's own models when the spec was read. */
+  'unknown-webllm-model': (d: { model: string; choices: readonly string[] }) =>
+    `unknown WebLLM model ${show(d.model)}; choose one of: ${d.choices.join(', ')} (your own are added on the Models page)`,
+  'cannot-think': (d: RemoteModel) =>
+    `"${THINK_SUFFIX}": ${PROVIDERS[d.provider].label} has no setting that turns thinking on and off for all its models, so ${d.provider}:${d.model} cannot be told to think; providers that can: ${REMOTE_PROVIDERS.filter(canThink).join(', ')}`,
+  'unknown-strategy': (d: { name: string }) => `unknown strategy ${show(d.name)}; choose one of: ${CHOICES}`,
+  'listed-twice': (d: { label: string }) => `agent "${d.label}" is listed twice`,
+} as const;
+
+export type StrategySpecProblem = ProblemOf<typeof STRATEGY_SPEC_PROBLEMS>;
+export type SpecProblem = ProblemOf<typeof SPEC_PROBLEMS>;
+export const specProblem = problems(SPEC_PROBLEMS);
+const refuse = <C extends CodeOf<typeof SPEC_PROBLEMS>>(code: C, ...data: DataArgs<typeof SPEC_PROBLEMS, C>) => err(specProblem(code, ...data));
 
 /**
  * One parameter's value from its text: a plain decimal number inside the parameter's range.
  * `key` must be one of the strategy's own parameters (never an inherited name such as
- * `__proto__` or `toString`); the error names every parameter the strategy takes.
+ * `__proto__` or `toString`); the problem names every parameter the strategy takes.
  */
-export function parseParamValue(def: ParamOwner, key: string, raw: string): Result<number, string> {
-  const takes = `${def.name} takes: ${describeParams(def)}`;
+export function parseParamValue(def: ParamOwner, key: string, raw: string): Result<number, StrategySpecProblem> {
+  const strategy = def.name;
+  const params = rangesOf(def);
   const info = Object.hasOwn(def.params, key) ? def.params[key] : undefined;
-  if (info === undefined) return err(`unknown parameter ${show(key)} for ${def.name}; ${takes}`);
+  if (info === undefined) return refuse('unknown-parameter', { key, strategy, params });
   const value = Number(raw);
-  if (!isDecimalNumber(raw))
-    return err(`${def.name} parameter ${key}=${show(raw)} is not a decimal number (such as ${info.default}); ${takes}`);
-  if (value < info.min || value > info.max)
-    return err(`${def.name} parameter ${key}=${value} is out of range ${info.min} to ${info.max}; ${takes}`);
+  if (!isDecimalNumber(raw)) return refuse('parameter-not-decimal', { key, value: raw, example: info.default, strategy, params });
+  if (value < info.min || value > info.max) return refuse('parameter-out-of-range', { key, value, min: info.min, max: info.max, strategy, params });
   return ok(value);
 }
 
 /**
- * Parses `name` or `name:key=value:key=value`. Errors are one line that names the valid
- * choices, ready to show a user.
+ * The parameters of `parts` (`key=value` each) for a strategy, in a spec: each checked, none twice.
+ * Both games' specs read their parameters so.
  */
-export function parseAgentSpec(text: string, opts: SpecOptions = {}): Result<AgentSpec, string> {
+export function parseParams(def: ParamOwner, parts: readonly string[], spec: string): Result<Map<string, number>, StrategySpecProblem> {
+  const given = new Map<string, number>();
+  for (const part of parts) {
+    const eq = part.indexOf('=');
+    if (eq < 0) return refuse('not-key-value', { part, spec, strategy: def.name, params: rangesOf(def) });
+    const key = part.slice(0, eq);
+    const value = parseParamValue(def, key, part.slice(eq + 1));
+    if (!value.ok) return value;
+    if (given.has(key)) return refuse('parameter-twice', { key, spec });
+    given.set(key, value.value);
+  }
+  return ok(given);
+}
+
+/** Parses `name` or `name:key=value:key=value`; a refused spec's problem names the valid choices. */
+export function parseAgentSpec(text: string, opts: SpecOptions = {}): Result<AgentSpec, SpecProblem> {
   const trimmed = text.trim();
-  if (trimmed === '') return err(`empty agent spec; choose one of: ${CHOICES}`);
+  if (trimmed === '') return refuse('empty-spec');
   if (trimmed === HUMAN_SPEC)
-    return opts.allowHuman ? ok({ name: HUMAN_SPEC, params: {}, label: HUMAN_SPEC, human: true }) : err(HUMAN_ONLY_IN_ARENA);
+    return opts.allowHuman ? ok({ name: HUMAN_SPEC, params: {}, label: HUMAN_SPEC, human: true }) : refuse('human-only-in-arena');
   const thinking = trimmed.endsWith(THINK_SUFFIX);
   const body = thinking ? trimmed.slice(0, -THINK_SUFFIX.length).trimEnd() : trimmed;
   const suffix = thinking ? THINK_SUFFIX : '';
   if (body.startsWith(WEBLLM_PREFIX)) {
     const model = body.slice(WEBLLM_PREFIX.length).trim();
     if (!WEBLLM_MODEL_IDS.includes(model) && customModel(model) === undefined)
-      return err(`unknown WebLLM model ${show(model)}; choose one of: ${[...WEBLLM_MODEL_IDS, ...customModels().map((m) => m.name)].join(', ')} (your own are added on the Models page)`);
+      return refuse('unknown-webllm-model', { model, choices: [...WEBLLM_MODEL_IDS, ...customModels().map((m) => m.name)] });
     return ok({ name: 'webllm', params: {}, label: `${WEBLLM_PREFIX}${model}${suffix}`, webllm: model, ...(thinking && { thinking }) });
   }
   const remote = parseRemoteSpec(body);
-  if (remote && thinking && !canThink(remote.provider)) return err(noThinking(remote));
+  if (remote && thinking && !canThink(remote.provider)) return refuse('cannot-think', remote);
   if (remote)
     return ok({ name: remote.provider, params: {}, label: `${remote.provider}:${remote.model}${suffix}`, remote, ...(thinking && { thinking }) });
-  if (thinking) return err(`"${THINK_SUFFIX}" asks a language model to think; ${show(body)} is not one`);
+  if (thinking) return refuse('not-a-model', { spec: body });
   const [name = '', ...parts] = trimmed.split(':');
   const def = strategyByName.get(name);
-  if (!def) return err(`unknown strategy ${show(name)}; choose one of: ${CHOICES}`);
+  if (!def) return refuse('unknown-strategy', { name });
   const known = Object.keys(def.params);
-  const given = new Map<string, number>();
-  for (const part of parts) {
-    const eq = part.indexOf('=');
-    if (eq < 0) return err(`${show(part)} in ${show(trimmed)} is not key=value; ${def.name} takes: ${describeParams(def)}`);
-    const key = part.slice(0, eq);
-    const value = parseParamValue(def, key, part.slice(eq + 1));
-    if (!value.ok) return value;
-    if (given.has(key)) return err(`parameter ${show(key)} given twice in ${show(trimmed)}`);
-    given.set(key, value.value);
-  }
+  const read = parseParams(def, parts, trimmed);
+  if (!read.ok) return read;
+  const given = read.value;
   const params: Record<string, number> = {};
   for (const key of known) params[key] = given.get(key) ?? (def.params[key]?.default as number);
   const label = [name, ...known.filter((k) => given.has(k)).map((k) => `${k}=${given.get(k)}`)].join(':');
   return ok({ name, params, label });
 }
 
-/** Why a provider's models cannot be told to think: no setting of its reaches them. */
-export function noThinking(remote: RemoteModel): string {
-  const { label } = PROVIDERS[remote.provider];
-  const thinkers = REMOTE_PROVIDERS.filter(canThink).join(', ');
-  return `"${THINK_SUFFIX}": ${label} has no setting that turns thinking on and off for all its models, so ${remote.provider}:${remote.model} cannot be told to think; providers that can: ${thinkers}`;
-}
-
-/** Why a run in which every model thinks cannot be played with these agents (one cannot be told to think), or null. */
-export function everyModelThinks(specs: readonly Pick<AgentSpec, 'remote'>[]): Result<true, string> {
+/** Whether a run in which every model thinks can be played with these agents: not when one cannot be told to think (its provider has no setting for it). */
+export function everyModelThinks(specs: readonly Pick<AgentSpec, 'remote'>[]): Result<true, SpecProblem> {
   const mute = specs.find((s) => s.remote !== undefined && !canThink(s.remote.provider));
-  return mute?.remote ? err(noThinking(mute.remote)) : ok(true);
+  return mute?.remote ? refuse('cannot-think', mute.remote) : ok(true);
 }
 
-/** Parses a list of specs; the first bad one, or a duplicate, is the error. */
-export function parseAgentSpecs(texts: readonly string[], opts: SpecOptions = {}): Result<AgentSpec[], string> {
+/** Parses a list of specs; the first bad one, or a duplicate, is the problem. */
+export function parseAgentSpecs(texts: readonly string[], opts: SpecOptions = {}): Result<AgentSpec[], SpecProblem> {
   const specs: AgentSpec[] = [];
   const seen = new Set<string>();
   for (const text of texts) {
     const parsed = parseAgentSpec(text, opts);
     if (!parsed.ok) return parsed;
-    if (seen.has(parsed.value.label)) return err(`agent "${parsed.value.label}" is listed twice`);
+    if (seen.has(parsed.value.label)) return refuse('listed-twice', { label: parsed.value.label });
     seen.add(parsed.value.label);
     specs.push(parsed.value);
   }

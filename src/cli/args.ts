@@ -2,30 +2,22 @@
 // `parseFlags` reads argv with node:util's parseArgs against it, and `helpText` prints the same table.
 import { parseArgs } from 'node:util';
 import type { z } from 'zod';
+import type { CodeOf, DataArgs } from '../core/errors';
+import { USAGE_PROBLEMS, usageProblem, type UsageProblem } from './problems';
 
-/** What is wrong with the arguments, for the parser's own errors; `usage` for a command's checks. */
-export type UsageCode =
-  | 'usage'
-  | 'unknown-flag'
-  | 'unexpected-argument'
-  | 'needs-value'
-  | 'takes-no-value'
-  | 'given-twice'
-  | 'not-a-number'
-  | 'out-of-range'
-  | 'unknown-choice'
-  | 'required';
-
-/** A usage error: printed as one line, exit status 2. `flag` is the flag at fault, as given. */
+/** A usage error: its problem (problems.ts) is printed as one line, exit status 2. */
 export class UsageError extends Error {
-  constructor(
-    message: string,
-    readonly code: UsageCode = 'usage',
-    readonly flag?: string,
-  ) {
-    super(message);
+  constructor(readonly problem: UsageProblem) {
+    super(problem.message);
+  }
+  get code(): UsageProblem['code'] {
+    return this.problem.code;
   }
 }
+
+/** The usage error for a code and its data: `throw usageError('needs-value', { flag: '--seed' })`. */
+export const usageError = <C extends CodeOf<typeof USAGE_PROBLEMS>>(code: C, ...data: DataArgs<typeof USAGE_PROBLEMS, C>): UsageError =>
+  new UsageError(usageProblem(code, ...data) as UsageProblem);
 
 interface FlagBase {
   /** What the flag does, in a few words (lower case, no full stop). */
@@ -116,7 +108,6 @@ export function wantsHelp(argv: readonly string[]): boolean {
 }
 
 const invocationOf = (command: Pick<Command, 'name' | 'invocation'>) => command.invocation ?? `npm run parley -- ${command.name}`;
-const seeHelp = (command: Pick<Command, 'name' | 'invocation'>) => `${invocationOf(command)} --help lists its flags`;
 
 /**
  * Reads `--flag value`, `--flag=value` and `--switch` with node:util's parseArgs. Its own strict mode is not used:
@@ -136,24 +127,24 @@ export function parseFlags(argv: readonly string[], command: Pick<Command, 'name
   for (const token of tokens) {
     if (token.kind === 'option-terminator') continue;
     if (token.kind === 'positional') {
-      if (command.operands === undefined) throw new UsageError(`unexpected argument "${token.value}" for ${name}; ${seeHelp(command)}`, 'unexpected-argument');
+      if (command.operands === undefined) throw usageError('unexpected-argument', { argument: token.value, command: name, invocation: invocationOf(command) });
       operands.push(token.value);
       continue;
     }
     const def = Object.hasOwn(flags, token.name) ? flags[token.name] : undefined;
-    if (def === undefined) throw new UsageError(`unknown flag ${token.rawName} for ${name}; ${seeHelp(command)}`, 'unknown-flag', token.rawName);
+    if (def === undefined) throw usageError('unknown-flag', { flag: token.rawName, command: name, invocation: invocationOf(command) });
     if (def.kind === 'switch') {
-      if (token.value !== undefined) throw new UsageError(`--${token.name} takes no value`, 'takes-no-value', `--${token.name}`);
+      if (token.value !== undefined) throw usageError('takes-no-value', { flag: `--${token.name}` });
       switches.add(token.name);
       continue;
     }
     const value = token.value;
-    if (value === undefined || (!token.inlineValue && value.startsWith('--'))) throw new UsageError(`--${token.name} needs a value`, 'needs-value', `--${token.name}`);
+    if (value === undefined || (!token.inlineValue && value.startsWith('--'))) throw usageError('needs-value', { flag: `--${token.name}` });
     if (def.kind === 'text' && def.repeat) {
       lists.set(token.name, [...(lists.get(token.name) ?? []), value]);
       continue;
     }
-    if (values.has(token.name)) throw new UsageError(`--${token.name} given twice`, 'given-twice', `--${token.name}`);
+    if (values.has(token.name)) throw usageError('given-twice', { flag: `--${token.name}` });
     values.set(token.name, value);
   }
   return { command: name, flags, values, switches, lists, operands };
@@ -180,9 +171,8 @@ export function intFlag(args: ParsedArgs, name: string, fallback?: number): numb
 /** `raw`, given to `--name`, as a whole number within [min, max]. */
 export function wholeNumber(name: string, raw: string, min: number, max: number): number {
   const value = Number(raw);
-  if (!/^-?\d+$/.test(raw.trim()) || !Number.isSafeInteger(value))
-    throw new UsageError(`--${name} must be a whole number, got "${raw}"`, 'not-a-number', `--${name}`);
-  if (value < min || value > max) throw new UsageError(`--${name} must be between ${min} and ${max}, got ${value}`, 'out-of-range', `--${name}`);
+  if (!/^-?\d+$/.test(raw.trim()) || !Number.isSafeInteger(value)) throw usageError('not-a-number', { flag: `--${name}`, value: raw });
+  if (value < min || value > max) throw usageError('out-of-range', { flag: `--${name}`, value, min, max });
   return value;
 }
 
@@ -197,8 +187,8 @@ export function numberFlag(args: ParsedArgs, name: string, fallback?: number): n
   }
   const parsed = Number(raw);
   if (!/^\s*(?:\d+(?:\.\d+)?|\.\d+)\s*$/.test(raw) || !Number.isFinite(parsed))
-    throw new UsageError(`--${name} must be a decimal number such as ${typeof value === 'number' ? value : min}, got "${raw}"`, 'not-a-number', `--${name}`);
-  if (parsed < min || parsed > max) throw new UsageError(`--${name} must be between ${min} and ${max}, got ${parsed}`, 'out-of-range', `--${name}`);
+    throw usageError('not-a-decimal', { flag: `--${name}`, value: raw, example: typeof value === 'number' ? value : min });
+  if (parsed < min || parsed > max) throw usageError('out-of-range', { flag: `--${name}`, value: parsed, min, max });
   return parsed;
 }
 
@@ -208,14 +198,13 @@ export function choiceFlag<T extends string>(args: ParsedArgs, name: string, cho
   if (def.choices !== choices) throw new Error(`--${name}: the choices differ from the flag table's`);
   const raw = args.values.get(name);
   if (raw === undefined) return fallback;
-  if (!(choices as readonly string[]).includes(raw))
-    throw new UsageError(`unknown ${name} "${raw}"; choose one of: ${choices.join(', ')}`, 'unknown-choice', `--${name}`);
+  if (!(choices as readonly string[]).includes(raw)) throw usageError('unknown-choice', { flag: `--${name}`, value: raw, choices });
   return raw as T;
 }
 
 export function requiredFlag(args: ParsedArgs, name: string, hint: string): string {
   const raw = args.values.get(name);
-  if (raw === undefined || raw.trim() === '') throw new UsageError(`--${name} is required (${hint})`, 'required', `--${name}`);
+  if (raw === undefined || raw.trim() === '') throw usageError('required', { flag: `--${name}`, hint });
   return raw;
 }
 

@@ -2,6 +2,7 @@
 // market game, what WebLLM's grammar compile costs a first move (--grammar-only for that alone), and
 // the first page's gzipped JavaScript.
 import os from 'node:os';
+import { z } from 'zod';
 import { Aggregator } from '../core/bilateral/aggregate';
 import type { NegotiationResult, TournamentConfig } from '../core/bilateral/tournament';
 import { OracleScorer } from '../agents/oracle';
@@ -18,6 +19,8 @@ import { runTournament } from '../core/engine/tournament';
 import { bilateralGame } from '../core/bilateral/game';
 import { describeFirstPage, measureFirstPage } from './bench-bundle';
 
+/** Timed repeats: the bench's own value, so its limit is written here and read by the flag. */
+const RepeatsSchema = z.int().min(1).max(100);
 const agents = STRATEGIES.filter((s) => s.deterministic).map((s) => s.name);
 const pairs = agents.length * (agents.length - 1);
 const bench = {
@@ -28,7 +31,7 @@ const bench = {
   flags: {
     // 15,000 negotiations by default: the size of a published frontier-model tournament.
     scenarios: { kind: 'int', value: 'N', ...rangeOf(TournamentConfigSchema.out.shape.scenariosPerPair), default: Math.ceil(15_000 / pairs), help: 'scenarios per ordered pair' },
-    repeats: { kind: 'int', value: 'N', min: 1, max: 100, default: 5, help: 'timed repeats' },
+    repeats: { kind: 'int', value: 'N', ...rangeOf(RepeatsSchema), default: 5, help: 'timed repeats' },
     samples: { kind: 'int', value: 'N', ...rangeOf(MarketRunConfigSchema.shape.samples), default: 1000, help: 'bootstrap resamples' },
     'grammar-only': { kind: 'switch', help: "only the grammar's compile time" },
     'no-grammar': { kind: 'switch', help: "no grammar compile time" },

@@ -17,7 +17,7 @@ import {
   uncertainAround,
   type Deadline,
 } from '../core/scenario';
-import { choiceFlag, intFlag, rangeOf, UsageError, wholeNumber, type FlagTable, type ParsedArgs } from './args';
+import { choiceFlag, intFlag, rangeOf, usageError, wholeNumber, type FlagTable, type ParsedArgs } from './args';
 import { LLM_FLAGS, REMOTE_FLAGS } from './model-flags';
 
 const TURNS = rangeOf(ScenarioSchema.shape.turnLimit);
@@ -52,22 +52,20 @@ export const BILATERAL_MODEL_FLAGS = {
   },
 } as const satisfies FlagTable;
 
-const PRICE_FORM = 'SPEC=IN,OUT in US dollars per million input and output tokens, e.g. openai:gpt-4o-mini=0.15,0.6';
-
 /** Every `--price SPEC=IN,OUT`, by model spec. */
 export function priceFlags(args: ParsedArgs): Map<string, Price> {
   const prices = new Map<string, Price>();
   for (const raw of args.lists.get('price') ?? []) {
     const eq = raw.lastIndexOf('=');
     const amounts = eq < 0 ? [] : raw.slice(eq + 1).split(',');
-    if (amounts.length !== 2) throw new UsageError(`--price must be ${PRICE_FORM}; got "${raw}"`);
+    if (amounts.length !== 2) throw usageError('price-form', { value: raw });
     const spec = priceSpec(raw.slice(0, eq));
-    if (!spec.ok) throw new UsageError(`--price: ${spec.error}`);
+    if (!spec.ok) throw usageError('refused-value', { flag: '--price', reason: spec.error });
     const input = parseDollars(amounts[0] as string);
     const output = parseDollars(amounts[1] as string);
-    if (!input.ok) throw new UsageError(`--price ${spec.value}: input price: ${input.error}`);
-    if (!output.ok) throw new UsageError(`--price ${spec.value}: output price: ${output.error}`);
-    if (prices.has(spec.value)) throw new UsageError(`--price for ${spec.value} given twice`);
+    if (!input.ok) throw usageError('bad-price', { spec: spec.value, side: 'input', reason: input.error });
+    if (!output.ok) throw usageError('bad-price', { spec: spec.value, side: 'output', reason: output.error });
+    if (prices.has(spec.value)) throw usageError('price-twice', { spec: spec.value });
     prices.set(spec.value, { inputPerMTok: input.value, outputPerMTok: output.value });
   }
   return prices;
@@ -103,9 +101,8 @@ function deadlineFlags(args: ParsedArgs): Deadline {
   const range = /^\s*(\d+)\s*-\s*(\d+)\s*$/.exec(raw);
   if (range) {
     const [min, max] = [Number(range[1]), Number(range[2])];
-    if (kind === 'fixed') throw new UsageError(`--turns ${raw} is a range; a fixed deadline takes one number`);
-    if (min < TURNS.min || max > TURNS.max || min > max)
-      throw new UsageError(`--turns MIN-MAX must have ${TURNS.min} ≤ MIN ≤ MAX ≤ ${TURNS.max}, got "${raw}"`);
+    if (kind === 'fixed') throw usageError('turns-range-fixed', { value: raw });
+    if (min < TURNS.min || max > TURNS.max || min > max) throw usageError('turns-range', { value: raw, min: TURNS.min, max: TURNS.max });
     return { kind: 'uncertain', min, max };
   }
   const turns = wholeNumber('turns', raw, TURNS.min, TURNS.max);

@@ -1,7 +1,7 @@
 // `npm run parley -- <command> [flags]`: finds the command (commands/), prints help, and turns errors into exit statuses.
 import { KEY_ENV } from '../agents/remote';
 import { PRESETS } from '../core/scenario';
-import { helpText, synopsis, UsageError, wantsHelp, wrap, type Command } from './args';
+import { helpText, synopsis, usageError, UsageError, wantsHelp, wrap, type Command } from './args';
 import { BILATERAL_MODEL_FLAGS } from './bilateral-flags';
 import { COMMANDS } from './commands';
 import type { Io } from './io';
@@ -10,7 +10,7 @@ import { printable } from './model-flags';
 export { EXIT_INTERRUPTED, type Io } from './io';
 
 const commandNamed = (name: string): Command | undefined => COMMANDS.find((c) => c.name === name);
-const commandNames = () => [...COMMANDS.map((c) => c.name), 'help'].join(', ');
+const commandNames = () => [...COMMANDS.map((c) => c.name), 'help'];
 
 /** The model flags every model-seating command takes: the top-level help names them once, as [model flags]. */
 const MODEL_FLAG_NAMES = new Set(Object.keys(BILATERAL_MODEL_FLAGS));
@@ -63,7 +63,7 @@ function helpCommand(rest: readonly string[], io: Io): number {
     return 0;
   }
   const command = commandNamed(name);
-  if (!command || more.length > 0) throw new UsageError(`help takes one command, one of: ${COMMANDS.map((c) => c.name).join(', ')}`);
+  if (!command || more.length > 0) throw usageError('help-takes-one-command', { commands: COMMANDS.map((c) => c.name) });
   io.out(helpText(command));
   return 0;
 }
@@ -78,7 +78,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     }
     if (name === 'help') return helpCommand(rest, io);
     const command = commandNamed(name);
-    if (!command) throw new UsageError(`unknown command "${name}"; choose one of: ${commandNames()}`);
+    if (!command) throw usageError('unknown-command', { command: name, commands: commandNames() });
     if (wantsHelp(rest)) {
       io.out(helpText(command));
       return 0;

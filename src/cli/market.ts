@@ -19,7 +19,7 @@ import {
 import type { MarketAgentFactory, MarketTournamentResult } from '../core/market/tournament';
 import { assertNever } from '../core/result';
 import { createMarketAgentFactory, DEFAULT_MARKET_SPECS, parseMarketSpec, type MarketAgentSpec } from '../agents/market';
-import { choiceFlag, intFlag, requiredFlag, UsageError, type ParsedArgs } from './args';
+import { choiceFlag, intFlag, requiredFlag, usageError, type ParsedArgs } from './args';
 import { money, pct } from './format';
 import type { Io } from './io';
 import { llmFlags, printable, remoteSettings } from './model-flags';
@@ -30,7 +30,7 @@ const quote = (text: string): string => printable(JSON.stringify(text));
 /** One spec for a seat, or the default; a bad one is a usage error naming the flag. */
 export function seatSpec(args: ParsedArgs, flag: 'seller' | 'buyer'): MarketAgentSpec {
   const spec = parseMarketSpec(args.values.get(flag) ?? DEFAULT_MARKET_SPECS[flag], flag);
-  if (!spec.ok) throw new UsageError(`--${flag}: ${spec.error}`);
+  if (!spec.ok) throw usageError('bad-value', { flag: `--${flag}`, problem: spec.error });
   return spec.value;
 }
 
@@ -48,7 +48,7 @@ export function marketFlags(args: ParsedArgs): { name: string | undefined; confi
   const presetName = args.values.get('preset');
   const preset = presetName === undefined ? undefined : marketConfigByName(presetName);
   if (presetName !== undefined && !preset)
-    throw new UsageError(`unknown market preset "${presetName}"; choose one of: ${ALL_MARKET_CONFIGS.map((c) => c.name).join(', ')}`);
+    throw usageError('unknown-market-preset', { name: presetName, presets: ALL_MARKET_CONFIGS.map((c) => c.name) });
   const base = preset?.config;
   const side = (flag: 'buyers' | 'products') => {
     if (base === undefined && !args.values.has(flag)) requiredFlag(args, flag, `how many ${flag}, ${MIN_SIDE} to ${MAX_SIDE}`);

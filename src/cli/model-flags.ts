@@ -4,10 +4,10 @@ import { WEBLLM_ONLY_IN_BROWSER } from '../agents/registry';
 import { everyModelThinks } from '../agents/specs';
 import { DEFAULT_LLM_SETTINGS, LlmSettingsSchema, MOVE_INTERFACES, type LlmSettings } from '../agents/llm/settings';
 import { MOVE_TOKENS, THINKING_MAX_TOKENS } from '../agents/backends/types';
-import { KEY_ENV, PROVIDERS, type RemoteSettings } from '../agents/remote';
+import { KEY_ENV, PROVIDERS, RemoteLimitsSchema, type RemoteSettings } from '../agents/remote';
 import type { RemoteModel } from '../agents/remote-spec';
 import { checkBaseUrl } from '../agents/remote-input';
-import { choiceFlag, intFlag, numberFlag, rangeOf, UsageError, type FlagTable, type ParsedArgs } from './args';
+import { choiceFlag, intFlag, numberFlag, rangeOf, usageError, type FlagTable, type ParsedArgs } from './args';
 
 /** How every model of the run is asked for its moves; read by `llmFlags`. */
 export const LLM_FLAGS = {
@@ -29,7 +29,7 @@ export const LLM_FLAGS = {
 } as const satisfies FlagTable;
 
 /** Model calls (or negotiations) in flight at once: `--concurrency`'s range wherever it is taken. */
-export const CONCURRENCY = { min: 1, max: 1024 } as const;
+export const CONCURRENCY = rangeOf(RemoteLimitsSchema.shape.concurrency);
 
 /** Where remote models are played; read by `remoteSettings`. */
 export const REMOTE_FLAGS = {
@@ -38,7 +38,7 @@ export const REMOTE_FLAGS = {
     value: 'URL',
     help: 'play every model on this OpenAI-compatible server, sent PARLEY_API_KEY and no other key',
   },
-  'timeout-ms': { kind: 'int', value: 'N', min: 100, max: 3_600_000, default: 60_000, help: 'milliseconds a model call may take' },
+  'timeout-ms': { kind: 'int', value: 'N', ...rangeOf(RemoteLimitsSchema.shape.timeoutMs), default: 60_000, help: 'milliseconds a model call may take' },
 } as const satisfies FlagTable;
 
 /** What these checks read of a seat's spec (bilateral and market specs both have it). */
@@ -63,13 +63,12 @@ export function remoteSettings(args: ParsedArgs, env: Record<string, string | un
   const given = args.values.get('base-url');
   // Refused in words that do not repeat it: it may hold a password.
   const checked = given === undefined ? undefined : checkBaseUrl(given);
-  if (checked !== undefined && !checked.ok) throw new UsageError(`--base-url: ${checked.error}`);
+  if (checked !== undefined && !checked.ok) throw usageError('refused-value', { flag: '--base-url', reason: checked.error });
   const baseUrl = checked?.value;
   for (const spec of specs) {
-    if (spec.webllm !== undefined) throw new UsageError(`${spec.label}: ${WEBLLM_ONLY_IN_BROWSER}`);
+    if (spec.webllm !== undefined) throw usageError('webllm-in-browser', { label: spec.label, why: WEBLLM_ONLY_IN_BROWSER });
     const missing = missingKey(spec, baseUrl, env);
-    if (missing)
-      throw new UsageError(`${spec.label} needs a key: set ${missing} in the environment (or give --base-url for your own server, with PARLEY_API_KEY)`);
+    if (missing) throw usageError('needs-key', { label: spec.label, variable: missing });
   }
   // A provider's variable goes to that provider's host alone; --base-url's server gets PARLEY_API_KEY and nothing else.
   return {
@@ -84,7 +83,7 @@ export function llmFlags(args: ParsedArgs, specs: readonly SeatSpec[]): LlmSetti
   const maxTokens = args.values.has('max-tokens') ? intFlag(args, 'max-tokens') : null;
   const thinking = args.switches.has('thinking');
   const reachable = thinking ? everyModelThinks(specs) : null;
-  if (reachable && !reachable.ok) throw new UsageError(`--thinking: ${reachable.error}`);
+  if (reachable && !reachable.ok) throw usageError('bad-value', { flag: '--thinking', problem: reachable.error });
   return {
     interface: choiceFlag(args, 'interface', MOVE_INTERFACES, DEFAULT_LLM_SETTINGS.interface),
     temperature: numberFlag(args, 'temperature'),

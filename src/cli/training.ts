@@ -6,7 +6,7 @@ import { parseAgentSpec } from '../agents/registry';
 import { DEFAULT_LLM_SETTINGS, MOVE_INTERFACES, type LlmSettings } from '../agents/llm/settings';
 import type { RemoteSettings } from '../agents/remote';
 import type { SftSummary } from '../training/sft';
-import { choiceFlag, intFlag, numberFlag, UsageError, type ParsedArgs } from './args';
+import { choiceFlag, intFlag, numberFlag, usageError, type ParsedArgs } from './args';
 import type { Io } from './io';
 import { printable, remoteSettings } from './model-flags';
 import { sameFile } from './output-file';
@@ -38,9 +38,9 @@ export const validationPath = (out: string): string => (out.endsWith('.jsonl') ?
 /** Refuses an output that is the run file read, or both outputs one file (output-file.ts's sameFile), before anything is written. */
 export async function refuseOverwrite(from: string, outputs: readonly [flag: string, path: string][]): Promise<void> {
   for (const [i, [flag, path]] of outputs.entries()) {
-    if (await sameFile(path, from)) throw new UsageError(`${flag} ${path} is the --from file itself; write the examples somewhere else`);
+    if (await sameFile(path, from)) throw usageError('output-is-input', { flag, path, input: '--from', what: 'the examples' });
     for (const [otherFlag, other] of outputs.slice(0, i))
-      if (await sameFile(path, other)) throw new UsageError(`${flag} ${path} is the same file as ${otherFlag} ${other}; write them to two files`);
+      if (await sameFile(path, other)) throw usageError('same-output', { flag, path, other: otherFlag, otherPath: other });
   }
 }
 

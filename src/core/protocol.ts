@@ -1,8 +1,14 @@
 import type { Result } from './result';
 
-/** Why a move was refused. It becomes an `invalid` event; the agent is told and may retry. */
-export interface ProtocolError {
+/**
+ * Why a move was refused: a stable code and its data (the game's refusal table, core/refusals.ts),
+ * and the English for both as `reason`, which the `invalid` event records and the agent is told
+ * before it may retry.
+ */
+export interface ProtocolError<C extends string = string, D = unknown> {
   kind: 'invalid-move';
+  code: C;
+  data: D;
   reason: string;
 }
 

@@ -101,7 +101,7 @@ function checkRun(file: Parsed): Step<CheckedMarketRun> {
   for (const [role, specs] of [['seller', c.sellers], ['buyer', [c.buyer]]] as const)
     for (const text of specs) {
       const spec = parseMarketSpec(text, role);
-      if (!spec.ok) return fail('invalid-file', `${at}run.config: ${spec.error}`);
+      if (!spec.ok) return fail('invalid-file', `${at}run.config: ${spec.error.message}`);
     }
   if (new Set(c.sellers).size !== c.sellers.length) return fail('invalid-file', `${at}run.config.sellers: a seller is listed twice`);
   const tournament = tournamentOf(c);

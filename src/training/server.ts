@@ -16,8 +16,9 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { BilateralAgentFactory } from '../core/bilateral/tournament';
+import { problems, type CodeOf, type DataArgs, type ProblemOf } from '../core/errors';
 import { Episode, EpisodeRequestSchema, OpponentError, StepRequestSchema, stepAnswer, type EpisodeView } from './episode';
 import type { MarketAgentFactory } from '../core/market/tournament';
 import { makeMarketAgent } from '../agents/market/specs';
@@ -50,12 +51,75 @@ export interface EnvServerOptions {
 
 export type EnvGame = 'bilateral' | 'market';
 
-/** Why an opponent is refused: a spec the server cannot play (`bad-opponent`), or a model whose key it was not given (`missing-key`). */
-export interface OpponentRefusal {
-  code: 'bad-opponent' | 'missing-key';
-  /** One line; names the key's variable, never a key. */
-  message: string;
-}
+/** The server's limits, checked by `startEnvServer` and read by serve-env's flags and their help. */
+export const EnvServerLimitsSchema = z.object({
+  /** 0: any free port. */
+  port: z.int().min(0).max(65535),
+  idleMs: z.int().min(1000).max(24 * 3_600_000),
+  maxEpisodes: z.int().min(1).max(1_000_000),
+});
+
+/**
+ * Every refusal the server answers, by code: the body is `{error: {code, message}}` with the
+ * message derived here, and the status is ENV_STATUS's.
+ */
+export const ENV_PROBLEMS = {
+  'unknown-episode': (d: { id: string; idleMs: number }) => `no episode ${d.id} (it never existed, was closed, or expired after ${d.idleMs} ms idle)`,
+  /** `game`: the value sent, as JSON text. */
+  'unknown-game': (d: { game: string }) => `"game" must be "bilateral" or "market", not ${d.game}`,
+  /** A spec the server cannot play; `reason` is the spec parser's or the agent factory's. */
+  'bad-opponent': (d: { reason: string }) => `opponent: ${d.reason}`,
+  /** A model opponent whose key the server was not given: names the key's variable, never a key. */
+  'missing-key': (d: { opponent: string; variable: string }) =>
+    `opponent: ${d.opponent} needs a key: start the server with ${d.variable} set (or with --base-url for your own server)`,
+  'full': (d: { max: number }) => `the server holds ${d.max} episodes; finish or DELETE some, or start it with a larger --max-episodes`,
+  'episode-over': (d: { id: string }) => `episode ${d.id} is over; start another`,
+  'step-in-progress': (d: { id: string }) => `episode ${d.id} is still answering the previous step`,
+  'bad-url': () => 'the request URL does not parse',
+  /** From a web page (an `Origin`), or with a Host that names another server (`host`: the one to name). */
+  'forbidden': (d: { host?: string }) =>
+    d.host === undefined ? 'requests from web pages are refused; the environment server is for trainers' : `the Host header must name this server (${d.host})`,
+  /** `allowed`: the route with its method, as the client should send it. */
+  'method': (d: { allowed: string }) => d.allowed,
+  'no-route': (d: { method: string; path: string }) =>
+    `no route ${d.method} ${d.path}; routes: GET /health, POST /episodes, POST /episodes/{id}/step, DELETE /episodes/{id}`,
+  /** `bytes`: the declared length, when the request said it; else the body ran past the limit while read. */
+  'too-large': (d: { bytes?: number; limit: number }) =>
+    d.bytes === undefined ? `the body is over ${d.limit} bytes` : `the body is ${d.bytes} bytes; the limit is ${d.limit}`,
+  'bad-json': (d: { error: string }) => `the body is not JSON (${d.error})`,
+  'too-deep': (d: { depth: number }) => `the body nests arrays and objects over ${d.depth} deep (a model's own text goes in a string)`,
+  /** An empty body, one that is no object, or the schema's first issue: where (`a.b`, or empty for the body itself) and zod's message. */
+  'bad-body': (d: { body: 'empty' } | { body: 'not-an-object' } | { body: 'invalid'; where: string; issue: string }) =>
+    d.body === 'empty' ? 'the body is empty; send a JSON object' : d.body === 'not-an-object' ? 'the body must be a JSON object' : `${d.where === '' ? '' : `${d.where}: `}${d.issue}`,
+  /** A bug: the request fails, the server carries on. */
+  'internal': (d: { error: string }) => d.error,
+} as const;
+
+export type EnvProblem = ProblemOf<typeof ENV_PROBLEMS>;
+export const envProblem = problems(ENV_PROBLEMS);
+
+/** The HTTP status of each refusal: 4xx for the client's, 503 for a full server, 500 for a bug. */
+const ENV_STATUS: Record<EnvProblem['code'], number> = {
+  'unknown-episode': 404,
+  'unknown-game': 400,
+  'bad-opponent': 400,
+  'missing-key': 400,
+  'full': 503,
+  'episode-over': 409,
+  'step-in-progress': 409,
+  'bad-url': 400,
+  'forbidden': 403,
+  'method': 405,
+  'no-route': 404,
+  'too-large': 413,
+  'bad-json': 400,
+  'too-deep': 400,
+  'bad-body': 400,
+  'internal': 500,
+};
+
+/** Why an opponent is refused before its episode is made. */
+export type OpponentRefusal = Extract<EnvProblem, { code: 'bad-opponent' | 'missing-key' }>;
 
 export interface EnvServer {
   /** e.g. http://127.0.0.1:8765 */
@@ -80,15 +144,14 @@ const MAX_BODY_BYTES = 1 << 20;
  */
 export const MAX_BODY_DEPTH = 64;
 
+/** A refusal on its way to the client. */
 class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
+  constructor(readonly problem: EnvProblem) {
+    super(problem.message);
   }
 }
+const refuse = <C extends CodeOf<typeof ENV_PROBLEMS>>(code: C, ...data: DataArgs<typeof ENV_PROBLEMS, C>): HttpError =>
+  new HttpError(envProblem(code, ...data) as EnvProblem);
 
 interface Held {
   episode: Episode;
@@ -102,8 +165,11 @@ const EPISODE_PATH = /^\/episodes\/([A-Za-z0-9-]{1,100})(\/step)?$/;
 
 export async function startEnvServer(opts: EnvServerOptions): Promise<EnvServer> {
   const host = opts.host ?? '127.0.0.1';
-  const idleMs = opts.idleMs ?? DEFAULT_IDLE_MS;
-  const maxEpisodes = opts.maxEpisodes ?? DEFAULT_MAX_EPISODES;
+  const { port: portAsked, idleMs, maxEpisodes } = EnvServerLimitsSchema.parse({
+    port: opts.port ?? 0,
+    idleMs: opts.idleMs ?? DEFAULT_IDLE_MS,
+    maxEpisodes: opts.maxEpisodes ?? DEFAULT_MAX_EPISODES,
+  });
   const now = opts.now ?? (() => Date.now());
   const episodes = new Map<string, Held>();
   let loopbackHosts: Set<string> | null = null;
@@ -123,7 +189,7 @@ export async function startEnvServer(opts: EnvServerOptions): Promise<EnvServer>
 
   const held = (id: string): Held => {
     const found = episodes.get(id);
-    if (!found) throw new HttpError(404, 'unknown-episode', `no episode ${id} (it never existed, was closed, or expired after ${idleMs} ms idle)`);
+    if (!found) throw refuse('unknown-episode', { id, idleMs });
     return found;
   };
 
@@ -131,10 +197,10 @@ export async function startEnvServer(opts: EnvServerOptions): Promise<EnvServer>
     const game = isRecord(body) ? body.game : undefined;
     // A body without a game, or no object at all, is the bilateral schema's to refuse.
     if (game !== undefined && game !== 'bilateral' && game !== 'market')
-      throw new HttpError(400, 'unknown-game', `"game" must be "bilateral" or "market", not ${String(JSON.stringify(game)).slice(0, 60)}`);
+      throw refuse('unknown-game', { game: String(JSON.stringify(game)).slice(0, 60) });
     const check = (spec: string, game: EnvGame): void => {
       const refused = opts.checkOpponent?.(spec, game);
-      if (refused) throw new HttpError(400, refused.code, `opponent: ${refused.message}`);
+      if (refused) throw new HttpError(refused);
     };
     let launch: (id: string) => Promise<{ episode: Episode; view: EpisodeView }>;
     if (game === 'market') {
@@ -149,14 +215,14 @@ export async function startEnvServer(opts: EnvServerOptions): Promise<EnvServer>
     // Episodes still starting (a model opponent may be answering its opening move) count too.
     if (episodes.size + starting >= maxEpisodes) expireIdle();
     if (episodes.size + starting >= maxEpisodes)
-      throw new HttpError(503, 'full', `the server holds ${maxEpisodes} episodes; finish or DELETE some, or start it with a larger --max-episodes`);
+      throw refuse('full', { max: maxEpisodes });
     const id = randomUUID();
     let started: Awaited<ReturnType<typeof Episode.start>>;
     starting++;
     try {
       started = await launch(id);
     } catch (e) {
-      if (e instanceof OpponentError) throw new HttpError(400, 'bad-opponent', `opponent: ${e.message}`);
+      if (e instanceof OpponentError) throw refuse('bad-opponent', { reason: e.message });
       throw e;
     } finally {
       starting--;
@@ -167,8 +233,8 @@ export async function startEnvServer(opts: EnvServerOptions): Promise<EnvServer>
 
   const step = async (id: string, body: unknown): Promise<EpisodeView> => {
     const h = held(id);
-    if (h.episode.state === 'done') throw new HttpError(409, 'episode-over', `episode ${id} is over; start another`);
-    if (h.episode.state === 'busy') throw new HttpError(409, 'step-in-progress', `episode ${id} is still answering the previous step`);
+    if (h.episode.state === 'done') throw refuse('episode-over', { id });
+    if (h.episode.state === 'busy') throw refuse('step-in-progress', { id });
     const answer = stepAnswer(parseBody(StepRequestSchema, body));
     h.lastActive = now();
     try {
@@ -186,47 +252,47 @@ export async function startEnvServer(opts: EnvServerOptions): Promise<EnvServer>
     try {
       path = new URL(req.url ?? '/', 'http://localhost').pathname;
     } catch {
-      throw new HttpError(400, 'bad-url', 'the request URL does not parse');
+      throw refuse('bad-url');
     }
     const method = req.method ?? 'GET';
     // A web page the user happens to open could otherwise drive episodes (and a paid model opponent)
     // through the browser: pages send an Origin, trainers do not; a page that rebinds its own name to
     // 127.0.0.1 still sends its own name as the Host.
-    if (req.headers.origin !== undefined) throw new HttpError(403, 'forbidden', 'requests from web pages are refused; the environment server is for trainers');
+    if (req.headers.origin !== undefined) throw refuse('forbidden', {});
     if (loopbackHosts !== null && !loopbackHosts.has((req.headers.host ?? '').toLowerCase()))
-      throw new HttpError(403, 'forbidden', `the Host header must name this server (${[...loopbackHosts][0]})`);
+      throw refuse('forbidden', { host: [...loopbackHosts][0] as string });
     if (path === '/health') {
-      if (method !== 'GET') throw new HttpError(405, 'method', 'GET /health');
+      if (method !== 'GET') throw refuse('method', { allowed: 'GET /health' });
       let done = 0;
       for (const h of episodes.values()) if (h.episode.state === 'done') done++;
       return [200, { ok: true, games: ['bilateral', 'market'], episodes: { open: episodes.size - done, done }, max: maxEpisodes, idleMs }];
     }
     if (path === '/episodes') {
-      if (method !== 'POST') throw new HttpError(405, 'method', 'POST /episodes');
+      if (method !== 'POST') throw refuse('method', { allowed: 'POST /episodes' });
       return [201, await create(await readJson(req))];
     }
     const m = EPISODE_PATH.exec(path);
     if (m) {
       const id = m[1] as string;
       if (m[2]) {
-        if (method !== 'POST') throw new HttpError(405, 'method', `POST /episodes/${id}/step`);
+        if (method !== 'POST') throw refuse('method', { allowed: `POST /episodes/${id}/step` });
         return [200, await step(id, await readJson(req))];
       }
-      if (method !== 'DELETE') throw new HttpError(405, 'method', `DELETE /episodes/${id} (steps go to POST /episodes/${id}/step)`);
+      if (method !== 'DELETE') throw refuse('method', { allowed: `DELETE /episodes/${id} (steps go to POST /episodes/${id}/step)` });
       held(id).episode.cancel();
       episodes.delete(id);
       return [200, { id, closed: true }];
     }
-    throw new HttpError(404, 'no-route', `no route ${method} ${path}; routes: GET /health, POST /episodes, POST /episodes/{id}/step, DELETE /episodes/{id}`);
+    throw refuse('no-route', { method, path });
   };
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     route(req).then(
       ([status, body]) => send(res, status, body),
       (e: unknown) => {
-        if (e instanceof HttpError) send(res, e.status, { error: { code: e.code, message: e.message } });
         // A bug: this request fails, the server carries on (an episode that failed is over).
-        else send(res, 500, { error: { code: 'internal', message: e instanceof Error ? e.message : String(e) } });
+        const { code, message } = e instanceof HttpError ? e.problem : envProblem('internal', { error: e instanceof Error ? e.message : String(e) });
+        send(res, ENV_STATUS[code], { error: { code, message } });
       },
     );
   };
@@ -237,7 +303,7 @@ export async function startEnvServer(opts: EnvServerOptions): Promise<EnvServer>
   server.maxHeadersCount = 100;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.port ?? 0, host, () => {
+    server.listen(portAsked, host, () => {
       server.off('error', reject);
       resolve();
     });
@@ -281,35 +347,33 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) {
     req.resume();
-    throw new HttpError(413, 'too-large', `the body is ${declared} bytes; the limit is ${MAX_BODY_BYTES}`);
+    throw refuse('too-large', { bytes: declared, limit: MAX_BODY_BYTES });
   }
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new HttpError(413, 'too-large', `the body is over ${MAX_BODY_BYTES} bytes`);
+    if (size > MAX_BODY_BYTES) throw refuse('too-large', { limit: MAX_BODY_BYTES });
     chunks.push(chunk as Buffer);
   }
   const text = Buffer.concat(chunks).toString('utf8');
-  if (text.trim() === '') throw new HttpError(400, 'bad-body', 'the body is empty; send a JSON object');
+  if (text.trim() === '') throw refuse('bad-body', { body: 'empty' });
   let body: unknown;
   try {
     body = JSON.parse(text) as unknown;
   } catch (e) {
-    throw new HttpError(400, 'bad-json', `the body is not JSON (${(e as Error).message.slice(0, 200)})`);
+    throw refuse('bad-json', { error: (e as Error).message.slice(0, 200) });
   }
-  if (deeperThan(body, MAX_BODY_DEPTH))
-    throw new HttpError(400, 'too-deep', `the body nests arrays and objects over ${MAX_BODY_DEPTH} deep (a model's own text goes in a string)`);
+  if (deeperThan(body, MAX_BODY_DEPTH)) throw refuse('too-deep', { depth: MAX_BODY_DEPTH });
   return body;
 }
 
 
 /** The body through its schema, or a 400 naming the first problem and where. */
 function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
-  if (!isRecord(body)) throw new HttpError(400, 'bad-body', 'the body must be a JSON object');
+  if (!isRecord(body)) throw refuse('bad-body', { body: 'not-an-object' });
   const parsed = schema.safeParse(body);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  const where = issue?.path.length ? `${issue.path.map(String).join('.')}: ` : '';
-  throw new HttpError(400, 'bad-body', `${where}${issue?.message ?? 'invalid'}`);
+  throw refuse('bad-body', { body: 'invalid', where: issue?.path.map(String).join('.') ?? '', issue: issue?.message ?? 'invalid' });
 }

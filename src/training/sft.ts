@@ -14,7 +14,8 @@ import type { Move } from '../core/bilateral/moves';
 import { bilateral, type BilateralObservation } from '../core/bilateral/protocol';
 import { surplusShare } from '../core/bilateral/metrics';
 import { hashString } from '../core/rng';
-import { hasGainsFromTrade, zoneBinOf, type Role, type Scenario } from '../core/scenario';
+import { TIERS } from '../core/catalog';
+import { hasGainsFromTrade, ROLES, ZoneBinSchema, zoneBinOf, type Role, type Scenario } from '../core/scenario';
 import type { Retry } from '../core/session';
 import { DEFAULT_CONTEXT_WINDOW, MOVE_TOKENS, type ChatMessage } from '../agents/backends/types';
 import { promptTokenBudget } from '../agents/llm/agent';
@@ -250,6 +251,22 @@ export interface SftFilter {
   /** Leave out a seat that made a deal at a loss. */
   irOnly?: boolean;
 }
+
+/** A filter's limits: the worker checks the page's filter with it, the command line reads its flags' ranges from it. */
+export const SftFilterSchema = z.object({
+  seat: z.enum([...ROLES, 'both']),
+  agent: z.string().min(1).max(500).optional(),
+  tier: z.int().min(1).max(TIERS.length).optional(),
+  zone: ZoneBinSchema.optional(),
+  dealsOnly: z.boolean().optional(),
+  minShare: z.number().min(0).max(1).optional(),
+  irOnly: z.boolean().optional(),
+});
+const sftFilterFits: z.infer<typeof SftFilterSchema> extends SftFilter ? true : false = true;
+void sftFilterFits;
+
+/** The fraction of scenarios held out for validation. */
+export const SftValidationSchema = z.number().min(0).max(0.9);
 
 /** The seat's share of v − c (in [0, 1], as `surplusShare` defines it) on a deal with gains from trade, and whether it lost money. */
 export function seatOutcome(source: SftSource, seat: Role): { deal: boolean; share: number | null; loss: boolean; ended: string } {

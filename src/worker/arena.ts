@@ -112,10 +112,10 @@ export class ArenaGame {
   async play(): Promise<string | null> {
     const { gameId, scenario, buyer, seller, save } = this.request;
     const specs = parseAgentSpecs([buyer, seller].filter((s, i, all) => all.indexOf(s) === i), { allowHuman: true });
-    if (!specs.ok) throw new Error(specs.error);
+    if (!specs.ok) throw new Error(specs.error.message);
     const llm = llmSettings(this.request.llm);
     const reachable = llm.thinking ? everyModelThinks(specs.value) : null;
-    if (reachable && !reachable.ok) throw new Error(reachable.error);
+    if (reachable && !reachable.ok) throw new Error(reachable.error.message);
     const engines = useEngines(this.host.engines, [buyer, seller]);
     const makeAgent = createAgentFactory(remoteSettings(this.request.remote), engines.local, llm);
     const seat = (role: Role, spec: string): BilateralAgent =>
@@ -177,7 +177,7 @@ export async function compareInSeat(
 ): Promise<{ strategy: string; events: BilateralEvent[] }[]> {
   const { gameId, scenario, role, opponent, strategies } = request;
   const specs = parseAgentSpecs([opponent, ...strategies].filter((s, i, all) => all.indexOf(s) === i));
-  if (!specs.ok) throw new Error(specs.error);
+  if (!specs.ok) throw new Error(specs.error.message);
   const other: Role = role === 'buyer' ? 'seller' : 'buyer';
   const engines = useEngines(host.engines, [opponent]);
   const makeAgent = createAgentFactory(remoteSettings(request.remote), engines.local, llmSettings(request.llm));

@@ -75,7 +75,7 @@ class CellTally {
 function checkSpecs(experiment: LearnExperiment): void {
   const texts = [...new Set(experiment.cells.flatMap((c) => [c.buyer, c.seller]))];
   const parsed = parseAgentSpecs(texts);
-  if (!parsed.ok) throw new Error(parsed.error);
+  if (!parsed.ok) throw new Error(parsed.error.message);
   const model = parsed.value.find(isModelSpec);
   if (model) throw new Error(`the Learn page plays scripted strategies only, not ${model.label}`);
 }

@@ -35,9 +35,9 @@ const paced = (agent: MarketAgent, pacer: Pacer): MarketAgent => ({
 /** Why a run's seats cannot be played, or null. */
 function seatProblem(config: MarketRunConfig): string | null {
   const sellers = parseMarketSpecs(config.sellers, 'seller');
-  if (!sellers.ok) return sellers.error;
+  if (!sellers.ok) return sellers.error.message;
   const buyer = parseMarketSpecs([config.buyer], 'buyer');
-  return buyer.ok ? null : buyer.error;
+  return buyer.ok ? null : buyer.error.message;
 }
 
 /** The run's agents: remote models with the page's keys, WebLLM models on the worker's engines. */

@@ -12,10 +12,9 @@ import { ModelListEntrySchema } from '../agents/backends/webllm/models';
 import { LOAD_PHASES } from '../agents/backends/webllm/progress';
 import { customModel, CustomModelListSchema } from '../agents/backends/webllm/custom';
 import { MoveSchema } from '../core/bilateral/moves';
-import { DeadlineSchema, FirstMoverSchema, PresetSchema, ROLES, ZoneBinSchema } from '../core/scenario';
-import { TIERS } from '../core/catalog';
+import { DeadlineSchema, FirstMoverSchema, PresetSchema, ROLES } from '../core/scenario';
 import { MOVE_INTERFACES } from '../agents/llm/settings';
-import type { SftFilter } from '../training/sft';
+import { SftFilterSchema, SftValidationSchema } from '../training/sft';
 import { HumanPromptSchema } from '../agents/human';
 import { MarketEventSchema } from '../core/market/events';
 import { MarketStandingRowSchema } from '../core/market/aggregate';
@@ -117,19 +116,6 @@ export const LearnCellResultSchema = z.object({
 });
 export type LearnCellResult = z.infer<typeof LearnCellResultSchema>;
 
-/** Which seats of a run's negotiations become fine-tuning examples (training/sft.ts SftFilter). */
-export const SftFilterSchema = z.object({
-  seat: z.enum([...ROLES, 'both']),
-  agent: spec.optional(),
-  tier: z.int().min(1).max(TIERS.length).optional(),
-  zone: ZoneBinSchema.optional(),
-  dealsOnly: z.boolean().optional(),
-  minShare: z.number().min(0).max(1).optional(),
-  irOnly: z.boolean().optional(),
-});
-const sftFilterFits: z.infer<typeof SftFilterSchema> extends SftFilter ? true : false = true;
-void sftFilterFits;
-
 const ShareSummarySchema = z.object({
   n: count0(),
   mean: z.number().nullable(),
@@ -162,9 +148,10 @@ export const SftExportSchema = z.object({
   type: z.literal('sft.export'),
   requestId: id,
   runId: id,
+  /** Which seats of a run's negotiations become fine-tuning examples (training/sft.ts). */
   filter: SftFilterSchema,
   /** The share of scenarios held out for validation. */
-  validation: z.number().min(0).max(0.9),
+  validation: SftValidationSchema,
   interface: z.enum(MOVE_INTERFACES),
   build: z.boolean(),
 });

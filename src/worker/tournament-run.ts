@@ -93,9 +93,9 @@ export class TournamentRun {
     remote?: RemoteConfig,
   ): Promise<TournamentRun> {
     const specs = parseAgentSpecs(config.agents);
-    if (!specs.ok) throw new Error(specs.error);
+    if (!specs.ok) throw new Error(specs.error.message);
     const reachable = config.llm.thinking ? everyModelThinks(specs.value) : null;
-    if (reachable && !reachable.ok) throw new Error(reachable.error);
+    if (reachable && !reachable.ok) throw new Error(reachable.error.message);
     const planned = plannedCount(config);
     await createRun(host.db, {
       id: runId,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HumanPromptSchema, HumanSeat, HUMAN_SPEC, humanPrompt, type HumanPrompt } from '../../src/agents/human';
-import { createAgentFactory, HUMAN_ONLY_IN_ARENA, makeAgent, parseAgentSpec, parseAgentSpecs } from '../../src/agents/registry';
+import { createAgentFactory, makeAgent, parseAgentSpec, parseAgentSpecs, SPEC_PROBLEMS } from '../../src/agents/registry';
 import { playNegotiation } from '../../src/core/bilateral/tournament';
 import { replayLog } from '../../src/core/bilateral/replay';
 import { CATALOG } from '../../src/core/catalog';
@@ -122,12 +122,14 @@ describe('the prompt', () => {
   });
 });
 
+const HUMAN_ONLY_IN_ARENA = SPEC_PROBLEMS['human-only-in-arena']();
+
 describe('the human spec', () => {
   it('is refused everywhere but the Arena, with one line that says why', () => {
     const refused = parseAgentSpec(HUMAN_SPEC);
-    expect(refused).toEqual({ ok: false, error: HUMAN_ONLY_IN_ARENA });
+    expect(refused).toEqual({ ok: false, error: { code: 'human-only-in-arena', data: {}, message: HUMAN_ONLY_IN_ARENA } });
     expect(HUMAN_ONLY_IN_ARENA).not.toContain('\n');
-    expect(parseAgentSpecs(['boulware', 'human'])).toEqual({ ok: false, error: HUMAN_ONLY_IN_ARENA });
+    expect(parseAgentSpecs(['boulware', 'human'])).toMatchObject({ ok: false, error: { code: 'human-only-in-arena' } });
     expect(parseAgentSpec(' human ', { allowHuman: true })).toEqual({ ok: true, value: { name: 'human', params: {}, label: 'human', human: true } });
     expect(() => createAgentFactory()('human', 'buyer', { rng: createRng(1), jobId: 'x', seed: 1 })).toThrow(HUMAN_ONLY_IN_ARENA);
   });

@@ -12,15 +12,25 @@ import {
 import { observeAfter, scenario } from './fixtures';
 import { STRATEGIES } from '../../src/agents/scripted';
 import { createRng } from '../../src/core/rng';
+import { canThink, REMOTE_PROVIDERS } from '../../src/agents/providers';
 
 const NAMES = ['boulware', 'linear', 'conceder', 'tit-for-tat', 'hardliner', 'accommodator', 'haggler', 'random'];
 
-function errorOf(text: string): string {
+/** The problem a spec is refused with: its code and data (its message is one line). */
+function problemOf(text: string): { code: string; data: Record<string, unknown> } {
   const parsed = parseAgentSpec(text);
   if (parsed.ok) throw new Error(`"${text}" should have been refused`);
-  expect(parsed.error).not.toContain('\n');
-  return parsed.error;
+  expect(parsed.error.message).not.toContain('\n');
+  return { code: parsed.error.code, data: parsed.error.data as Record<string, unknown> };
 }
+const errorOf = (text: string): string => {
+  const parsed = parseAgentSpec(text);
+  return parsed.ok ? '' : parsed.error.message;
+};
+const BOULWARE_PARAMS = [
+  { key: 'beta', min: 0.01, max: 100 },
+  { key: 'kappa', min: 0, max: 0.99 },
+];
 
 describe('the strategy list', () => {
   it('lists every strategy once, in the documented order', () => {
@@ -79,38 +89,39 @@ describe('parseAgentSpec', () => {
   });
 
   it('refuses an unknown strategy and names the valid ones', () => {
+    expect(problemOf('bouldware:beta=2')).toEqual({ code: 'unknown-strategy', data: { name: 'bouldware' } });
     const error = errorOf('bouldware:beta=2');
-    expect(error).toContain('"bouldware"');
     for (const name of NAMES) expect(error).toContain(name);
+    expect(problemOf('   ').code).toBe('empty-spec');
     expect(errorOf('   ')).toContain('boulware');
   });
 
   it('refuses an unknown parameter and names the ones the strategy takes', () => {
-    const error = errorOf('linear:beta=2');
-    expect(error).toContain('"beta"');
-    expect(error).toContain('linear takes: kappa (0 to 0.99)');
+    expect(problemOf('linear:beta=2')).toEqual({ code: 'unknown-parameter', data: { key: 'beta', strategy: 'linear', params: [{ key: 'kappa', min: 0, max: 0.99 }] } });
+    expect(problemOf('hardliner:sellerAnchor=1.2')).toMatchObject({ code: 'unknown-parameter', data: { key: 'sellerAnchor' } });
     expect(errorOf('hardliner:sellerAnchor=1.2')).toMatch(/"sellerAnchor".*anchor/);
   });
 
   it('takes only the strategy’s own parameters, never a name every object inherits', () => {
     for (const key of ['__proto__', 'constructor', 'toString', 'valueOf', 'hasOwnProperty', '__defineGetter__', 'prototype']) {
-      expect(errorOf(`boulware:${key}=1`)).toBe(
-        `unknown parameter "${key}" for boulware; boulware takes: beta (0.01 to 100), kappa (0 to 0.99)`,
-      );
+      expect(problemOf(`boulware:${key}=1`)).toEqual({ code: 'unknown-parameter', data: { key, strategy: 'boulware', params: BOULWARE_PARAMS } });
     }
-    expect(errorOf('random:__proto__=0.5:walk=0.1')).toContain('random takes: walk (0 to 1)');
+    expect(problemOf('random:__proto__=0.5:walk=0.1')).toMatchObject({ code: 'unknown-parameter', data: { strategy: 'random' } });
   });
 
   it('refuses an out-of-range value and gives the range', () => {
-    expect(errorOf('boulware:beta=0')).toContain('0.01 to 100');
-    expect(errorOf('boulware:kappa=1')).toContain('0 to 0.99');
-    expect(errorOf('random:walk=-0.1')).toContain('0 to 1');
+    expect(problemOf('boulware:beta=0')).toEqual({
+      code: 'parameter-out-of-range',
+      data: { key: 'beta', value: 0, min: 0.01, max: 100, strategy: 'boulware', params: BOULWARE_PARAMS },
+    });
+    expect(problemOf('boulware:kappa=1')).toMatchObject({ code: 'parameter-out-of-range', data: { min: 0, max: 0.99 } });
+    expect(problemOf('random:walk=-0.1')).toMatchObject({ code: 'parameter-out-of-range', data: { min: 0, max: 1 } });
   });
 
   it('reads plain decimal numbers, with an optional fraction and exponent', () => {
     const beta = (text: string) => {
       const parsed = parseAgentSpec(`boulware:beta=${text}`);
-      if (!parsed.ok) throw new Error(parsed.error);
+      if (!parsed.ok) throw new Error(parsed.error.message);
       return parsed.value.params.beta;
     };
     expect([beta('2'), beta('2.5'), beta('.5'), beta('0.25'), beta('1e1'), beta('25E-1'), beta('1.5e+1'), beta('007')]).toEqual([
@@ -122,9 +133,26 @@ describe('parseAgentSpec', () => {
   it('refuses a value that is not a plain decimal number, naming the parameters', () => {
     const texts = ['fast', '', 'NaN', 'Infinity', '-Infinity', '0x1', '0X1', '0b1', '0o7', '1_000', '+1', ' 1', '1.', '1e', 'e3', '1e999', '٣', '１'];
     for (const text of texts)
-      expect(errorOf(`boulware:beta=${text}`)).toBe(
-        `boulware parameter beta=${JSON.stringify(text)} is not a decimal number (such as 0.25); boulware takes: beta (0.01 to 100), kappa (0 to 0.99)`,
-      );
+      expect(problemOf(`boulware:beta=${text}`)).toEqual({
+        code: 'parameter-not-decimal',
+        data: { key: 'beta', value: text, example: 0.25, strategy: 'boulware', params: BOULWARE_PARAMS },
+      });
+  });
+
+  it('says each refusal in English, in one line that names the choices', () => {
+    expect(errorOf('boulware:beta=fast')).toBe(
+      'boulware parameter beta="fast" is not a decimal number (such as 0.25); boulware takes: beta (0.01 to 100), kappa (0 to 0.99)',
+    );
+    expect(errorOf('boulware:toString=1')).toBe('unknown parameter "toString" for boulware; boulware takes: beta (0.01 to 100), kappa (0 to 0.99)');
+    expect(errorOf('boulware:beta=0')).toBe('boulware parameter beta=0 is out of range 0.01 to 100; boulware takes: beta (0.01 to 100), kappa (0 to 0.99)');
+    expect(errorOf('boulware:beta')).toBe('"beta" in "boulware:beta" is not key=value; boulware takes: beta (0.01 to 100), kappa (0 to 0.99)');
+    expect(errorOf('boulware:beta=1:beta=2')).toBe('parameter "beta" given twice in "boulware:beta=1:beta=2"');
+    expect(errorOf('boulware+think')).toBe('"+think" asks a language model to think; "boulware" is not one');
+    expect(errorOf('groq:m+think')).toBe(
+      '"+think": Groq has no setting that turns thinking on and off for all its models, so groq:m cannot be told to think; providers that can: ' +
+        REMOTE_PROVIDERS.filter(canThink).join(', '),
+    );
+    expect(errorOf('nope')).toMatch(/^unknown strategy "nope"; choose one of: boulware, linear, .*, a model as PROVIDER:MODEL \(openai, .*\), or webllm:MODEL$/);
   });
 
   it('keeps every error on one line, whatever the spec holds', () => {
@@ -134,8 +162,8 @@ describe('parseAgentSpec', () => {
   });
 
   it('refuses a part without "=", and a parameter given twice', () => {
-    expect(errorOf('boulware:beta')).toContain('beta (0.01 to 100), kappa (0 to 0.99)');
-    expect(errorOf('boulware:beta=1:beta=2')).toContain('twice');
+    expect(problemOf('boulware:beta')).toEqual({ code: 'not-key-value', data: { part: 'beta', spec: 'boulware:beta', strategy: 'boulware', params: BOULWARE_PARAMS } });
+    expect(problemOf('boulware:beta=1:beta=2')).toEqual({ code: 'parameter-twice', data: { key: 'beta', spec: 'boulware:beta=1:beta=2' } });
   });
 });
 
@@ -144,7 +172,7 @@ describe('parseAgentSpecs', () => {
     const parsed = parseAgentSpecs(['boulware', 'conceder:kappa=0.2']);
     expect(parsed.ok && parsed.value.map((s) => s.label)).toEqual(['boulware', 'conceder:kappa=0.2']);
     const twice = parseAgentSpecs(['boulware:beta=0.5', 'boulware:beta=0.50']);
-    expect(twice).toEqual({ ok: false, error: 'agent "boulware:beta=0.5" is listed twice' });
+    expect(twice).toMatchObject({ ok: false, error: { code: 'listed-twice', data: { label: 'boulware:beta=0.5' }, message: 'agent "boulware:beta=0.5" is listed twice' } });
     expect(parseAgentSpecs(['linear', 'nope']).ok).toBe(false);
   });
 });
@@ -162,7 +190,7 @@ describe('makeAgent', () => {
   it('knows which strategies are deterministic', () => {
     const spec = (text: string) => {
       const parsed = parseAgentSpec(text);
-      if (!parsed.ok) throw new Error(parsed.error);
+      if (!parsed.ok) throw new Error(parsed.error.message);
       return parsed.value;
     };
     expect(isDeterministic(spec('tit-for-tat'))).toBe(true);
@@ -176,9 +204,8 @@ describe('language model specs', () => {
     expect(parsed.ok && parsed.value).toMatchObject({ name: 'webllm', webllm: 'Qwen3-1.7B-q4f16_1-MLC', label: 'webllm:Qwen3-1.7B-q4f16_1-MLC' });
     expect(parsed.ok && parsed.value.thinking).toBeUndefined();
     expect(WEBLLM_MODEL_IDS).toHaveLength(8);
-    const error = errorOf('webllm:Llama-3-8B');
-    expect(error).toContain('unknown WebLLM model "Llama-3-8B"');
-    expect(error).toContain('Qwen3-8B-q4f32_1-MLC');
+    expect(problemOf('webllm:Llama-3-8B')).toEqual({ code: 'unknown-webllm-model', data: { model: 'Llama-3-8B', choices: WEBLLM_MODEL_IDS } });
+    expect(errorOf('webllm:Llama-3-8B')).toContain('unknown WebLLM model "Llama-3-8B"; choose one of: Qwen3-0.6B');
   });
 
   it('reads "+think" on a model as thinking on, and refuses it on a scripted strategy', () => {
@@ -186,7 +213,8 @@ describe('language model specs', () => {
     expect(local.ok && local.value).toMatchObject({ webllm: 'Qwen3-4B-q4f32_1-MLC', thinking: true, label: 'webllm:Qwen3-4B-q4f32_1-MLC+think' });
     const remote = parseAgentSpec('ollama:qwen3:8b +think');
     expect(remote.ok && remote.value).toMatchObject({ remote: { provider: 'ollama', model: 'qwen3:8b' }, thinking: true, label: 'ollama:qwen3:8b+think' });
-    expect(errorOf('boulware+think')).toContain('"boulware" is not one');
+    expect(problemOf('boulware+think')).toEqual({ code: 'not-a-model', data: { spec: 'boulware' } });
+    expect(problemOf('groq:m+think')).toEqual({ code: 'cannot-think', data: { provider: 'groq', model: 'm' } });
     // Thinking and not thinking are two agents in one tournament.
     expect(parseAgentSpecs(['openai:gpt-4o', 'openai:gpt-4o+think']).ok).toBe(true);
   });

@@ -4,7 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main';
 import { BEHAVIOUR_NAMES, RATE_NAMES } from '../../src/core/bilateral/aggregate';
 import { STANDINGS_CSV_HEADER } from '../../src/core/bilateral/csv';
-import { parseCsv, runCli } from './helpers';
+import { COMMANDS } from '../../src/cli/commands';
+import { USAGE_PROBLEMS } from '../../src/cli/problems';
+import { parseCsv, runCli, usageProblem } from './helpers';
 
 const cli = (...argv: string[]) => runCli(argv);
 
@@ -198,31 +200,48 @@ describe('parley tournament', () => {
   });
 
   it.each([
-    [['tournament', '--agents', 'boulware,nosuch', '--scenarios', '2'], /unknown strategy "nosuch"; choose one of: boulware, linear/],
-    [['tournament', '--agents', 'boulware,linear', '--scenarios', '0'], /--scenarios must be between 1 and/],
-    [['tournament', '--agents', 'boulware,linear', '--scenarios', '-3'], /--scenarios must be between 1 and/],
-    [['tournament', '--agents', 'boulware,linear'], /--scenarios is required/],
-    [['tournament', '--agents', 'boulware:gamma=2,linear', '--scenarios', '2'], /unknown parameter "gamma" for boulware; boulware takes: beta \(0\.01 to 100\), /],
-    [['tournament', '--agents', 'boulware,linear', '--scenarios', '2', '--preset', 'huge'], /choose one of: standard, uniform, wide, narrow/],
-    [['tournament', '--agents', 'boulware', '--scenarios', '2'], /at least two agents/],
-    [['tournament', '--agents', 'boulware,boulware', '--scenarios', '2'], /listed twice/],
-    [['run', '--buyer', 'boulware'], /--seller is required/],
-    [['run', '--buyer', 'boulware', '--seller', 'linear', '--seed', 'x'], /--seed must be a whole number/],
-    [['run', '--buyer', 'boulware', '--seller', 'linear', '--colour', 'red'], /unknown flag --colour/],
-    [['run', '--buyer', 'boulware', '--seller', 'linear', '--deadline', 'soon'], /unknown deadline "soon"; choose one of: fixed, uncertain/],
-    [['run', '--buyer', 'boulware', '--seller', 'linear', '--first', 'both'], /unknown first "both"; choose one of: alternate, seller, buyer/],
-    [['run', '--buyer', 'boulware', '--seller', 'linear', '--deadline', 'fixed', '--turns', '10-14'], /a fixed deadline takes one number/],
-    [['run', '--buyer', 'boulware', '--seller', 'linear', '--turns', '14-10'], /--turns MIN-MAX must have 1 ≤ MIN ≤ MAX ≤ 1000/],
-    [['run', '--buyer', 'boulware', '--seller', 'linear', '--jsonl', 'x.jsonl'], /unknown flag --jsonl for run/],
-    [['haggle'], /unknown command "haggle"; choose one of: run, tournament/],
-    [['sft'], /--from/],
-    [['serve-env', '--port', 'eighty'], /--port must be a whole number/],
-  ])('rejects %j with one line and status 2', async (argv, message) => {
+    [['tournament', '--agents', 'boulware,nosuch', '--scenarios', '2'], 'bad-value', { flag: '--agents', problem: { code: 'unknown-strategy', data: { name: 'nosuch' } } }],
+    [['tournament', '--agents', 'boulware,linear', '--scenarios', '0'], 'out-of-range', { flag: '--scenarios', value: 0, min: 1 }],
+    [['tournament', '--agents', 'boulware,linear', '--scenarios', '-3'], 'out-of-range', { flag: '--scenarios', value: -3 }],
+    [['tournament', '--agents', 'boulware,linear'], 'scenarios-required', {}],
+    [['tournament', '--agents', 'boulware:gamma=2,linear', '--scenarios', '2'], 'bad-value', { problem: { code: 'unknown-parameter', data: { key: 'gamma', strategy: 'boulware' } } }],
+    [['tournament', '--agents', 'boulware,linear', '--scenarios', '2', '--preset', 'huge'], 'unknown-choice', { flag: '--preset', value: 'huge', choices: ['standard', 'uniform', 'wide', 'narrow'] }],
+    [['tournament', '--agents', 'boulware', '--scenarios', '2'], 'too-few-agents', {}],
+    [['tournament', '--agents', 'boulware,boulware', '--scenarios', '2'], 'bad-value', { problem: { code: 'listed-twice', data: { label: 'boulware' } } }],
+    [['tournament', '--agents', 'boulware,linear', '--scenarios', '2', '--json', '--csv'], 'flags-exclusive', { flags: ['--json', '--csv'] }],
+    [['run', '--buyer', 'boulware'], 'required', { flag: '--seller' }],
+    [['run', '--buyer', 'boulware', '--seller', 'linear', '--seed', 'x'], 'not-a-number', { flag: '--seed', value: 'x' }],
+    [['run', '--buyer', 'boulware', '--seller', 'linear', '--colour', 'red'], 'unknown-flag', { flag: '--colour', command: 'run' }],
+    [['run', '--buyer', 'boulware', '--seller', 'linear', '--deadline', 'soon'], 'unknown-choice', { flag: '--deadline', value: 'soon', choices: ['fixed', 'uncertain'] }],
+    [['run', '--buyer', 'boulware', '--seller', 'linear', '--first', 'both'], 'unknown-choice', { flag: '--first', choices: ['alternate', 'seller', 'buyer'] }],
+    [['run', '--buyer', 'boulware', '--seller', 'linear', '--deadline', 'fixed', '--turns', '10-14'], 'turns-range-fixed', { value: '10-14' }],
+    [['run', '--buyer', 'boulware', '--seller', 'linear', '--turns', '14-10'], 'turns-range', { value: '14-10', min: 1, max: 1000 }],
+    [['run', '--buyer', 'boulware', '--seller', 'linear', '--jsonl', 'x.jsonl'], 'unknown-flag', { flag: '--jsonl', command: 'run' }],
+    [['sft'], 'required', { flag: '--from' }],
+    [['serve-env', '--port', 'eighty'], 'not-a-number', { flag: '--port', value: 'eighty' }],
+  ])('rejects %j with one line and status 2', async (argv, code, data) => {
     const r = await cli(...(argv as string[]));
     expect(r.status).toBe(2);
     expect(r.out).toBe('');
-    expect(r.err).toMatch(message);
     expect(r.err.trim().split('\n')).toHaveLength(1);
+    expect(await usageProblem(argv as string[])).toMatchObject({ code, data });
+  });
+
+  it('an unknown command is refused by its code, with the commands to choose from', async () => {
+    const r = await cli('haggle');
+    expect(r.status).toBe(2);
+    expect(r.err).toBe(`parley: error: ${USAGE_PROBLEMS['unknown-command']({ command: 'haggle', commands: [...COMMANDS.map((c) => c.name), 'help'] })}\n`);
+  });
+
+  it('says each usage error in English, one line after "parley: error:"', async () => {
+    const says = async (...argv: string[]) => (await cli(...argv)).err;
+    expect(await says('tournament', '--agents', 'boulware,nosuch', '--scenarios', '2')).toMatch(/^parley: error: --agents: unknown strategy "nosuch"; choose one of: boulware, linear/);
+    expect(await says('run', '--buyer', 'boulware', '--seller', 'linear', '--deadline', 'soon')).toBe('parley: error: unknown deadline "soon"; choose one of: fixed, uncertain\n');
+    expect(await says('run', '--buyer', 'boulware', '--seller', 'linear', '--turns', '14-10')).toBe('parley: error: --turns MIN-MAX must have 1 ≤ MIN ≤ MAX ≤ 1000, got "14-10"\n');
+    expect(await says('run', '--buyer', 'boulware', '--seller', 'linear', '--seed', 'x')).toBe('parley: error: --seed must be a whole number, got "x"\n');
+    expect(await says('run', '--buyer', 'boulware', '--seller', 'linear', '--temperature', 'hot')).toBe('parley: error: --temperature must be a decimal number such as 0.7, got "hot"\n');
+    expect(await says('tournament', '--agents', 'boulware')).toBe('parley: error: --agents needs at least two agents (or one with --self-play)\n');
+    expect(await says('sft')).toBe('parley: error: --from is required (a run file, as tournament --jsonl or the app writes it)\n');
   });
 });
 

@@ -5,6 +5,11 @@ import { flagForm, helpText, intFlag, numberFlag, parseFlags, requiredFlag, Usag
 import { COMMANDS } from '../../src/cli/commands';
 import { MAX_SEED } from '../../src/core/rng';
 import { TournamentConfigSchema } from '../../src/storage/schema';
+import { RemoteLimitsSchema } from '../../src/agents/remote';
+import { EnvServerLimitsSchema, startEnvServer } from '../../src/training/server';
+import { SftFilterSchema, SftValidationSchema } from '../../src/training/sft';
+import { makeAgent } from '../../src/agents/registry';
+import type { z } from 'zod';
 import { runCli } from './helpers';
 
 const names = COMMANDS.map((c) => c.name);
@@ -115,7 +120,7 @@ describe('limits come from the schemas', () => {
       try {
         read();
       } catch (e) {
-        if (e instanceof UsageError) return { code: e.code, flag: e.flag };
+        if (e instanceof UsageError) return { code: e.code, flag: (e.problem.data as { flag?: string }).flag };
         throw e;
       }
       throw new Error('no usage error');
@@ -127,8 +132,69 @@ describe('limits come from the schemas', () => {
     expect(failure(() => parseFlags(['--json=yes'], run))).toEqual({ code: 'takes-no-value', flag: '--json' });
     expect(failure(() => parseFlags(['boulware'], run))).toEqual({ code: 'unexpected-argument', flag: undefined });
     expect(failure(() => intFlag(parseFlags(['--seed', 'x'], run), 'seed'))).toEqual({ code: 'not-a-number', flag: '--seed' });
+    expect(failure(() => numberFlag(parseFlags(['--temperature', 'hot'], run), 'temperature'))).toEqual({ code: 'not-a-decimal', flag: '--temperature' });
     expect(failure(() => intFlag(parseFlags(['--seed', '-1'], run), 'seed'))).toEqual({ code: 'out-of-range', flag: '--seed' });
     expect(failure(() => numberFlag(parseFlags(['--temperature', '9'], run), 'temperature'))).toEqual({ code: 'out-of-range', flag: '--temperature' });
     expect(failure(() => requiredFlag(parseFlags([], run), 'buyer', 'a spec'))).toEqual({ code: 'required', flag: '--buyer' });
+  });
+
+  const command = (name: string) => COMMANDS.find((c) => c.name === name)!;
+  /** Each flag whose limit the command line reads from a schema of the layer that owns the value, with that schema. */
+  const LIMITED: [command: string, flag: string, schema: z.ZodNumber, step: number][] = [
+    ['serve-env', 'port', EnvServerLimitsSchema.shape.port, 1],
+    ['serve-env', 'idle-ms', EnvServerLimitsSchema.shape.idleMs, 1],
+    ['serve-env', 'max-episodes', EnvServerLimitsSchema.shape.maxEpisodes, 1],
+    ['serve-env', 'concurrency', RemoteLimitsSchema.shape.concurrency, 1],
+    ['serve-env', 'timeout-ms', RemoteLimitsSchema.shape.timeoutMs, 1],
+    ['tournament', 'concurrency', RemoteLimitsSchema.shape.concurrency, 1],
+    ['tournament', 'timeout-ms', RemoteLimitsSchema.shape.timeoutMs, 1],
+    ['sft', 'tier', SftFilterSchema.shape.tier.unwrap(), 1],
+    ['sft', 'min-share', SftFilterSchema.shape.minShare.unwrap(), 0.01],
+    ['sft', 'validation', SftValidationSchema, 0.01],
+  ];
+
+  it.each(LIMITED)('%s --%s takes the schema’s limits, refuses one past either with its code, and its help shows them', (name, flag, schema, step) => {
+    const cmd = command(name);
+    const read = (value: number) => {
+      const args = parseFlags([`--${flag}`, String(value)], cmd);
+      return cmd.flags[flag]?.kind === 'int' ? intFlag(args, flag) : numberFlag(args, flag);
+    };
+    const failure = (value: number) => {
+      try {
+        read(value);
+      } catch (e) {
+        if (e instanceof UsageError) return { code: e.code, data: e.problem.data };
+        throw e;
+      }
+      return null;
+    };
+    const min = schema.minValue as number;
+    const max = schema.maxValue as number;
+    expect([read(min), read(max)]).toEqual([min, max]);
+    const over = Math.round((max + step) * 100) / 100;
+    const under = Math.round((min - step) * 100) / 100;
+    expect(failure(over)).toEqual({ code: 'out-of-range', data: { flag: `--${flag}`, value: over, min, max } });
+    // A decimal flag takes no sign: below a limit of 0 the value is no decimal number there.
+    if (under < 0 && cmd.flags[flag]?.kind === 'decimal') expect(failure(under)?.code).toBe('not-a-decimal');
+    else expect(failure(under)).toEqual({ code: 'out-of-range', data: { flag: `--${flag}`, value: under, min, max } });
+    // The schema itself agrees at both ends, for the server and the export that check with it.
+    expect([schema.safeParse(max).success, schema.safeParse(over).success]).toEqual([true, false]);
+    expect(helpText(cmd).replace(/\s+/g, ' ')).toContain(`${min} to ${max}`);
+  });
+
+  it('sft --zone takes exactly the zone bins the filter schema knows', () => {
+    const zones = SftFilterSchema.shape.zone.unwrap().options.map((o) => o.value);
+    const sft = command('sft');
+    for (const zone of zones) expect(intFlag(parseFlags(['--zone', String(zone)], sft), 'zone')).toBe(zone);
+    for (const zone of [Math.min(...zones) - 1, Math.max(...zones) + 1])
+      expect(() => intFlag(parseFlags(['--zone', String(zone)], sft), 'zone')).toThrow(UsageError);
+  });
+
+  it('the environment server refuses a limit past its schema at start, as the flags do', async () => {
+    const { idleMs, maxEpisodes } = EnvServerLimitsSchema.shape;
+    await expect(startEnvServer({ makeAgent, idleMs: (idleMs.minValue as number) - 1, sweepMs: 0 })).rejects.toThrow();
+    await expect(startEnvServer({ makeAgent, maxEpisodes: (maxEpisodes.maxValue as number) + 1, sweepMs: 0 })).rejects.toThrow();
+    const server = await startEnvServer({ makeAgent, idleMs: idleMs.minValue as number, maxEpisodes: maxEpisodes.maxValue as number, sweepMs: 0 });
+    await server.close();
   });
 });

@@ -6,7 +6,7 @@ import { benchMarkets } from '../../src/cli/bench-market';
 import { main } from '../../src/cli/main';
 import { MarketEventSchema } from '../../src/core/market/events';
 import { MarketScenarioSchema } from '../../src/core/market/scenario';
-import { runCli } from './helpers';
+import { runCli, usageProblem } from './helpers';
 import { move, promptOf, start, type ChatServer, type RecordedRequest } from '../support/chat-server';
 
 const cli = (...argv: string[]) => runCli(argv);
@@ -63,24 +63,29 @@ describe('parley market', () => {
   });
 
   it.each([
-    [['market', '--products', '3'], /^parley: error: --buyers is required/],
-    [['market', '--buyers', '51', '--products', '3'], /--buyers must be between 1 and 50/],
-    [['market', '--buyers', '2', '--products', '2', '--valuation', 'weird'], /unknown valuation "weird"; choose one of: independent, correlated, shifted, segmented, lognormal/],
-    [['market', '--buyers', '2', '--products', '2', '--seller', 'margin'], /^parley: error: --seller: unknown market seller "margin"/],
-    [['market', '--buyers', '2', '--products', '2', '--buyer', 'margin:patience=-1'], /--buyer: margin parameter patience=-1 is out of range/],
-    [['market', '--buyers', '2', '--products', '2', '--budget', '0'], /--budget must be between 1 and 10000/],
-    [['market', '--preset', 'huge'], /unknown market preset "huge"/],
-    [['market', '--buyers', '2', '--products', '2', '--turns', '3'], /unknown flag --turns for market/],
-    [['market-tournament', '--sellers', 'greedy,nope'], /--sellers: unknown market seller "nope"/],
-    [['market-tournament', '--configs', 'small,small'], /"small" is listed twice/],
-    [['market-tournament', '--configs', 'tiny'], /unknown configuration "tiny"/],
-    [['market-tournament', '--markets', '0'], /--markets must be between 1/],
-  ])('bad input %j: one line on stderr, exit status 2', async (argv, message) => {
+    [['market', '--products', '3'], 'required', { flag: '--buyers' }],
+    [['market', '--buyers', '51', '--products', '3'], 'out-of-range', { flag: '--buyers', value: 51, min: 1, max: 50 }],
+    [['market', '--buyers', '2', '--products', '2', '--valuation', 'weird'], 'unknown-choice', { flag: '--valuation', value: 'weird', choices: ['independent', 'correlated', 'shifted', 'segmented', 'lognormal'] }],
+    [['market', '--buyers', '2', '--products', '2', '--seller', 'margin'], 'bad-value', { flag: '--seller', problem: { code: 'unknown-strategy', data: { role: 'seller', name: 'margin' } } }],
+    [['market', '--buyers', '2', '--products', '2', '--buyer', 'margin:patience=-1'], 'bad-value', { flag: '--buyer', problem: { code: 'parameter-out-of-range', data: { key: 'patience', value: -1 } } }],
+    [['market', '--buyers', '2', '--products', '2', '--budget', '0'], 'out-of-range', { flag: '--budget', value: 0, min: 1, max: 10000 }],
+    [['market', '--preset', 'huge'], 'unknown-market-preset', { name: 'huge' }],
+    [['market', '--buyers', '2', '--products', '2', '--turns', '3'], 'unknown-flag', { flag: '--turns', command: 'market' }],
+    [['market-tournament', '--sellers', 'greedy,nope'], 'bad-value', { flag: '--sellers', problem: { code: 'unknown-strategy', data: { name: 'nope' } } }],
+    [['market-tournament', '--configs', 'small,small'], 'config-twice', { name: 'small' }],
+    [['market-tournament', '--configs', 'tiny'], 'unknown-config', { name: 'tiny' }],
+    [['market-tournament', '--markets', '0'], 'out-of-range', { flag: '--markets', value: 0, min: 1 }],
+  ])('bad input %j: one line on stderr, exit status 2', async (argv, code, data) => {
     const r = await runCli(argv);
     expect(r.status).toBe(2);
     expect(r.out).toBe('');
-    expect(r.err).toMatch(message);
     expect(r.err.trimEnd().split('\n')).toHaveLength(1);
+    expect(await usageProblem(argv)).toMatchObject({ code, data });
+  });
+
+  it('says a refused market flag in English', async () => {
+    expect((await runCli(['market', '--buyers', '2', '--products', '2', '--seller', 'margin'])).err).toMatch(/^parley: error: --seller: unknown market seller "margin"; choose one of: /);
+    expect((await runCli(['market-tournament', '--configs', 'small,small'])).err).toBe('parley: error: --configs: "small" is listed twice\n');
   });
 
   it('the commands are in the help and the unknown-command message', async () => {

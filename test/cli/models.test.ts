@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readRunFile } from '../../src/storage/run-file';
 import { start, type ChatServer, type RecordedRequest } from '../support/chat-server';
 import { policyAnswer } from '../support/policy-model';
-import { runCli as cli } from './helpers';
+import { runCli as cli, usageProblem } from './helpers';
 
 type Body = Record<string, unknown>;
 
@@ -89,16 +89,20 @@ describe('the command line’s model settings', () => {
     const every = await cli(['run', '--buyer', 'lmstudio:m', '--seller', 'boulware', '--thinking', '--base-url', `${server.url}/v1`]);
     expect(every.status).toBe(2);
     expect(every.err).toMatch(/^parley: error: --thinking: "\+think": LM Studio has no setting/);
+    expect(await usageProblem(['run', '--buyer', 'groq:m+think', '--seller', 'boulware'])).toMatchObject({
+      code: 'bad-value',
+      data: { flag: '--buyer', problem: { code: 'cannot-think', data: { provider: 'groq', model: 'm' } } },
+    });
     const bad = [
-      [['--interface', 'auto'], /unknown interface "auto"; choose one of: tools, json/],
-      [['--temperature', '3'], /--temperature must be between 0 and 2, got 3/],
-      [['--temperature', 'hot'], /--temperature must be a decimal number/],
-      [['--max-tokens', '10'], /--max-tokens must be between 64 and 32768, got 10/],
+      [['--interface', 'auto'], { code: 'unknown-choice', data: { flag: '--interface', value: 'auto', choices: ['tools', 'json'] } }],
+      [['--temperature', '3'], { code: 'out-of-range', data: { flag: '--temperature', value: 3, min: 0, max: 2 } }],
+      [['--temperature', 'hot'], { code: 'not-a-decimal', data: { flag: '--temperature', value: 'hot' } }],
+      [['--max-tokens', '10'], { code: 'out-of-range', data: { flag: '--max-tokens', value: 10, min: 64, max: 32768 } }],
     ] as const;
-    for (const [flags, message] of bad) {
-      const r = await cli(['run', '--buyer', 'vllm:m', '--seller', 'boulware', ...flags, '--base-url', `${server.url}/v1`]);
-      expect(r.status).toBe(2);
-      expect(r.err).toMatch(message);
+    for (const [flags, problem] of bad) {
+      const argv = ['run', '--buyer', 'vllm:m', '--seller', 'boulware', ...flags, '--base-url', `${server.url}/v1`];
+      expect((await cli(argv)).status).toBe(2);
+      expect(await usageProblem(argv)).toMatchObject(problem);
     }
     expect(server.requests.length).toBe(before);
   });

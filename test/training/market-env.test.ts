@@ -9,7 +9,7 @@ import { makeMarketAgent } from '../../src/agents/market/specs';
 import { marketReward } from '../../src/core/market/reward';
 import { hashString } from '../../src/core/rng';
 import { playMarketEpisode, marketEpisodeSetup, MarketEpisodeRequestSchema, type MarketEpisodeInput } from '../../src/training/market-episode';
-import { startEnvServer, type EnvServer } from '../../src/training/server';
+import { envProblem, startEnvServer, type EnvServer } from '../../src/training/server';
 import { makeAgent } from '../../src/agents/registry';
 import { post, stepBody } from './helpers';
 
@@ -119,14 +119,14 @@ describe('market episodes over HTTP', () => {
       },
       checkOpponent: (spec, game) => {
         asked.push(`${game} ${spec}`);
-        return spec.startsWith('anthropic:') ? { code: 'missing-key', message: `${spec} needs a key: start the server with ANTHROPIC_API_KEY set` } : null;
+        return spec.startsWith('anthropic:') ? envProblem('missing-key', { opponent: spec, variable: 'ANTHROPIC_API_KEY' }) : null;
       },
     });
     try {
       const refused = await post(`${s.url}/episodes`, { ...request(0), opponent: 'anthropic:claude-x' });
       expect([refused.status, refused.json.error]).toEqual([
         400,
-        { code: 'missing-key', message: 'opponent: anthropic:claude-x needs a key: start the server with ANTHROPIC_API_KEY set' },
+        { code: 'missing-key', message: 'opponent: anthropic:claude-x needs a key: start the server with ANTHROPIC_API_KEY set (or with --base-url for your own server)' },
       ]);
       expect(built).toEqual([]);
       expect((await post(`${s.url}/episodes`, request(0))).status).toBe(201);

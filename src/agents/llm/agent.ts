@@ -22,8 +22,10 @@ import {
   type ChatRequest,
   type ToolSpec,
 } from '../backends/types';
-import { decodeMove, renderRaw } from './decoder';
+import type { Problem } from '../../core/errors';
+import { decodeMove, renderRaw, type Decoding } from './decoder';
 import { clip } from './json-text';
+import { answerProblem } from './problems';
 import { TextBudget } from './record';
 import { buildPrompt, promptText } from './prompt';
 import { MOVE_SCHEMA_NAME, moveJsonSchema, moveTools } from './schema';
@@ -45,6 +47,10 @@ export interface LlmAgentOptions {
   /** Milliseconds, for the latency on the record (default performance.now). */
   now?: () => number;
 }
+
+/** A refused answer's reason is kept short: it goes on the event and back to the model. */
+const MAX_REASON_LENGTH = 500;
+const reasonOf = (problem: Problem): string => clip(problem.message, MAX_REASON_LENGTH);
 
 /** What the chat template adds around the two messages (Qwen3's ChatML markers and empty think block), with room to spare. */
 const TEMPLATE_TOKENS = 32;
@@ -68,12 +74,9 @@ export interface ModelSeatGame<Obs extends { turn: number }, Mv> {
   jsonSchema(): Record<string, unknown>;
   schemaName: string;
   prompt(obs: Obs, opts: { style: MoveInterface; retry?: Retry; maxTokens: number }): ChatMessage[];
-  decode(
-    text: unknown,
-    toolCalls: unknown,
-  ): { ok: true; move: Mv; thinking?: string } | { ok: false; reason: string; raw: string; thinking?: string };
+  decode(text: unknown, toolCalls: unknown): Decoding<Mv>;
   /** Why the seat cannot answer this observation at all (asked before any call), or null. */
-  refuse?(obs: Obs): string | null;
+  refuse?(obs: Obs): Problem | null;
 }
 
 /** What shapes a seat's answers, the same in every request it sends: thinking, and the move tools or the move's JSON Schema. */
@@ -115,7 +118,7 @@ export function modelSeat<Obs extends { turn: number }, Mv>(backend: ChatBackend
   return {
     async act(obs, signal, retry) {
       const refused = game.refuse?.(obs) ?? null;
-      if (refused !== null) return { kind: 'invalid', reason: refused, raw: '' };
+      if (refused !== null) return { kind: 'invalid', reason: refused.message, raw: '' };
       const messages = game.prompt(obs, { style: moveInterface, ...(retry !== undefined && { retry }), maxTokens: promptTokens });
       const request: ChatRequest = { messages, ...ask, maxTokens };
       if (opts.temperature !== undefined) request.temperature = opts.temperature;
@@ -133,7 +136,7 @@ export function modelSeat<Obs extends { turn: number }, Mv>(backend: ChatBackend
         const noAnswer = e instanceof BackendError && (e.kind === 'too-large' || (e.kind === 'timeout' && backend.name === 'webllm'));
         if (!noAnswer || signal.aborted) throw e;
         const call = withPrompt(callRecord(now() - started, {}), messages);
-        return { kind: 'invalid', reason: clip(`${e.message}; answer briefly`, 500), raw: '', call };
+        return { kind: 'invalid', reason: reasonOf(answerProblem('no-answer', { error: e.message })), raw: '', call };
       }
       const elapsed = now() - started;
       signal.throwIfAborted(); // an answer that arrives after a cancel is not played
@@ -150,14 +153,11 @@ export function modelSeat<Obs extends { turn: number }, Mv>(backend: ChatBackend
       withPrompt(call, messages);
       // An answer stopped at the limit is unfinished, whatever part of it reads as a move.
       // An invalid answer's raw text is kept once, on its event, and not again on its call.
-      if (truncated === true) {
-        const shorter = thinking ? 'think less and answer briefly' : 'answer briefly';
-        return { kind: 'invalid', reason: `cut off at ${maxTokens} tokens; ${shorter}`, raw, call };
-      }
-      if (!decoded.ok) return { kind: 'invalid', reason: decoded.reason, raw, call };
+      if (truncated === true) return { kind: 'invalid', reason: reasonOf(answerProblem('cut-off', { tokens: maxTokens, thinking })), raw, call };
+      if (!decoded.ok) return { kind: 'invalid', reason: reasonOf(decoded.error), raw, call };
       // The raw answer as the call recorded it (tool calls included), whatever the decoder kept.
       call.raw = raw;
-      return { kind: 'move', move: decoded.move, call };
+      return { kind: 'move', move: decoded.value, call };
     },
   };
 

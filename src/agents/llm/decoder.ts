@@ -2,21 +2,23 @@
  * The tolerant action decoder: whatever a model answered, a Move or a reason it is not one.
  * It never throws. Tool calls come first, then the text: thinking split off, then the whole
  * answer, fenced blocks, and balanced objects in the prose, in that order; the first that makes
- * a valid move wins, else the most telling reason is returned with the raw output.
+ * a valid move wins, else the most telling problem is returned (agent.ts records the raw output).
  */
 import type { Move } from '../../core/bilateral/moves';
+import type { Problem } from '../../core/errors';
+import { err, ok, type Result } from '../../core/result';
 import { clip, eachBalancedObject, fencedBlocks, MAX_SCAN, parseLoose, splitThinking } from './json-text';
 import { fieldsOf, finishMove, first, isPlainObject, kindOf, moveFromValue, show, type Decoded } from './normalize';
+import { moveProblem, type MoveProblem } from './problems';
 import { toolCallToMove } from './schema';
 
-export type DecodeResult =
-  | { ok: true; move: Move; thinking?: string }
-  | { ok: false; reason: string; raw: string; thinking?: string };
+/** What a game's decoder makes of an answer: a move, or why not; and the model's thinking, where it wrote any. */
+export type Decoding<Mv, P extends Problem = Problem> = Result<Mv, P> & { thinking?: string };
+
+export type DecodeResult = Decoding<Move, MoveProblem>;
 
 /** Raw output and thinking are kept up to this length (the event schema's limit). */
 export const MAX_RAW_LENGTH = 200_000;
-/** Reasons are kept short: they go on the event and back to the model. */
-const MAX_REASON_LENGTH = 500;
 const MAX_TOOL_CALLS = 8;
 
 interface ToolCallLike {
@@ -52,30 +54,22 @@ export function decodeMove(text: unknown, toolCalls?: unknown): DecodeResult {
   try {
     const split = splitThinking(asText(text));
     thinking = split.thinking === undefined ? undefined : clip(split.thinking, MAX_RAW_LENGTH);
-    let toolFailure: string | undefined;
+    let toolFailure: Decoded | undefined;
     if (Array.isArray(toolCalls) && toolCalls.length > 0) {
       const fromTools = decodeToolCalls(toolCalls);
-      if (fromTools.ok) return withThinking({ ok: true, move: fromTools.move }, thinking);
-      toolFailure = fromTools.reason;
+      if (fromTools.ok) return withThinking(fromTools, thinking);
+      toolFailure = fromTools;
     }
     const fromText = decodeText(split.answer, split.unclosed);
-    if (fromText.ok) return withThinking({ ok: true, move: fromText.move }, thinking);
-    const reason = toolFailure ?? fromText.reason;
-    return withThinking({ ok: false, reason: clip(reason, MAX_REASON_LENGTH), raw: renderRaw(text, toolCalls) }, thinking);
+    return withThinking(fromText.ok ? fromText : (toolFailure ?? fromText), thinking);
   } catch (e) {
     // Nothing above should throw; if it does, the model's answer is still only an invalid move.
-    const reason = `the answer could not be read (${clip(e instanceof Error ? e.message : asText(e), 200)})`;
-    let raw: string;
-    try {
-      raw = renderRaw(text, toolCalls);
-    } catch {
-      raw = '';
-    }
-    return withThinking({ ok: false, reason, raw }, thinking);
+    return withThinking(err(moveProblem('answer-unreadable', { error: clip(e instanceof Error ? e.message : asText(e), 200) })), thinking);
   }
 }
 
-function withThinking<R extends DecodeResult>(result: R, thinking: string | undefined): R {
+/** The decoding with the model's thinking beside it. Exported for the market's decoder. */
+export function withThinking<R extends Result<unknown, Problem>>(result: R, thinking: string | undefined): R & { thinking?: string } {
   return thinking === undefined ? result : { ...result, thinking };
 }
 
@@ -85,24 +79,20 @@ function decodeToolCalls(calls: readonly unknown[]): Decoded {
   for (const call of calls.slice(0, MAX_TOOL_CALLS) as ToolCallLike[]) {
     const name = call?.name;
     const decoded = toolCallToMove(name, call?.arguments);
-    if (!decoded.ok) return { ok: false, reason: `tool call ${show(name, 40)}: ${decoded.reason}` };
-    moves.push(decoded.move);
+    if (!decoded.ok) return err(moveProblem('in-tool-call', { tool: show(name, 40), problem: decoded.error }));
+    moves.push(decoded.value);
   }
-  if (moves.length === 1) return { ok: true, move: moves[0] as Move };
+  if (moves.length === 1) return ok(moves[0] as Move);
   const actions = moves.flatMap((m) => (m.action ? [m.action] : []));
-  if (actions.length > 1) return { ok: false, reason: `one action per turn, but the answer called ${actions.length} action tools` };
+  if (actions.length > 1) return err(moveProblem('too-many-actions', { count: actions.length }));
   const messages = moves.flatMap((m) => (m.message === undefined ? [] : [m.message]));
   return finishMove(messages.length > 0 ? messages.join(' ') : undefined, actions[0]);
 }
 
 function decodeText(answer: string, unclosed: boolean): Decoded {
   const scan = answer.slice(0, MAX_SCAN).trim();
-  if (scan === '')
-    return {
-      ok: false,
-      reason: unclosed ? 'the answer ended inside <think> with no move after it' : 'the answer is empty',
-    };
-  let moveReason: string | undefined;
+  if (scan === '') return err(moveProblem(unclosed ? 'unclosed-thinking' : 'answer-empty'));
+  let moveFailure: Decoded | undefined;
   let parseError: string | undefined;
   let found: Move | undefined;
   /** Tries one candidate: true when it is a move, 'skip' when it parsed as JSON but is not one. */
@@ -114,29 +104,26 @@ function decodeText(answer: string, unclosed: boolean): Decoded {
     }
     const decoded = moveFromParsed(parsed.value);
     if (decoded.ok) {
-      found = decoded.move;
+      found = decoded.value;
       return true;
     }
-    moveReason ??= decoded.reason;
+    moveFailure ??= decoded;
     return 'skip';
   };
 
-  if ((scan.startsWith('{') || scan.startsWith('[')) && attempt(scan) === true && found) return { ok: true, move: found };
+  if ((scan.startsWith('{') || scan.startsWith('[')) && attempt(scan) === true && found) return ok(found);
   for (const block of fencedBlocks(scan)) {
     const inner = block.trim();
-    if (inner.startsWith('{') && attempt(inner) === true && found) return { ok: true, move: found };
+    if (inner.startsWith('{') && attempt(inner) === true && found) return ok(found);
   }
   eachBalancedObject(scan, attempt);
-  if (found) return { ok: true, move: found };
+  if (found) return ok(found);
 
   const bare = bareAction(scan);
   if (bare) return bare;
-  if (moveReason !== undefined) return { ok: false, reason: moveReason };
-  if (parseError !== undefined) return { ok: false, reason: `the JSON in the answer does not parse: ${parseError}` };
-  return {
-    ok: false,
-    reason: 'no JSON move in the answer; answer with one JSON object such as {"action":{"type":"accept"}}',
-  };
+  if (moveFailure !== undefined) return moveFailure;
+  if (parseError !== undefined) return err(moveProblem('json-unparsable', { error: parseError }));
+  return err(moveProblem('no-json-move'));
 }
 
 /** A move from parsed JSON, including a tool call written out as text, as Qwen does without native tools. */

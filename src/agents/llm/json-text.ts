@@ -2,6 +2,7 @@
  * Finding JSON in what a model wrote: thinking blocks split off, fenced blocks, balanced objects
  * inside prose, and a forgiving parse. Every loop here is bounded, whatever the input.
  */
+import { err, ok, type Result } from '../../core/result';
 
 /** Only this much of an answer (after the thinking) is searched for a move. */
 export const MAX_SCAN = 20_000;
@@ -105,7 +106,8 @@ export function eachBalancedObject(text: string, visit: (json: string) => boolea
   }
 }
 
-export type Parsed = { ok: true; value: unknown } | { ok: false; error: string };
+/** Parsed JSON, or the parser's own message (it goes into a problem's data). */
+export type Parsed = Result<unknown, string>;
 
 /**
  * JSON.parse, then once more after the slips models make most: trailing commas and bare keys.
@@ -113,17 +115,17 @@ export type Parsed = { ok: true; value: unknown } | { ok: false; error: string }
  */
 export function parseLoose(text: string): Parsed {
   try {
-    return { ok: true, value: JSON.parse(text) };
+    return ok(JSON.parse(text));
   } catch (e) {
     const error = clip(e instanceof Error ? e.message : String(e), 160);
     const repaired = text
       .replace(/,(\s*[}\]])/g, '$1')
       .replace(/([{,]\s*)([A-Za-z_][A-Za-z0-9_]*)(\s*:)/g, '$1"$2"$3');
-    if (repaired === text) return { ok: false, error };
+    if (repaired === text) return err(error);
     try {
-      return { ok: true, value: JSON.parse(repaired) };
+      return ok(JSON.parse(repaired));
     } catch {
-      return { ok: false, error };
+      return err(error);
     }
   }
 }

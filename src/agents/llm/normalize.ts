@@ -8,11 +8,11 @@ import { MoveSchema, type Action, type ActionType, type Move } from '../../core/
 import { MAX_MESSAGE_LENGTH } from '../../core/message';
 import { roundCents } from '../../core/money';
 import { MIN_OFFER_PRICE } from '../../core/bilateral/protocol';
+import { err, ok, type Result } from '../../core/result';
 import { clip } from './json-text';
+import { answerProblem, moveProblem, type AnswerProblem, type MoveProblem } from './problems';
 
-export type Decoded = { ok: true; move: Move } | { ok: false; reason: string };
-
-export const fail = (reason: string): { ok: false; reason: string } => ({ ok: false, reason });
+export type Decoded = Result<Move, MoveProblem>;
 
 export type Fields = Map<string, unknown>;
 
@@ -79,31 +79,32 @@ const TRAILING_WORD = new RegExp(`\\s*${CURRENCY_WORD}\\.?$`, 'i');
 const NUMBER = /^[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?$/;
 
 /** A price from a number or from text such as "120", "$1,200.50", "120 USD", "€99". */
-export function parsePrice(x: unknown): { ok: true; value: number } | { ok: false; reason: string } {
-  if (typeof x === 'number') return Number.isFinite(x) ? { ok: true, value: x } : fail(`price ${show(x)} is not a finite number`);
-  if (typeof x !== 'string') return fail(`price must be a number, not ${show(x)}`);
-  if (x.length > 64) return fail(`price "${show(x)}" is not a number`);
+export function parsePrice(x: unknown): Result<number, AnswerProblem> {
+  if (typeof x === 'number') return Number.isFinite(x) ? ok(x) : err(answerProblem('price-infinite', { value: show(x) }));
+  if (typeof x !== 'string') return err(answerProblem('price-not-number', { value: show(x) }));
+  if (x.length > 64) return err(answerProblem('price-unreadable', { value: show(x) }));
   const s = x
     .trim()
     .replace(LEADING_WORD, '')
     .replace(TRAILING_WORD, '')
     .replace(/[$€£¥₹]/g, '')
     .replace(/\s+/g, '');
-  if (!/\d/.test(s) || !NUMBER.test(s)) return fail(`price "${show(x)}" is not a number`);
+  if (!/\d/.test(s) || !NUMBER.test(s)) return err(answerProblem('price-unreadable', { value: show(x) }));
   const value = Number(s.replace(/,/g, ''));
-  return Number.isFinite(value) ? { ok: true, value } : fail(`price "${show(x)}" is not a number`);
+  return Number.isFinite(value) ? ok(value) : err(answerProblem('price-unreadable', { value: show(x) }));
 }
 
 /** A price rounded to cents, which the protocol will take. */
-export function offerAt(x: unknown): { ok: true; action: Action } | { ok: false; reason: string } {
+export function offerAt(x: unknown): Result<Action, MoveProblem> {
   const parsed = parsePrice(x);
   if (!parsed.ok) return parsed;
   // Checked before rounding, as the protocol does, so 0.004 is refused as under a cent, not as 0.
-  if (parsed.value > 0 && parsed.value < MIN_OFFER_PRICE) return fail(`offer price must be at least $0.01 (got ${show(x)})`);
+  if (parsed.value > 0 && parsed.value < MIN_OFFER_PRICE)
+    return err(moveProblem('price-below-minimum', { field: 'offer price', price: show(x), min: MIN_OFFER_PRICE }));
   const price = roundCents(parsed.value);
-  if (!Number.isFinite(price)) return fail(`price ${show(x)} is not a finite number`);
-  if (price <= 0) return fail(`offer price must be positive (got ${show(x)})`);
-  return { ok: true, action: { type: 'offer', price } };
+  if (!Number.isFinite(price)) return err(moveProblem('price-infinite', { value: show(x) }));
+  if (price <= 0) return err(moveProblem('price-not-positive', { field: 'offer price', price: show(x) }));
+  return ok({ type: 'offer', price });
 }
 
 const MESSAGE_KEYS = ['message', 'msg', 'say', 'text', 'comment'];
@@ -127,14 +128,14 @@ export const first = (f: Fields, keys: readonly string[]): [string, unknown] | u
 };
 
 /** The message, if any: `undefined` when absent or blank. */
-export function readMessage(f: Fields): { ok: true; message: string | undefined } | { ok: false; reason: string } {
+export function readMessage(f: Fields): Result<string | undefined, AnswerProblem> {
   const found = first(f, MESSAGE_KEYS);
-  if (found === undefined || found[1] === null || found[1] === undefined) return { ok: true, message: undefined };
+  if (found === undefined || found[1] === null || found[1] === undefined) return ok(undefined);
   const [key, v] = found;
-  if (typeof v === 'number' || typeof v === 'boolean') return { ok: true, message: String(v) };
-  if (typeof v !== 'string') return fail(`"${key}" must be text, not ${show(v)}`);
+  if (typeof v === 'number' || typeof v === 'boolean') return ok(String(v));
+  if (typeof v !== 'string') return err(answerProblem('field-not-text', { field: key, value: show(v) }));
   const message = v.trim();
-  return { ok: true, message: message === '' ? undefined : message };
+  return ok(message === '' ? undefined : message);
 }
 
 /** A price under one of `keys`, looking one level into an object (`{"offer": {"price": 5}}`). */
@@ -144,31 +145,32 @@ export function readPrice(f: Fields, keys: readonly string[]): [string, unknown]
   return first(fieldsOf(found[1]), ['price', 'amount', 'value']) ?? found;
 }
 
-type ActionRead = { ok: true; action: Action | undefined } | { ok: false; reason: string };
-const NO_ACTION: ActionRead = { ok: true, action: undefined };
+type ActionRead = Result<Action | undefined, MoveProblem>;
+const NO_ACTION: ActionRead = ok(undefined);
+const OFFER_NEEDS_PRICE = (): ActionRead => err(moveProblem('offer-needs-price'));
 
 /** The action named by `word`, its price (for an offer) read from `own`, else from `outer`. */
 export function typedAction(word: unknown, own: Fields, outer?: Fields): ActionRead {
-  if (typeof word !== 'string') return fail(`the action type must be text such as "offer", not ${show(word)}`);
+  if (typeof word !== 'string') return err(moveProblem('action-type-not-text', { value: show(word) }));
   const kind = kindOf(word);
   switch (kind) {
     case null:
-      return fail(`unknown action "${show(word)}"; use offer, accept, reject or walk_away`);
+      return err(moveProblem('unknown-action', { name: show(word) }));
     case 'none':
       return NO_ACTION;
     case 'respond': {
       const decision = own.get('decision') ?? outer?.get('decision');
       const answer = kindOf(decision);
-      if (answer === 'accept' || answer === 'reject') return { ok: true, action: { type: answer } };
-      return fail(`a response needs decision "accept" or "reject", not ${show(decision)}`);
+      if (answer === 'accept' || answer === 'reject') return ok({ type: answer });
+      return err(moveProblem('response-needs-decision', { value: show(decision) }));
     }
     case 'offer': {
       const price = readPrice(own, PRICE_KEYS) ?? (outer ? readPrice(outer, PRICE_KEYS) : undefined);
-      if (price === undefined || price[1] === null) return fail('an offer needs a "price", a number in dollars');
+      if (price === undefined || price[1] === null) return OFFER_NEEDS_PRICE();
       return offerAt(price[1]);
     }
     default:
-      return { ok: true, action: { type: kind } };
+      return ok({ type: kind });
   }
 }
 
@@ -182,9 +184,9 @@ function shorthand(f: Fields): ActionRead | undefined {
     if (!isPlainObject(v)) return offerAt(v);
     const inner = fieldsOf(v);
     const price = first(inner, ['price', 'amount', 'value']);
-    return price === undefined ? fail('an offer needs a "price", a number in dollars') : offerAt(price[1]);
+    return price === undefined ? OFFER_NEEDS_PRICE() : offerAt(price[1]);
   }
-  for (const [key, type] of Object.entries(FLAG_KEYS)) if (truthy(f.get(key))) return { ok: true, action: { type } };
+  for (const [key, type] of Object.entries(FLAG_KEYS)) if (truthy(f.get(key))) return ok({ type });
   return undefined;
 }
 
@@ -193,7 +195,7 @@ function readAction(f: Fields): ActionRead {
     const a = f.get('action');
     if (a === null || a === undefined || a === '' || a === false) return NO_ACTION;
     if (typeof a === 'string') return typedAction(a, f);
-    if (!isPlainObject(a)) return fail(`"action" must be an object such as {"type":"accept"}, not ${show(a)}`);
+    if (!isPlainObject(a)) return err(moveProblem('action-not-object', { value: show(a) }));
     const af = fieldsOf(a);
     if (af.size === 0) return NO_ACTION;
     const type = first(af, TYPE_KEYS);
@@ -202,7 +204,7 @@ function readAction(f: Fields): ActionRead {
     if (short) return short;
     const price = readPrice(af, PRICE_KEYS);
     if (price !== undefined) return offerAt(price[1]);
-    return fail('the action has no "type"; use offer, accept, reject or walk_away');
+    return err(moveProblem('action-without-type'));
   }
   const type = first(f, TOP_TYPE_KEYS);
   if (type !== undefined && type[1] !== null) return typedAction(type[1], f);
@@ -219,24 +221,24 @@ const MOVE_KEYS = new Set([
 
 /** A move from a parsed JSON value. */
 export function moveFromValue(value: unknown, depth = 0): Decoded {
-  if (!isPlainObject(value)) return fail(`expected a JSON object for the move, got ${Array.isArray(value) ? 'an array' : show(value)}`);
+  if (!isPlainObject(value)) return err(moveProblem('move-not-object', { value: show(value), array: Array.isArray(value) }));
   const f = fieldsOf(value);
   if (![...f.keys()].some((k) => MOVE_KEYS.has(k))) {
     // A wrapper around the move: {"move": {...}} or {"negotiation_move": {...}}.
     const objects = [...f.entries()].filter(([, v]) => isPlainObject(v));
     const inner = first(f, WRAPPER_KEYS) ?? (objects.length === 1 ? objects[0] : undefined);
     if (depth < 3 && inner !== undefined && isPlainObject(inner[1])) return moveFromValue(inner[1], depth + 1);
-    return fail('the JSON has no "action" and no "message"');
+    return err(moveProblem('no-action-or-message'));
   }
   const action = readAction(f);
   if (!action.ok) return action;
   let said = readMessage(f);
-  if (said.ok && said.message === undefined) {
+  if (said.ok && said.value === undefined) {
     const a = f.get('action');
     if (isPlainObject(a)) said = readMessage(fieldsOf(a));
   }
   if (!said.ok) return said;
-  return finishMove(said.message, action.action);
+  return finishMove(said.value, action.value);
 }
 
 /**
@@ -246,10 +248,10 @@ export function moveFromValue(value: unknown, depth = 0): Decoded {
  * through is played, not refused and retried. The raw answer keeps the whole text.
  */
 export function finishMove(message: string | undefined, action: Action | undefined): Decoded {
-  if (message === undefined && action === undefined) return fail('a move needs a message or an action');
+  if (message === undefined && action === undefined) return err(moveProblem('empty-move'));
   const move: Move = {};
   if (message !== undefined) move.message = message.length > MAX_MESSAGE_LENGTH ? clip(message, MAX_MESSAGE_LENGTH) : message;
   if (action !== undefined) move.action = action;
   const checked = MoveSchema.safeParse(move);
-  return checked.success ? { ok: true, move } : fail(`not a valid move: ${checked.error.issues[0]?.message ?? 'schema'}`);
+  return checked.success ? ok(move) : err(moveProblem('not-a-move', { issue: checked.error.issues[0]?.message ?? 'schema' }));
 }

@@ -8,8 +8,9 @@ import { ActionSchema, MoveSchema, type ActionType, type Move } from '../../core
 import { MAX_MESSAGE_LENGTH } from '../../core/message';
 import type { ToolSpec } from '../backends/types';
 import { parseLoose } from './json-text';
+import { err } from '../../core/result';
+import { moveProblem } from './problems';
 import {
-  fail,
   fieldsOf,
   finishMove,
   first,
@@ -132,18 +133,18 @@ const MAX_ARGS = 20_000;
  * after an action ("accept", "offer") is taken as that action.
  */
 export function toolCallToMove(name: unknown, argsJson: unknown): Decoded {
-  if (typeof name !== 'string' || name.trim() === '') return fail('a tool call without a tool name');
+  if (typeof name !== 'string' || name.trim() === '') return err(moveProblem('tool-without-name'));
   let value: unknown = argsJson;
   if (argsJson === undefined || argsJson === null) value = {};
   else if (typeof argsJson === 'string') {
     if (argsJson.trim() === '') value = {};
     else {
       const parsed = parseLoose(argsJson.length > MAX_ARGS ? argsJson.slice(0, MAX_ARGS) : argsJson);
-      if (!parsed.ok) return fail(`the arguments of ${show(name)} are not JSON (${parsed.error})`);
+      if (!parsed.ok) return err(moveProblem('tool-arguments-not-json', { tool: show(name), error: parsed.error }));
       value = parsed.value;
     }
   }
-  if (!isPlainObject(value)) return fail(`the arguments of ${show(name)} must be a JSON object, not ${show(value)}`);
+  if (!isPlainObject(value)) return err(moveProblem('tool-arguments-not-object', { tool: show(name), value: show(value) }));
   const f = fieldsOf(value);
   const said = readMessage(f);
   if (!said.ok) return said;
@@ -151,27 +152,26 @@ export function toolCallToMove(name: unknown, argsJson: unknown): Decoded {
   switch (key as MoveToolName) {
     case 'make_offer': {
       const price = readPrice(f, PRICE_KEYS);
-      if (price === undefined || price[1] === null) return fail('make_offer needs a "price", a number in dollars');
+      if (price === undefined || price[1] === null) return err(moveProblem('tool-needs-price', { tool: key }));
       const offered = offerAt(price[1]);
-      return offered.ok ? finishMove(said.message, offered.action) : offered;
+      return offered.ok ? finishMove(said.value, offered.value) : offered;
     }
     case 'respond_to_offer': {
       const decision = first(f, ['decision', 'response', 'action', 'type', 'answer'])?.[1];
       const kind = kindOf(decision);
-      if (kind !== 'accept' && kind !== 'reject')
-        return fail(`respond_to_offer needs decision "accept" or "reject", not ${show(decision)}`);
-      return finishMove(said.message, { type: kind });
+      if (kind !== 'accept' && kind !== 'reject') return err(moveProblem('tool-needs-decision', { tool: key, value: show(decision) }));
+      return finishMove(said.value, { type: kind });
     }
     case 'send_message':
-      if (said.message === undefined) return fail('send_message needs a message');
-      return finishMove(said.message, undefined);
+      if (said.value === undefined) return err(moveProblem('tool-needs-message', { tool: key }));
+      return finishMove(said.value, undefined);
     case 'walk_away':
-      return finishMove(said.message, { type: 'walk_away' });
+      return finishMove(said.value, { type: 'walk_away' });
     default: {
       const kind = kindOf(key);
-      if (kind === null) return fail(`unknown tool "${show(name)}"; use ${MOVE_TOOL_NAMES.join(', ')}`);
+      if (kind === null) return err(moveProblem('unknown-tool', { tool: show(name), tools: MOVE_TOOL_NAMES }));
       const action = typedAction(key, f);
-      return action.ok ? finishMove(said.message, action.action) : action;
+      return action.ok ? finishMove(said.value, action.value) : action;
     }
   }
 }

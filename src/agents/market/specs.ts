@@ -4,12 +4,13 @@
  */
 import type { MarketRole } from '../../core/market/moves';
 import type { MarketAgent, MarketAgentFactory } from '../../core/market/tournament';
+import { problems, type CodeOf, type DataArgs, type ProblemOf } from '../../core/errors';
 import { err, ok, type Result } from '../../core/result';
 import type { ChatBackend } from '../backends/types';
 import { llmSettings, type LlmSettings } from '../llm/settings';
 import { RemoteBackends, type RemoteSettings } from '../remote';
 import { canThink, parseRemoteSpec, REMOTE_PROVIDERS, type RemoteModel } from '../remote-spec';
-import { describeParams, parseAgentSpec, parseParamValue, show, THINK_SUFFIX, WEBLLM_PREFIX } from '../specs';
+import { parseAgentSpec, parseParams, show, STRATEGY_SPEC_PROBLEMS, THINK_SUFFIX, WEBLLM_PREFIX, type SpecProblem } from '../specs';
 import { marginBuyer, randomBuyer } from './buyers';
 import { marketLlmAgent } from './llm/agent';
 import { catalogSeller, exploreSeller, greedySeller, randomSeller } from './sellers';
@@ -41,10 +42,27 @@ export interface MarketAgentSpec {
 export const marketStrategy = (role: MarketRole, name: string): MarketStrategyDef | undefined =>
   MARKET_STRATEGIES[role].find((d) => d.name === name);
 
-export function parseMarketSpec(text: string, role: MarketRole): Result<MarketAgentSpec, string> {
-  const choices = `${MARKET_STRATEGIES[role].map((d) => d.name).join(', ')}, or a model as PROVIDER:MODEL (${REMOTE_PROVIDERS.join(', ')})`;
+const choices = (role: MarketRole): string =>
+  `${MARKET_STRATEGIES[role].map((d) => d.name).join(', ')}, or a model as PROVIDER:MODEL (${REMOTE_PROVIDERS.join(', ')})`;
+
+/** Why a market spec is refused (a WebLLM model is refused as the bilateral specs refuse it). */
+export const MARKET_SPEC_PROBLEMS = {
+  ...STRATEGY_SPEC_PROBLEMS,
+  'empty-spec': (d: { role: MarketRole }) => `empty ${d.role} spec; choose one of: ${choices(d.role)}`,
+  'cannot-think': (d: RemoteModel) => `"${THINK_SUFFIX}": ${d.provider}:${d.model} cannot be told to think`,
+  'unknown-strategy': (d: { role: MarketRole; name: string }) => `unknown market ${d.role} ${show(d.name)}; choose one of: ${choices(d.role)}`,
+  'listed-twice': (d: { role: MarketRole; label: string }) => `${d.role} "${d.label}" is listed twice`,
+} as const;
+
+/** A market spec's problem, or a WebLLM model's as the bilateral grammar has it. */
+export type MarketSpecProblem = ProblemOf<typeof MARKET_SPEC_PROBLEMS> | SpecProblem;
+const marketSpecProblem = problems(MARKET_SPEC_PROBLEMS);
+const refuse = <C extends CodeOf<typeof MARKET_SPEC_PROBLEMS>>(code: C, ...data: DataArgs<typeof MARKET_SPEC_PROBLEMS, C>) =>
+  err(marketSpecProblem(code, ...data));
+
+export function parseMarketSpec(text: string, role: MarketRole): Result<MarketAgentSpec, MarketSpecProblem> {
   const trimmed = text.trim();
-  if (trimmed === '') return err(`empty ${role} spec; choose one of: ${choices}`);
+  if (trimmed === '') return refuse('empty-spec', { role });
   const thinking = trimmed.endsWith(THINK_SUFFIX);
   const body = thinking ? trimmed.slice(0, -THINK_SUFFIX.length).trimEnd() : trimmed;
   if (body.startsWith(WEBLLM_PREFIX)) {
@@ -56,24 +74,16 @@ export function parseMarketSpec(text: string, role: MarketRole): Result<MarketAg
   }
   const remote = parseRemoteSpec(body);
   if (remote) {
-    if (thinking && !canThink(remote.provider)) return err(`"${THINK_SUFFIX}": ${remote.provider}:${remote.model} cannot be told to think`);
+    if (thinking && !canThink(remote.provider)) return refuse('cannot-think', remote);
     return ok({ name: remote.provider, role, params: {}, label: `${remote.provider}:${remote.model}${thinking ? THINK_SUFFIX : ''}`, remote, ...(thinking && { thinking }) });
   }
-  if (thinking) return err(`"${THINK_SUFFIX}" asks a language model to think; ${show(body)} is not one`);
+  if (thinking) return refuse('not-a-model', { spec: body });
   const [name = '', ...parts] = trimmed.split(':');
   const def = marketStrategy(role, name);
-  if (!def) return err(`unknown market ${role} ${show(name)}; choose one of: ${choices}`);
-  const takes = `${def.name} takes: ${describeParams(def)}`;
-  const given = new Map<string, number>();
-  for (const part of parts) {
-    const eq = part.indexOf('=');
-    if (eq < 0) return err(`${show(part)} in ${show(trimmed)} is not key=value; ${takes}`);
-    const key = part.slice(0, eq);
-    const value = parseParamValue(def, key, part.slice(eq + 1));
-    if (!value.ok) return value;
-    if (given.has(key)) return err(`parameter ${show(key)} given twice in ${show(trimmed)}`);
-    given.set(key, value.value);
-  }
+  if (!def) return refuse('unknown-strategy', { role, name });
+  const read = parseParams(def, parts, trimmed);
+  if (!read.ok) return read;
+  const given = read.value;
   const known = Object.keys(def.params);
   const params: Record<string, number> = {};
   for (const key of known) params[key] = given.get(key) ?? (def.params[key]?.default as number);
@@ -81,13 +91,13 @@ export function parseMarketSpec(text: string, role: MarketRole): Result<MarketAg
   return ok({ name, role, params, label });
 }
 
-/** A list of seller or buyer specs; the first bad one, or a duplicate, is the error. */
-export function parseMarketSpecs(texts: readonly string[], role: MarketRole): Result<MarketAgentSpec[], string> {
+/** A list of seller or buyer specs; the first bad one, or a duplicate, is the problem. */
+export function parseMarketSpecs(texts: readonly string[], role: MarketRole): Result<MarketAgentSpec[], MarketSpecProblem> {
   const specs: MarketAgentSpec[] = [];
   for (const text of texts) {
     const parsed = parseMarketSpec(text, role);
     if (!parsed.ok) return parsed;
-    if (specs.some((s) => s.label === parsed.value.label)) return err(`${role} "${parsed.value.label}" is listed twice`);
+    if (specs.some((s) => s.label === parsed.value.label)) return refuse('listed-twice', { role, label: parsed.value.label });
     specs.push(parsed.value);
   }
   return ok(specs);
@@ -113,7 +123,7 @@ export function createMarketAgentFactory(
     const cached = shared.get(key);
     if (cached) return cached;
     const parsed = parseMarketSpec(text, role);
-    if (!parsed.ok) throw new Error(parsed.error);
+    if (!parsed.ok) throw new Error(parsed.error.message);
     const spec = parsed.value;
     if (spec.remote || spec.webllm !== undefined) {
       const backend = backendFor?.(spec) ?? (spec.remote ? backends.get(spec.remote) : undefined);

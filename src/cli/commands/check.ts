@@ -1,7 +1,7 @@
 // `parley check FILE`: a run file checked exactly as the app's import checks it.
 import { readRunFile } from '../../storage/run-file';
 import { marketFormatOf, readMarketFile } from '../../storage/market-file';
-import { parseFlags, UsageError, type Command } from '../args';
+import { parseFlags, usageError, type Command } from '../args';
 import type { Io } from '../io';
 import { printable } from '../model-flags';
 import { readRunFileText } from '../read-run-file';
@@ -12,8 +12,7 @@ import { readRunFileText } from '../read-run-file';
  */
 async function run(argv: string[], io: Io): Promise<number> {
   const paths = parseFlags(argv, checkCommand).operands;
-  if (paths.length !== 1)
-    throw new UsageError('check takes one run file: npm run parley -- check FILE');
+  if (paths.length !== 1) throw usageError('check-one-file');
   const path = paths[0] as string;
   const problem = (message: string): number => {
     io.err(printable(`parley: error: ${path}: ${message}`) + '\n');

@@ -5,7 +5,7 @@ import { ALL_MARKET_CONFIGS, HELD_OUT_CONFIGS, MARKET_PRESETS, marketConfigByNam
 import { plannedMarkets, type MarketTournamentConfig } from '../../core/market/tournament';
 import { deriveSeed, SeedSchema } from '../../core/rng';
 import { MarketRunConfigSchema } from '../../storage/market-schema';
-import { intFlag, parseFlags, rangeOf, UsageError, type Command } from '../args';
+import { intFlag, parseFlags, rangeOf, usageError, type Command } from '../args';
 import { EXIT_INTERRUPTED, type Io } from '../io';
 import { agentFactory, formatStandings, MarketJsonlWriter, seatSpec } from '../market';
 import { LLM_FLAGS, REMOTE_FLAGS } from '../model-flags';
@@ -18,7 +18,7 @@ const deterministic = MARKET_STRATEGIES.seller.filter((d) => d.deterministic).ma
 async function run(argv: string[], io: Io): Promise<number> {
   const args = parseFlags(argv, marketTournamentCommand);
     const sellers = parseMarketSpecs((args.values.get('sellers') ?? deterministic.join(',')).split(','), 'seller');
-  if (!sellers.ok) throw new UsageError(`--sellers: ${sellers.error}`);
+  if (!sellers.ok) throw usageError('bad-value', { flag: '--sellers', problem: sellers.error });
   const buyerSpec = seatSpec(args, 'buyer');
   const buyer = buyerSpec.label;
   const makeMarketAgent = agentFactory(args, io, [...sellers.value, buyerSpec]);
@@ -26,8 +26,8 @@ async function run(argv: string[], io: Io): Promise<number> {
   const configs: NamedMarketConfig[] = [];
   for (const name of configNames) {
     const found = marketConfigByName(name);
-    if (!found) throw new UsageError(`--configs: unknown configuration "${name}"; choose from: ${ALL_MARKET_CONFIGS.map((c) => c.name).join(', ')}`);
-    if (configs.includes(found)) throw new UsageError(`--configs: "${name}" is listed twice`);
+    if (!found) throw usageError('unknown-config', { name, configs: ALL_MARKET_CONFIGS.map((c) => c.name) });
+    if (configs.includes(found)) throw usageError('config-twice', { name });
     configs.push(found);
   }
   const marketsPerConfig = intFlag(args, 'markets');
@@ -36,12 +36,12 @@ async function run(argv: string[], io: Io): Promise<number> {
   const config: MarketTournamentConfig = { sellers: sellers.value.map((s) => s.label), buyer, configs, marketsPerConfig, seed };
   const planned = plannedMarkets(config);
   const jsonlPath = args.values.get('jsonl');
-  if (jsonlPath !== undefined && jsonlPath.trim() === '') throw new UsageError('--jsonl needs a file path');
+  if (jsonlPath !== undefined && jsonlPath.trim() === '') throw usageError('needs-path', { flag: '--jsonl' });
   const writer =
     jsonlPath === undefined
       ? null
       : await MarketJsonlWriter.open(jsonlPath).catch((e: unknown) => {
-          throw new UsageError(`--jsonl: cannot write ${jsonlPath} (${e instanceof Error ? e.message : String(e)})`);
+          throw usageError('cannot-write', { flag: '--jsonl', path: jsonlPath, reason: e instanceof Error ? e.message : String(e) });
         });
   const aggregator = new MarketAggregator();
   const started = io.now();

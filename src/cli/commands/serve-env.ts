@@ -2,8 +2,17 @@
 import { setMaxListeners } from 'node:events';
 import { createAgentFactory, parseAgentSpec, WEBLLM_ONLY_IN_BROWSER } from '../../agents/registry';
 import { createMarketAgentFactory, parseMarketSpec } from '../../agents/market/specs';
-import { DEFAULT_IDLE_MS, DEFAULT_MAX_EPISODES, LOOPBACK, startEnvServer, type EnvGame, type OpponentRefusal } from '../../training/server';
-import { intFlag, parseFlags, UsageError, type Command } from '../args';
+import {
+  DEFAULT_IDLE_MS,
+  DEFAULT_MAX_EPISODES,
+  EnvServerLimitsSchema,
+  envProblem,
+  LOOPBACK,
+  startEnvServer,
+  type EnvGame,
+  type OpponentRefusal,
+} from '../../training/server';
+import { intFlag, parseFlags, rangeOf, usageError, type Command } from '../args';
 import type { Io } from '../io';
 import { CONCURRENCY, LLM_FLAGS, missingKey, REMOTE_FLAGS } from '../model-flags';
 import { opponentLlm, opponentRemote } from '../training';
@@ -16,7 +25,7 @@ async function run(argv: string[], io: Io): Promise<number> {
   const args = parseFlags(argv, serveEnvCommand);
   const port = intFlag(args, 'port');
   const host = args.values.get('host') ?? '127.0.0.1';
-  if (host.trim() === '' || /\s/.test(host)) throw new UsageError(`--host must be an address such as 127.0.0.1, got "${host}"`);
+  if (host.trim() === '' || /\s/.test(host)) throw usageError('bad-host', { value: host });
   const idleMs = intFlag(args, 'idle-ms');
   const maxEpisodes = intFlag(args, 'max-episodes');
   const remote = opponentRemote(args, io);
@@ -27,17 +36,17 @@ async function run(argv: string[], io: Io): Promise<number> {
   // Either game's opponent, checked before its episode is made: no provider is asked without its key.
   const checkOpponent = (spec: string, game: EnvGame): OpponentRefusal | null => {
     const parsed = game === 'market' ? parseMarketSpec(spec, 'buyer') : parseAgentSpec(spec);
-    if (!parsed.ok) return { code: 'bad-opponent', message: parsed.error };
-    if (parsed.value.webllm !== undefined) return { code: 'bad-opponent', message: `${parsed.value.label}: ${WEBLLM_ONLY_IN_BROWSER}` };
+    if (!parsed.ok) return envProblem('bad-opponent', { reason: parsed.error.message });
+    const { label } = parsed.value;
+    if (parsed.value.webllm !== undefined) return envProblem('bad-opponent', { reason: `${label}: ${WEBLLM_ONLY_IN_BROWSER}` });
     const missing = missingKey(parsed.value, remote.baseUrl, env);
-    if (missing === null) return null;
-    return { code: 'missing-key', message: `${parsed.value.label} needs a key: start the server with ${missing} set (or with --base-url for your own server)` };
+    return missing === null ? null : envProblem('missing-key', { opponent: label, variable: missing });
   };
   let server: Awaited<ReturnType<typeof startEnvServer>>;
   try {
     server = await startEnvServer({ makeAgent, makeMarketAgent, host, port, idleMs, maxEpisodes, checkOpponent });
   } catch (e) {
-    throw new UsageError(`cannot listen on ${host}:${port} (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+    throw usageError('cannot-listen', { host, port, reason: (e as NodeJS.ErrnoException).code ?? String(e) });
   }
   if (!LOOPBACK.has(host))
     io.err(`parley: warning: serving on ${host}, not loopback alone: anyone who can reach it can play episodes (there is no authentication)\n`);
@@ -54,14 +63,16 @@ async function run(argv: string[], io: Io): Promise<number> {
   return 0;
 }
 
+const LIMITS = EnvServerLimitsSchema.shape;
+
 export const serveEnvCommand: Command = {
   name: 'serve-env',
   summary: 'Serves bargaining and market episodes to a trainer over HTTP (GET /health, POST /episodes, POST /episodes/ID/step) until Ctrl-C. Model opponents are played with the model flags below.',
   flags: {
-    port: { kind: 'int', value: 'N', min: 0, max: 65535, default: 8765, help: 'the port (0: any free one)' },
+    port: { kind: 'int', value: 'N', ...rangeOf(LIMITS.port), default: 8765, help: 'the port (0: any free one)' },
     host: { kind: 'text', value: 'H', default: '127.0.0.1', help: 'the address to listen on; any other than loopback is served without authentication' },
-    'idle-ms': { kind: 'int', value: 'N', min: 1000, max: 24 * 3_600_000, default: DEFAULT_IDLE_MS, help: 'milliseconds after which an idle episode is closed' },
-    'max-episodes': { kind: 'int', value: 'N', min: 1, max: 1_000_000, default: DEFAULT_MAX_EPISODES, help: 'episodes open at once' },
+    'idle-ms': { kind: 'int', value: 'N', ...rangeOf(LIMITS.idleMs), default: DEFAULT_IDLE_MS, help: 'milliseconds after which an idle episode is closed' },
+    'max-episodes': { kind: 'int', value: 'N', ...rangeOf(LIMITS.maxEpisodes), default: DEFAULT_MAX_EPISODES, help: 'episodes open at once' },
     concurrency: { kind: 'int', value: 'N', ...CONCURRENCY, default: 8, help: "model opponents' calls in flight per provider" },
     ...LLM_FLAGS,
     ...REMOTE_FLAGS,

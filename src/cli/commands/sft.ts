@@ -1,10 +1,9 @@
 // `parley sft`: fine-tuning examples (chat format) from a run file, split by scenario, with a summary.
 import { MOVE_INTERFACES } from '../../agents/llm/settings';
-import { TIERS } from '../../core/catalog';
 import { ROLES, ZONE_BINS, type Role } from '../../core/scenario';
 import { readRunFile } from '../../storage/run-file';
-import { selectedSeats, sftExample, SftTally, validationScenarios, type SftFilter } from '../../training/sft';
-import { choiceFlag, intFlag, numberFlag, parseFlags, requiredFlag, UsageError, type Command } from '../args';
+import { selectedSeats, sftExample, SftFilterSchema, SftTally, SftValidationSchema, validationScenarios, type SftFilter } from '../../training/sft';
+import { choiceFlag, intFlag, numberFlag, parseFlags, rangeOf, requiredFlag, usageError, type Command } from '../args';
 import type { Io } from '../io';
 import { printable } from '../model-flags';
 import { OutputFile } from '../output-file';
@@ -21,9 +20,9 @@ async function run(argv: string[], io: Io): Promise<number> {
   const args = parseFlags(argv, sftCommand);
   const path = requiredFlag(args, 'from', 'a run file, as tournament --jsonl or the app writes it');
   const out = args.values.get('out');
-  if (out !== undefined && out.trim() === '') throw new UsageError('--out needs a file path');
+  if (out !== undefined && out.trim() === '') throw usageError('needs-path', { flag: '--out' });
   const fraction = numberFlag(args, 'validation');
-  if (fraction > 0 && out === undefined) throw new UsageError('--validation needs --out (the held-out examples go to a second file beside it)');
+  if (fraction > 0 && out === undefined) throw usageError('validation-needs-out');
   if (out !== undefined)
     await refuseOverwrite(path, [['--out', out], ...(fraction > 0 ? [['the validation file', validationPath(out)] as [string, string]] : [])]);
   const minShare = args.values.has('min-share') ? numberFlag(args, 'min-share') : undefined;
@@ -62,7 +61,7 @@ async function run(argv: string[], io: Io): Promise<number> {
       files.push(output);
       return new LineSink((text) => output.write(text));
     } catch (e) {
-      throw new UsageError(`--out: cannot write ${file} (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+      throw usageError('cannot-write', { flag: '--out', path: file, reason: (e as NodeJS.ErrnoException).code ?? String(e) });
     }
   };
   const tally = new SftTally();
@@ -89,6 +88,9 @@ async function run(argv: string[], io: Io): Promise<number> {
   return 0;
 }
 
+const FILTER = SftFilterSchema.shape;
+const ZONES = FILTER.zone.unwrap().options.map((o) => o.value);
+
 export const sftCommand: Command = {
   name: 'sft',
   summary: 'Fine-tuning examples in chat format, one a line, from a run file (tournament --jsonl or the app\'s export): the moves of the seats picked, split into train and validation by scenario, with a summary.',
@@ -97,12 +99,12 @@ export const sftCommand: Command = {
     out: { kind: 'text', value: 'FILE', default: 'standard output', help: 'where the training examples go' },
     seat: { kind: 'choice', choices: SEATS, default: 'both', help: 'whose moves become examples' },
     agent: { kind: 'text', value: 'SPEC', help: 'only the seats this agent played' },
-    tier: { kind: 'int', value: 'N', min: 1, max: TIERS.length, help: 'only scenarios of this tier' },
-    zone: { kind: 'int', value: 'N', min: 1, max: ZONE_BINS.length, help: `only scenarios of this zone of agreement (${ZONE_BINS.map((z) => `${z.bin}: ${z.label}`).join(', ')})` },
+    tier: { kind: 'int', value: 'N', ...rangeOf(FILTER.tier.unwrap()), help: 'only scenarios of this tier' },
+    zone: { kind: 'int', value: 'N', min: Math.min(...ZONES), max: Math.max(...ZONES), help: `only scenarios of this zone of agreement (${ZONE_BINS.map((z) => `${z.bin}: ${z.label}`).join(', ')})` },
     'deals-only': { kind: 'switch', help: 'only negotiations that ended in a deal' },
-    'min-share': { kind: 'decimal', value: 'X', min: 0, max: 1, help: "only deals with gains from trade where the seat's share of v − c is at least X" },
+    'min-share': { kind: 'decimal', value: 'X', ...rangeOf(FILTER.minShare.unwrap()), help: "only deals with gains from trade where the seat's share of v − c is at least X" },
     'ir-only': { kind: 'switch', help: 'leave out a seat that made a deal at a loss (individually rational only)' },
-    validation: { kind: 'decimal', value: 'F', min: 0, max: 0.9, default: 0, help: 'the fraction of scenarios held out, written beside --out as FILE.validation.jsonl' },
+    validation: { kind: 'decimal', value: 'F', ...rangeOf(SftValidationSchema), default: 0, help: 'the fraction of scenarios held out, written beside --out as FILE.validation.jsonl' },
     interface: { kind: 'choice', choices: MOVE_INTERFACES, default: "the run's", help: 'moves as tool calls or as one JSON object a turn' },
   },
   example: 'npm run parley -- sft --from run.jsonl --out train.jsonl --seat buyer --deals-only --validation 0.1',

@@ -11,7 +11,7 @@ import { deriveSeed } from '../../core/rng';
 import { deadlineLabel, DEFAULT_DEADLINE } from '../../core/scenario';
 import { fullTournamentConfig, TournamentConfigSchema, type RunRecord, type StoredTournamentConfig } from '../../storage/schema';
 import { MarketRunConfigSchema } from '../../storage/market-schema';
-import { intFlag, parseFlags, rangeOf, requiredFlag, UsageError, type Command, type ParsedArgs } from '../args';
+import { intFlag, parseFlags, rangeOf, requiredFlag, usageError, type Command, type ParsedArgs } from '../args';
 import { BILATERAL_MODEL_FLAGS, costJson, describeLlm, priceFlags, scenarioFlags, SCENARIO_FLAGS } from '../bilateral-flags';
 import { formatBehaviour, formatLeaderboard, formatPairs, formatReference, formatUsage } from '../format';
 import { EXIT_INTERRUPTED, type Io } from '../io';
@@ -48,26 +48,24 @@ const DRAWN_SCENARIO_FLAGS = ['scenarios', 'preset', 'deadline', 'turns', 'first
 /** `--scenarios-from FILE`: the file's scenarios, or a UsageError naming the flag that clashes or the line at fault. */
 async function scenarioFileFlag(args: ParsedArgs, path: string) {
   const clash = DRAWN_SCENARIO_FLAGS.find((f) => args.values.has(f));
-  if (clash) throw new UsageError(`--${clash} does not apply with --scenarios-from (the file gives every scenario, its turn limit and who opens)`);
-  if (path.trim() === '') throw new UsageError('--scenarios-from needs a file path');
+  if (clash) throw usageError('not-with-scenario-file', { flag: `--${clash}` });
+  if (path.trim() === '') throw usageError('needs-path', { flag: '--scenarios-from' });
   const read = await readScenarioFile(path);
-  if (!read.ok) throw new UsageError(printable(`--scenarios-from ${path}: ${read.error}`));
+  if (!read.ok) throw usageError('unreadable-file', { flag: '--scenarios-from', path, reason: read.error });
   return read.value;
 }
 
 async function run(argv: string[], io: Io): Promise<number> {
   const args = parseFlags(argv, tournamentCommand);
-  if (args.switches.has('json') && args.switches.has('csv')) throw new UsageError('choose one of --json and --csv');
+  if (args.switches.has('json') && args.switches.has('csv')) throw usageError('flags-exclusive', { flags: ['--json', '--csv'] });
   const list = requiredFlag(args, 'agents', 'a comma-separated list of strategy specs').split(',');
   const specs = parseAgentSpecs(list);
-  if (!specs.ok) throw new UsageError(`--agents: ${specs.error}`);
+  if (!specs.ok) throw usageError('bad-value', { flag: '--agents', problem: specs.error });
   const selfPlay = args.switches.has('self-play');
-  if (specs.value.length < 2 && !selfPlay)
-    throw new UsageError('--agents needs at least two agents (or one with --self-play)');
+  if (specs.value.length < 2 && !selfPlay) throw usageError('too-few-agents');
   const fromPath = args.values.get('scenarios-from');
   const file = fromPath === undefined ? null : await scenarioFileFlag(args, fromPath);
-  if (file === null && !args.values.has('scenarios'))
-    throw new UsageError('--scenarios is required (scenarios per ordered pair, at least 1), or --scenarios-from FILE');
+  if (file === null && !args.values.has('scenarios')) throw usageError('scenarios-required');
   const scenariosPerPair = file?.scenarios.length ?? intFlag(args, 'scenarios');
   const samples = intFlag(args, 'samples');
   const anyRemote = specs.value.some((s) => s.remote !== undefined);
@@ -89,20 +87,17 @@ async function run(argv: string[], io: Io): Promise<number> {
   const stored = fullTournamentConfig(config, llm);
   const fileName = fromPath === undefined ? null : basename(fromPath);
   const planned = plannedCount(config);
-  if (planned > CONFIRM_PLANS_OVER && !args.switches.has('yes'))
-    throw new UsageError(
-      `this tournament plans ${planned.toLocaleString('en-US')} negotiations (over ${CONFIRM_PLANS_OVER.toLocaleString('en-US')}); add --yes to run it`,
-    );
+  if (planned > CONFIRM_PLANS_OVER && !args.switches.has('yes')) throw usageError('confirm-large-run', { planned, over: CONFIRM_PLANS_OVER });
   const jsonlPath = args.values.get('jsonl');
-  if (jsonlPath !== undefined && jsonlPath.trim() === '') throw new UsageError('--jsonl needs a file path');
+  if (jsonlPath !== undefined && jsonlPath.trim() === '') throw usageError('needs-path', { flag: '--jsonl' });
   if (jsonlPath !== undefined && fromPath !== undefined && (await sameFile(jsonlPath, fromPath)))
-    throw new UsageError(`--jsonl ${jsonlPath} is the --scenarios-from file itself; write the run somewhere else`);
+    throw usageError('output-is-input', { flag: '--jsonl', path: jsonlPath, input: '--scenarios-from', what: 'the run' });
   // Opened before anything is played, so a path that cannot be written costs no model call.
   const writer =
     jsonlPath === undefined
       ? null
       : await RunJsonlWriter.open(jsonlPath).catch((e: unknown) => {
-          throw new UsageError(`--jsonl: cannot write ${jsonlPath} (${e instanceof Error ? e.message : String(e)})`);
+          throw usageError('cannot-write', { flag: '--jsonl', path: jsonlPath, reason: e instanceof Error ? e.message : String(e) });
         });
   const aggregator = new Aggregator();
   const scorer = new OracleScorer();

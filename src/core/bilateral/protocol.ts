@@ -1,7 +1,7 @@
-import type { Protocol, ProtocolError } from '../protocol';
-import { err, type Result } from '../result';
+import type { Protocol } from '../protocol';
+import { MOVE_REFUSALS, refusals } from '../refusals';
 import { knownTurnRange, opponentOf, priceRangeOf, type PriceRange, type Role, type Scenario } from '../scenario';
-import { messageTooLong } from '../message';
+import { MAX_MESSAGE_LENGTH } from '../message';
 import { roundCents } from '../money';
 import { append, prefix } from '../shared-list';
 import type { Action, Move } from './moves';
@@ -219,7 +219,19 @@ export const MIN_OFFER_PRICE = 0.01;
 /** No offer may exceed this many times the item's list price: past it a price is a typo or an attack, not a bid. */
 export const MAX_OFFER_LIST_MULTIPLE = 100;
 
-const invalid = (reason: string): Result<BilateralState, ProtocolError> => err({ kind: 'invalid-move', reason });
+/** Why a bilateral move is refused, by code; the English is the `invalid` event's reason. */
+export const BILATERAL_REFUSALS = {
+  ...MOVE_REFUSALS,
+  'negotiation-over': () => 'the negotiation is over',
+  'move-not-object': () => 'a move must be an object',
+  'empty-move': () => 'a move needs a message or an action',
+  'nothing-to-accept': () => 'there is no offer from the other side to accept',
+  'nothing-to-reject': () => 'there is no offer from the other side to reject',
+  /** `type`: the action's type as given, or the action itself when it has none. */
+  'unknown-action': (d: { type: unknown }) => `unknown action ${JSON.stringify(d.type)}`,
+} as const;
+
+const refuse = refusals(BILATERAL_REFUSALS);
 
 /** The next state after one turn (a move or a forfeit). */
 function advance(state: BilateralState, entry: TranscriptEntry, standing: OfferEntry | null, outcome: BilateralOutcome | null): BilateralState {
@@ -251,16 +263,16 @@ export const bilateral: Protocol<Scenario, BilateralState, Role, BilateralObserv
   observe: (state, role) => new Observation(state, role),
 
   apply: (state, actor, move) => {
-    if (state.outcome !== null) return invalid('the negotiation is over');
-    if (typeof move !== 'object' || move === null) return invalid('a move must be an object');
+    if (state.outcome !== null) return refuse('negotiation-over');
+    if (typeof move !== 'object' || move === null) return refuse('move-not-object');
     const { message, action } = move;
     if (message !== undefined) {
-      if (typeof message !== 'string') return invalid('message must be text');
-      const tooLong = messageTooLong(message);
-      if (tooLong !== null) return invalid(tooLong);
+      if (typeof message !== 'string') return refuse('message-not-text');
+      if (message.length > MAX_MESSAGE_LENGTH)
+        return refuse('message-too-long', { length: message.length, max: MAX_MESSAGE_LENGTH });
     }
     if (action === undefined) {
-      if (message === undefined) return invalid('a move needs a message or an action');
+      if (message === undefined) return refuse('empty-move');
       const said: TranscriptEntry = { turn: state.turn, actor, message };
       return advance(state, said, state.standing, null);
     }
@@ -269,13 +281,13 @@ export const bilateral: Protocol<Scenario, BilateralState, Role, BilateralObserv
     switch (action?.type) {
       case 'offer': {
         const raw = action.price;
-        if (typeof raw !== 'number' || !Number.isFinite(raw)) return invalid('offer price must be a finite number');
-        if (raw > 0 && raw < MIN_OFFER_PRICE) return invalid(`offer price must be at least $0.01 (got ${raw})`);
+        if (typeof raw !== 'number' || !Number.isFinite(raw)) return refuse('price-not-finite', { field: 'offer price' });
+        if (raw > 0 && raw < MIN_OFFER_PRICE) return refuse('price-below-minimum', { field: 'offer price', price: raw, min: MIN_OFFER_PRICE });
         const price = roundCents(raw);
-        if (price <= 0) return invalid(`offer price must be positive (got ${raw})`);
+        if (price <= 0) return refuse('price-not-positive', { field: 'offer price', price: raw });
         const ceiling = state.known.ceiling;
         if (price > ceiling)
-          return invalid(`offer price ${raw} is more than ${MAX_OFFER_LIST_MULTIPLE} times the list price (at most ${ceiling})`);
+          return refuse('price-above-ceiling', { field: 'offer price', price: raw, multiple: MAX_OFFER_LIST_MULTIPLE, ceiling });
         // The move's own action serves the transcript when its price is already in cents.
         const offered = price === raw ? action : { type: 'offer' as const, price };
         const entry: OfferEntry =
@@ -283,7 +295,7 @@ export const bilateral: Protocol<Scenario, BilateralState, Role, BilateralObserv
         return advance(state, entry, entry, null);
       }
       case 'accept':
-        if (pendingFromOpponent === null) return invalid('there is no offer from the other side to accept');
+        if (pendingFromOpponent === null) return refuse('nothing-to-accept');
         return advance(state, entryOf(state.turn, actor, message, action), null, {
           kind: 'deal',
           price: pendingFromOpponent,
@@ -291,7 +303,7 @@ export const bilateral: Protocol<Scenario, BilateralState, Role, BilateralObserv
           acceptedBy: actor,
         });
       case 'reject':
-        if (pendingFromOpponent === null) return invalid('there is no offer from the other side to reject');
+        if (pendingFromOpponent === null) return refuse('nothing-to-reject');
         return advance(state, entryOf(state.turn, actor, message, action), null, null);
       case 'walk_away':
         return advance(state, entryOf(state.turn, actor, message, action), standing, {
@@ -300,7 +312,7 @@ export const bilateral: Protocol<Scenario, BilateralState, Role, BilateralObserv
           turn: state.turn + 1,
         });
       default:
-        return invalid(`unknown action ${JSON.stringify((action as { type?: unknown })?.type ?? action)}`);
+        return refuse('unknown-action', { type: (action as { type?: unknown })?.type ?? action });
     }
   },
 

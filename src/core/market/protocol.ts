@@ -6,8 +6,9 @@
  * Rules and measures in words: docs/market-metrics.md.
  */
 import type { Protocol, ProtocolError } from '../protocol';
-import { err, ok, type Result } from '../result';
-import { messageTooLong } from '../message';
+import { MOVE_REFUSALS, refusals, type PriceField } from '../refusals';
+import { ok, type Result } from '../result';
+import { MAX_MESSAGE_LENGTH } from '../message';
 import { roundCents } from '../money';
 import { append } from '../shared-list';
 import type { BuyerMove, MarketMove, MarketRole, SellerMove } from './moves';
@@ -22,22 +23,51 @@ export const MIN_PRICE = 0.01;
 export const MAX_LIST_MULTIPLE = 100;
 
 type Step = Result<MarketState, ProtocolError>;
-const invalid = (reason: string): Step => err({ kind: 'invalid-move', reason });
+
+/** Why a market move is refused, by code; the English is the `invalid` event's reason. */
+export const MARKET_REFUSALS = {
+  ...MOVE_REFUSALS,
+  'market-over': () => 'the market is over',
+  'not-your-turn': (d: { expected: MarketRole }) => `it is the ${d.expected}'s turn`,
+  'seller-move-not-object': () => 'a seller move must be an object with buyer, product, price and message',
+  'buyer-not-id': () => 'buyer must be a buyer id',
+  'product-not-id': () => 'product must be a product id',
+  'pitch-not-text': () => 'message must be text (it may be empty)',
+  'unknown-buyer': (d: { buyer: string; buyers: readonly string[] }) => `unknown buyer ${JSON.stringify(d.buyer)}; buyers are ${d.buyers.join(', ')}`,
+  'unknown-product': (d: { product: string; products: readonly string[] }) =>
+    `unknown product ${JSON.stringify(d.product)}; products are ${d.products.join(', ')}`,
+  'buyer-served': (d: { buyer: string; bought: string }) => `buyer ${d.buyer} has already bought ${d.bought}`,
+  'out-of-stock': (d: { product: string }) => `product ${d.product} is out of stock`,
+  'below-cost': (d: { price: number; product: string; cost: number }) =>
+    `price ${d.price} is below the cost of ${d.product} (${d.cost}); this market forbids selling at a loss`,
+  'answer-not-object': () => 'an answer must be an object with a response',
+  'response-not-object': () => 'response must be accept, reject or counter',
+  'must-accept': (d: { product: string; counter: number; price: number }) =>
+    `you countered ${d.product} at ${d.counter}; an offer at or below your counter (${d.price}) must be accepted`,
+  'counter-not-below-offer': (d: { offer: number }) => `a counter must be below the offer (${d.offer}); to pay that, accept`,
+  'counter-below-standing': (d: { product: string; counter: number }) =>
+    `your standing counter for ${d.product} is ${d.counter}; a new counter may not go below it`,
+  /** `type`: the response's type as given, or the response itself when it has none. */
+  'unknown-response': (d: { type: unknown }) => `unknown response ${JSON.stringify(d.type)}; answer accept, reject or counter`,
+} as const;
+
+const refuse = refusals(MARKET_REFUSALS);
 
 /** Checks a price in cents; the rounded price, or why it is refused. */
-function checkPrice(raw: unknown, listPrice: number, what: string): Result<number, string> {
-  if (typeof raw !== 'number' || !Number.isFinite(raw)) return err(`${what} must be a finite number`);
-  if (raw < MIN_PRICE) return err(`${what} must be at least $0.01 (got ${raw})`);
+function checkPrice(raw: unknown, listPrice: number, field: PriceField): Result<number, ProtocolError> {
+  if (typeof raw !== 'number' || !Number.isFinite(raw)) return refuse('price-not-finite', { field });
+  if (raw < MIN_PRICE) return refuse('price-below-minimum', { field, price: raw, min: MIN_PRICE });
   const price = roundCents(raw);
   const ceiling = roundCents(MAX_LIST_MULTIPLE * listPrice);
-  if (price > ceiling) return err(`${what} ${raw} is more than ${MAX_LIST_MULTIPLE} times the list price (at most ${ceiling})`);
+  if (price > ceiling) return refuse('price-above-ceiling', { field, price: raw, multiple: MAX_LIST_MULTIPLE, ceiling });
   return ok(price);
 }
 
-function checkMessage(message: unknown, required: boolean): string | null {
+function checkMessage(message: unknown, required: boolean): Step | null {
   if (message === undefined && !required) return null;
-  if (typeof message !== 'string') return required ? 'message must be text (it may be empty)' : 'message must be text';
-  return messageTooLong(message);
+  if (typeof message !== 'string') return required ? refuse('pitch-not-text') : refuse('message-not-text');
+  if (message.length > MAX_MESSAGE_LENGTH) return refuse('message-too-long', { length: message.length, max: MAX_MESSAGE_LENGTH });
+  return null;
 }
 
 /** The ending a state has reached, or null while the market goes on. */
@@ -54,25 +84,24 @@ function indexOf(items: readonly { id: string }[], id: string): number {
 }
 
 function applySeller(state: MarketState, move: SellerMove): Step {
-  if (typeof move !== 'object' || move === null) return invalid('a seller move must be an object with buyer, product, price and message');
+  if (typeof move !== 'object' || move === null) return refuse('seller-move-not-object');
   const { buyer, product, price, message } = move;
-  if (typeof buyer !== 'string') return invalid('buyer must be a buyer id');
-  if (typeof product !== 'string') return invalid('product must be a product id');
+  if (typeof buyer !== 'string') return refuse('buyer-not-id');
+  if (typeof product !== 'string') return refuse('product-not-id');
   const badMessage = checkMessage(message, true);
-  if (badMessage) return invalid(badMessage);
+  if (badMessage) return badMessage;
   const { scenario } = state;
   const b = indexOf(scenario.buyers, buyer);
-  if (b < 0) return invalid(`unknown buyer ${JSON.stringify(buyer)}; buyers are ${scenario.buyers.map((x) => x.id).join(', ')}`);
+  if (b < 0) return refuse('unknown-buyer', { buyer, buyers: scenario.buyers.map((x) => x.id) });
   const j = indexOf(scenario.products, product);
-  if (j < 0) return invalid(`unknown product ${JSON.stringify(product)}; products are ${scenario.products.map((x) => x.id).join(', ')}`);
+  if (j < 0) return refuse('unknown-product', { product, products: scenario.products.map((x) => x.id) });
   const had = state.bought[b] as number;
-  if (had !== -1) return invalid(`buyer ${buyer} has already bought ${(scenario.products[had] as { id: string }).id}`);
-  if ((state.stock[j] as number) <= 0) return invalid(`product ${product} is out of stock`);
+  if (had !== -1) return refuse('buyer-served', { buyer, bought: (scenario.products[had] as { id: string }).id });
+  if ((state.stock[j] as number) <= 0) return refuse('out-of-stock', { product });
   const item = scenario.products[j] as MarketScenario['products'][number];
   const checked = checkPrice(price, item.listPrice, 'price');
-  if (!checked.ok) return invalid(checked.error);
-  if (!scenario.allowBelowCost && checked.value < item.cost)
-    return invalid(`price ${checked.value} is below the cost of ${product} (${item.cost}); this market forbids selling at a loss`);
+  if (!checked.ok) return checked;
+  if (!scenario.allowBelowCost && checked.value < item.cost) return refuse('below-cost', { price: checked.value, product, cost: item.cost });
   const text = message as string;
   const entry: MarketEntry = { turn: state.turn, kind: 'offer', buyer, product, price: checked.value, message: text };
   return ok(
@@ -96,17 +125,17 @@ function applySeller(state: MarketState, move: SellerMove): Step {
 
 function applyBuyer(state: MarketState, move: BuyerMove): Step {
   const pending = state.pending as NonNullable<MarketState['pending']>;
-  if (typeof move !== 'object' || move === null) return invalid('an answer must be an object with a response');
+  if (typeof move !== 'object' || move === null) return refuse('answer-not-object');
   const { response, message } = move;
   const badMessage = checkMessage(message, false);
-  if (badMessage) return invalid(badMessage);
-  if (typeof response !== 'object' || response === null) return invalid('response must be accept, reject or counter');
+  if (badMessage) return badMessage;
+  if (typeof response !== 'object' || response === null) return refuse('response-not-object');
   const { scenario } = state;
   const buyer = (scenario.buyers[pending.buyer] as { id: string }).id;
   const product = scenario.products[pending.product] as MarketScenario['products'][number];
   const standing = state.counterFor(pending.buyer, pending.product);
   if (standing !== null && pending.price <= standing && response.type !== 'accept')
-    return invalid(`you countered ${product.id} at ${standing}; an offer at or below your counter (${pending.price}) must be accepted`);
+    return refuse('must-accept', { product: product.id, counter: standing, price: pending.price });
   const entry: MarketEntry =
     message === undefined
       ? { turn: state.turn, kind: 'answer', buyer, product: product.id, response }
@@ -146,18 +175,17 @@ function applyBuyer(state: MarketState, move: BuyerMove): Step {
       return ok(answered(state, log(), state.counters));
     case 'counter': {
       const checked = checkPrice(response.price, product.listPrice, 'counter price');
-      if (!checked.ok) return invalid(checked.error);
+      if (!checked.ok) return checked;
       const price = checked.value;
-      if (price >= pending.price) return invalid(`a counter must be below the offer (${pending.price}); to pay that, accept`);
-      if (standing !== null && price < standing)
-        return invalid(`your standing counter for ${product.id} is ${standing}; a new counter may not go below it`);
+      if (price >= pending.price) return refuse('counter-not-below-offer', { offer: pending.price });
+      if (standing !== null && price < standing) return refuse('counter-below-standing', { product: product.id, counter: standing });
       const entryPrice: MarketEntry = price === response.price ? entry : { ...entry, response: { type: 'counter', price } };
       const counters = state.counters.filter((c) => c.buyer !== pending.buyer || c.product !== pending.product);
       counters.push({ buyer: pending.buyer, product: pending.product, price });
       return ok(answered(state, append(state.log, state.turn, entryPrice), counters));
     }
     default:
-      return invalid(`unknown response ${JSON.stringify((response as { type?: unknown }).type ?? response)}; answer accept, reject or counter`);
+      return refuse('unknown-response', { type: (response as { type?: unknown }).type ?? response });
   }
 }
 
@@ -204,9 +232,9 @@ export const market: Protocol<MarketScenario, MarketState, MarketRole, MarketObs
   },
 
   apply: (state, actor, move) => {
-    if (state.outcome !== null) return invalid('the market is over');
+    if (state.outcome !== null) return refuse('market-over');
     const expected = state.pending === null ? 'seller' : 'buyer';
-    if (actor !== expected) return invalid(`it is the ${expected}'s turn`);
+    if (actor !== expected) return refuse('not-your-turn', { expected });
     return actor === 'seller' ? applySeller(state, move as SellerMove) : applyBuyer(state, move as BuyerMove);
   },
 

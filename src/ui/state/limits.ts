@@ -7,7 +7,8 @@ import { z } from 'zod';
 import { SeedSchema } from '../../core/rng';
 import { LlmSettingsSchema } from '../../agents/llm/settings';
 import { TournamentConfigSchema } from '../../storage/schema';
-import { RunNameSchema, SftExportSchema, SftFilterSchema } from '../../worker/messages';
+import { RunNameSchema, SftExportSchema } from '../../worker/messages';
+import { SftFilterSchema } from '../../training/sft';
 
 export interface Bounds {
   min: number;

@@ -2,7 +2,8 @@ import type { SftSummary } from '../../training/sft';
 import { ZONE_BINS, type Role } from '../../core/scenario';
 import type { MoveInterface } from '../../agents/llm/settings';
 import type { RunRow } from '../../storage';
-import { SftExportSchema, SftFilterSchema, type ToWorker } from '../../worker/messages';
+import { SftExportSchema, type ToWorker } from '../../worker/messages';
+import { SftFilterSchema } from '../../training/sft';
 import { rangeText, SFT_LIMITS } from './limits';
 import { newId, sim } from './sim';
 

@@ -112,7 +112,7 @@ export class TournamentForm {
     const { agents, scenariosPerPair, seed } = TOURNAMENT_LIMITS;
     return {
       agents: !specs.ok
-        ? specs.error
+        ? specs.error.message
         : on('agents').length > 0
           ? `A tournament plays ${agents.min} to ${agents.max} agents, each named in at most ${TOURNAMENT_LIMITS.agentSpec.max} characters.`
           : this.agents.length < 2 && !this.selfPlay

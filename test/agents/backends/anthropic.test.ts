@@ -69,7 +69,7 @@ describe('anthropicBackend', () => {
     });
     expect(decodeMove(response.text, response.toolCalls)).toEqual({
       ok: true,
-      move: { action: { type: 'offer', price: 95 } },
+      value: { action: { type: 'offer', price: 95 } },
       thinking: 'The buyer is close to my cost.',
     });
   });

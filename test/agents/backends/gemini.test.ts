@@ -110,7 +110,7 @@ describe('geminiBackend', () => {
       tokensOut: 9,
       model: 'gemini-2.5-flash-001',
     });
-    expect(decodeMove(response.text, response.toolCalls)).toMatchObject({ ok: true, move: { action: { type: 'accept' } } });
+    expect(decodeMove(response.text, response.toolCalls)).toMatchObject({ ok: true, value: { action: { type: 'accept' } } });
   });
 
   it('switches thinking off (budget 0) or on (a budget the limit leaves after the move), and sends the seed', async () => {

@@ -116,16 +116,16 @@ describe('openAiBackend: the answer', () => {
     const backend = backendFor(s);
     const first = await backend.complete(jsonRequest, live());
     expect(first.text).toBe('<think>They keep dropping; bid 70.</think>\n{"action":{"type":"offer","price":70}}');
-    expect(decodeMove(first.text)).toEqual({ ok: true, move: { action: { type: 'offer', price: 70 } }, thinking: 'They keep dropping; bid 70.' });
+    expect(decodeMove(first.text)).toEqual({ ok: true, value: { action: { type: 'offer', price: 70 } }, thinking: 'They keep dropping; bid 70.' });
     const second = await backend.complete(jsonRequest, live());
-    expect(decodeMove(second.text)).toMatchObject({ ok: true, move: { action: { type: 'reject' } }, thinking: 'Inline, as Qwen3 writes it.' });
+    expect(decodeMove(second.text)).toMatchObject({ ok: true, value: { action: { type: 'reject' } }, thinking: 'Inline, as Qwen3 writes it.' });
   });
 
   it('passes malformed output through as text, for the decoder to refuse', async () => {
     const s = await serve([reply('I think I will offer about eighty?')]);
     const response = await backendFor(s).complete(jsonRequest, live());
     expect(response.text).toBe('I think I will offer about eighty?');
-    expect(decodeMove(response.text)).toMatchObject({ ok: false, raw: 'I think I will offer about eighty?' });
+    expect(decodeMove(response.text)).toMatchObject({ ok: false, error: { code: 'no-json-move' } });
   });
 
   it('retries an answer with no message and an upstream failure a 200 carries; a client error in a 200 is final', async () => {

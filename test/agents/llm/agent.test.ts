@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { MOVE_PROBLEMS } from '../../../src/agents/llm/problems';
 import { SimulatedClock } from '../../../src/core/clock';
 import { BilateralEventSchema, type BilateralEvent } from '../../../src/core/bilateral/events';
 import type { Move } from '../../../src/core/bilateral/moves';
@@ -266,13 +267,13 @@ describe('llmAgent: refused answers and retries', () => {
       type: 'invalid',
       actor: 'buyer',
       attempt: 0,
-      reason: expect.stringMatching(/no JSON move/),
+      reason: MOVE_PROBLEMS['no-json-move'](),
       raw: 'I would pay about eighty dollars.',
       call: { tokensIn: 90, tokensOut: 9, latencyMs: 10 },
     });
     // On the event alone: the call beside it does not hold the same text again.
     expect(first?.type === 'invalid' && first.call && 'raw' in first.call).toBe(false);
-    expect(second).toMatchObject({ type: 'invalid', attempt: 1, reason: expect.stringMatching(/needs a "price"/), call: { thinking: 'oops' } });
+    expect(second).toMatchObject({ type: 'invalid', attempt: 1, reason: MOVE_PROBLEMS['offer-needs-price'](), call: { thinking: 'oops' } });
     expect(third).toMatchObject({ type: 'move', actor: 'buyer', move: { action: { type: 'offer', price: 80 } } });
 
     expect(userText(backend.requests[0])).not.toContain('refused');

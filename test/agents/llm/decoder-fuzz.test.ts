@@ -7,6 +7,7 @@ import { MoveSchema } from '../../../src/core/bilateral/moves';
 import { MAX_MESSAGE_LENGTH } from '../../../src/core/message';
 import { createRng, type Rng } from '../../../src/core/rng';
 import { decodeMove, MAX_RAW_LENGTH, type DecodeResult } from '../../../src/agents/llm/decoder';
+import { MOVE_PROBLEMS } from '../../../src/agents/llm/problems';
 
 const KEYS = ['action', 'type', 'price', 'message', 'offer', 'amount', 'value', 'decision', 'move', 'name', 'arguments',
   '__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty', 'counter', 'accept', 'msg', ''];
@@ -125,19 +126,20 @@ const ADVERSARIAL: unknown[] = [
 
 function check(result: DecodeResult): void {
   if (result.ok) {
-    const parsed = MoveSchema.safeParse(result.move);
+    const parsed = MoveSchema.safeParse(result.value);
     expect(parsed.success).toBe(true);
-    const action = result.move.action;
+    const action = result.value.action;
     if (action?.type === 'offer') {
       expect(Number.isFinite(action.price) && action.price > 0).toBe(true);
       expect(Math.abs(action.price * 100 - Math.round(action.price * 100))).toBeLessThan(1e-6 * Math.max(1, action.price));
     }
-    expect(result.move.action !== undefined || result.move.message !== undefined).toBe(true);
+    expect(result.value.action !== undefined || result.value.message !== undefined).toBe(true);
   } else {
-    expect(typeof result.reason).toBe('string');
-    expect(result.reason.length).toBeGreaterThan(0);
-    expect(typeof result.raw).toBe('string');
-    expect(result.raw.length).toBeLessThanOrEqual(MAX_RAW_LENGTH);
+    // A known code, and its message the table's English for its data.
+    const { code, data, message } = result.error;
+    expect(Object.hasOwn(MOVE_PROBLEMS, code)).toBe(true);
+    expect(message).toBe((MOVE_PROBLEMS[code] as (d: unknown) => string)(data));
+    expect(message.length).toBeGreaterThan(0);
   }
   if (result.thinking !== undefined) expect(result.thinking.length).toBeLessThanOrEqual(MAX_RAW_LENGTH);
 }
@@ -210,7 +212,7 @@ describe('decodeMove under fuzzing', () => {
   it('__proto__ keys are data, never a prototype', () => {
     const result = decodeSafely('{"__proto__":{"action":{"type":"accept"}}}');
     // the wrapper rule reads the one object inside, as it would for any other key
-    expect(result).toMatchObject({ ok: true, move: { action: { type: 'accept' } } });
+    expect(result).toMatchObject({ ok: true, value: { action: { type: 'accept' } } });
     expect(({} as Record<string, unknown>).action).toBeUndefined();
   });
 });

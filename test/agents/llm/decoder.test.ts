@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { MoveSchema, type Move } from '../../../src/core/bilateral/moves';
 import { MAX_MESSAGE_LENGTH } from '../../../src/core/message';
-import { decodeMove, MAX_RAW_LENGTH } from '../../../src/agents/llm/decoder';
+import { decodeMove, MAX_RAW_LENGTH, renderRaw } from '../../../src/agents/llm/decoder';
+import { MOVE_PROBLEMS } from '../../../src/agents/llm/problems';
 import { toolCallToMove } from '../../../src/agents/llm/schema';
 
 const offer = (price: number, message?: string): Move =>
@@ -74,72 +75,100 @@ const GOOD: [string, string, Move][] = [
   ['message at the limit', JSON.stringify({ message: 'x'.repeat(MAX_MESSAGE_LENGTH) }), { message: 'x'.repeat(MAX_MESSAGE_LENGTH) }],
 ];
 
-/** Output no move can be made of, and a word the reason must contain. */
-const BAD: [string, unknown, RegExp][] = [
-  ['empty', '', /empty/],
-  ['only whitespace', '   \n ', /empty/],
-  ['prose only', 'I would like to buy this for about a hundred dollars.', /no JSON move/],
-  ['unfinished thinking', '<think>Let me consider the price', /inside <think>/],
-  ['truncated JSON', '{"action":{"type":"offer","price":1', /does not parse/],
-  ['offer without a price', '{"action":{"type":"offer"}}', /needs a "price"/],
-  ['unknown action', '{"action":{"type":"haggle","price":5}}', /unknown action "haggle"/],
-  ['price not a number', '{"action":{"type":"offer","price":"cheap"}}', /"cheap" is not a number/],
-  ['price in words', '{"action":{"type":"offer","price":"around 120"}}', /not a number/],
-  ['decimal comma', '{"action":{"type":"offer","price":"1.200,50"}}', /not a number/],
-  ['price as an array', '{"action":{"type":"offer","price":[120]}}', /must be a number/],
-  ['negative price', '{"action":{"type":"offer","price":-5}}', /must be positive/],
-  ['zero price', '{"offer": 0}', /must be positive/],
-  ['a fraction of a cent', '{"offer": 0.004}', /must be at least \$0\.01 \(got 0\.004\)/],
-  ['price too large to be finite', '{"offer": 1e308}', /finite/],
-  ['nothing in the move', '{}', /no "action" and no "message"/],
-  ['empty action and no message', '{"action":{}}', /needs a message or an action/],
-  ['action without a type', '{"action":{"mood":"happy"}}', /no "type"/],
-  ['action is a number', '{"action":5}', /"action" must be an object/],
-  ['type is a number', '{"action":{"type":3}}', /must be text/],
-  ['message not text', '{"message":{"text":"hi"}}', /must be text/],
-  ['bare "offer" has no price', 'offer', /no JSON move/],
-  ['a bare yes is not an accept', 'yes', /no JSON move/],
-  ['non-string input', 12345, /no JSON move/],
-  ['null input', null, /empty/],
-  ['an object as input', { action: { type: 'accept' } }, /./],
+/** Output no move can be made of, and the problem's code (with its data, where the test names it). */
+const BAD: [string, unknown, string, object?][] = [
+  ['empty', '', 'answer-empty'],
+  ['only whitespace', '   \n ', 'answer-empty'],
+  ['prose only', 'I would like to buy this for about a hundred dollars.', 'no-json-move'],
+  ['unfinished thinking', '<think>Let me consider the price', 'unclosed-thinking'],
+  ['truncated JSON', '{"action":{"type":"offer","price":1', 'json-unparsable'],
+  ['offer without a price', '{"action":{"type":"offer"}}', 'offer-needs-price'],
+  ['unknown action', '{"action":{"type":"haggle","price":5}}', 'unknown-action', { name: 'haggle' }],
+  ['price not a number', '{"action":{"type":"offer","price":"cheap"}}', 'price-unreadable', { value: 'cheap' }],
+  ['price in words', '{"action":{"type":"offer","price":"around 120"}}', 'price-unreadable'],
+  ['decimal comma', '{"action":{"type":"offer","price":"1.200,50"}}', 'price-unreadable'],
+  ['price as an array', '{"action":{"type":"offer","price":[120]}}', 'price-not-number', { value: '[120]' }],
+  ['negative price', '{"action":{"type":"offer","price":-5}}', 'price-not-positive', { field: 'offer price', price: '-5' }],
+  ['zero price', '{"offer": 0}', 'price-not-positive'],
+  ['a fraction of a cent', '{"offer": 0.004}', 'price-below-minimum', { field: 'offer price', price: '0.004', min: 0.01 }],
+  ['price too large to be finite', '{"offer": 1e308}', 'price-infinite'],
+  ['nothing in the move', '{}', 'no-action-or-message'],
+  ['empty action and no message', '{"action":{}}', 'empty-move'],
+  ['action without a type', '{"action":{"mood":"happy"}}', 'action-without-type'],
+  ['action is a number', '{"action":5}', 'action-not-object', { value: '5' }],
+  ['type is a number', '{"action":{"type":3}}', 'action-type-not-text'],
+  ['message not text', '{"message":{"text":"hi"}}', 'field-not-text', { field: 'message', value: '{"text":"hi"}' }],
+  ['bare "offer" has no price', 'offer', 'no-json-move'],
+  ['a bare yes is not an accept', 'yes', 'no-json-move'],
+  ['non-string input', 12345, 'no-json-move'],
+  ['null input', null, 'answer-empty'],
+  ['an object as input', { action: { type: 'accept' } }, 'json-unparsable'],
 ];
 
 describe('decodeMove: what models really emit', () => {
   it.each(GOOD)('%s', (_, text, expected) => {
     const result = decodeMove(text);
-    expect(result).toMatchObject({ ok: true, move: expected });
+    expect(result).toMatchObject({ ok: true, value: expected });
     if (result.ok) {
-      expect(result.move).toStrictEqual(expected);
-      expect(MoveSchema.safeParse(result.move).success).toBe(true);
+      expect(result.value).toStrictEqual(expected);
+      expect(MoveSchema.safeParse(result.value).success).toBe(true);
     }
   });
 
-  it.each(BAD)('refuses %s with a reason and keeps the raw text', (_, text, reason) => {
+  it.each(BAD)('refuses %s with its code', (_, text, code, data) => {
     const result = decodeMove(text as string);
     expect(result.ok).toBe(false);
     if (!result.ok) {
-      expect(result.reason).toMatch(reason);
-      expect(result.raw).toBe(typeof text === 'string' ? text : text === null ? '' : String(text));
+      expect(result.error.code).toBe(code);
+      if (data) expect(result.error.data).toEqual(data);
     }
+  });
+
+  it('says each problem in English, as the model is told it on its retry', () => {
+    const reason = (text: string, toolCalls?: unknown) => {
+      const result = decodeMove(text, toolCalls);
+      return result.ok ? null : result.error.message;
+    };
+    expect(reason('')).toBe('the answer is empty');
+    expect(reason('{"action":{"type":"haggle","price":5}}')).toBe('unknown action "haggle"; use offer, accept, reject or walk_away');
+    expect(reason('{"action":{"type":"offer","price":"cheap"}}')).toBe('price "cheap" is not a number');
+    expect(reason('{"offer": 0.004}')).toBe('offer price must be at least $0.01 (got 0.004)');
+    expect(reason('{"message":{"text":"hi"}}')).toBe('"message" must be text, not {"text":"hi"}');
+    expect(reason('{"action":5}')).toBe('"action" must be an object such as {"type":"accept"}, not 5');
+    expect(reason('[1, 2]')).toBe('expected a JSON object for the move, got an array');
+    expect(reason('no idea')).toBe('no JSON move in the answer; answer with one JSON object such as {"action":{"type":"accept"}}');
+    expect(reason('', [{ name: 'make_offer', arguments: '{}' }])).toBe('tool call make_offer: make_offer needs a "price", a number in dollars');
+    expect(reason('', [{ name: 'haggle', arguments: '{}' }])).toBe('tool call haggle: unknown tool "haggle"; use make_offer, respond_to_offer, send_message, walk_away');
+    expect(reason('', [{ name: 'make_offer', arguments: '{"price":1}' }, { name: 'walk_away', arguments: '{}' }])).toBe(
+      'one action per turn, but the answer called 2 action tools',
+    );
+    // Every message is the table's, from the problem's data.
+    const problem = decodeMove('{"action":{"type":"offer"}}');
+    if (!problem.ok) expect(problem.error.message).toBe(MOVE_PROBLEMS[problem.error.code as 'offer-needs-price']());
+  });
+
+  it('renders the raw output for the record: the text as given, then each tool call', () => {
+    for (const [, text] of BAD) expect(renderRaw(text)).toBe(typeof text === 'string' ? text : text === null ? '' : String(text));
+    expect(renderRaw('no idea', [{ name: 'make_offer', arguments: '{}' }])).toBe('no idea\n[tool call] make_offer({})');
   });
 
   it('returns the stripped thinking separately, joining several blocks', () => {
     const result = decodeMove('<think>first</think>\n<think>second</think>{"action":{"type":"accept"}}');
-    expect(result).toStrictEqual({ ok: true, move: accept(), thinking: 'first\n\nsecond' });
+    expect(result).toStrictEqual({ ok: true, value: accept(), thinking: 'first\n\nsecond' });
     const refused = decodeMove('<think>why not</think>{"action":{"type":"dance"}}');
-    expect(refused).toMatchObject({ ok: false, thinking: 'why not', raw: '<think>why not</think>{"action":{"type":"dance"}}' });
+    expect(refused).toMatchObject({ ok: false, thinking: 'why not', error: { code: 'unknown-action' } });
     expect(decodeMove('<think>  </think>{"action":{"type":"accept"}}')).not.toHaveProperty('thinking');
   });
 
   it('finds the move after a thinking block longer than the scanned part', () => {
     const text = `<think>${'ponder '.repeat(10_000)}</think>{"action":{"type":"offer","price":5}}`;
-    expect(decodeMove(text)).toMatchObject({ ok: true, move: offer(5) });
+    expect(decodeMove(text)).toMatchObject({ ok: true, value: offer(5) });
   });
 
   it('does not take a fragment of a refused move for a move', () => {
     // the inner {"message":…} alone would be a valid message-only move
     const result = decodeMove('{"action":"haggle","meta":{"message":"hello"}}');
-    expect(result).toMatchObject({ ok: false, reason: expect.stringMatching(/unknown action/) });
+    expect(result).toMatchObject({ ok: false, error: { code: 'unknown-action', data: { name: 'haggle' } } });
   });
 
   it('cuts a message over the limit to it, saying how much was left out, and plays the move', () => {
@@ -148,20 +177,19 @@ describe('decodeMove: what models really emit', () => {
     const result = decodeMove(text);
     expect(result.ok).toBe(true);
     if (!result.ok) return;
-    expect(result.move.action).toEqual({ type: 'offer', price: 60 });
-    expect(result.move.message?.length).toBeLessThanOrEqual(MAX_MESSAGE_LENGTH);
-    expect(result.move.message).toBe(`${long.slice(0, MAX_MESSAGE_LENGTH - 40)}… [252 more characters]`);
-    expect(MoveSchema.safeParse(result.move).success).toBe(true);
+    expect(result.value.action).toEqual({ type: 'offer', price: 60 });
+    expect(result.value.message?.length).toBeLessThanOrEqual(MAX_MESSAGE_LENGTH);
+    expect(result.value.message).toBe(`${long.slice(0, MAX_MESSAGE_LENGTH - 40)}… [252 more characters]`);
+    expect(MoveSchema.safeParse(result.value).success).toBe(true);
     // The same in a tool call, and never half an emoji.
     const emoji = decodeMove('', [{ name: 'send_message', arguments: JSON.stringify({ message: `${'a'.repeat(MAX_MESSAGE_LENGTH - 41)}${'👍'.repeat(300)}` }) }]);
-    expect(emoji.ok && emoji.move.message).toMatch(/^a+… \[\d+ more characters\]$/);
+    expect(emoji.ok && emoji.value.message).toMatch(/^a+… \[\d+ more characters\]$/);
   });
 
   it('caps the raw output it keeps', () => {
     const huge = 'x'.repeat(MAX_RAW_LENGTH + 5_000);
-    const result = decodeMove(huge);
-    expect(result.ok).toBe(false);
-    if (!result.ok) expect(result.raw.length).toBeLessThanOrEqual(MAX_RAW_LENGTH);
+    expect(decodeMove(huge).ok).toBe(false);
+    expect(renderRaw(huge).length).toBeLessThanOrEqual(MAX_RAW_LENGTH);
   });
 });
 
@@ -179,40 +207,39 @@ describe('decodeMove: tool calls', () => {
     ['a provider prefix', call('functions.make_offer', '{"price":5}'), offer(5)],
     ['a tool named after an action', call('accept', '{}'), accept()],
   ] as const)('%s', (_, toolCall, expected) => {
-    expect(decodeMove('', [toolCall])).toStrictEqual({ ok: true, move: expected });
+    expect(decodeMove('', [toolCall])).toStrictEqual({ ok: true, value: expected });
   });
 
   it('takes tool calls before the text, and merges a message call with an action call', () => {
     expect(decodeMove('{"action":{"type":"reject"}}', [call('respond_to_offer', '{"decision":"accept"}')])).toMatchObject({
-      move: accept(),
+      value: accept(),
     });
     expect(decodeMove('', [call('send_message', '{"message":"Here."}'), call('make_offer', '{"price":9}')])).toStrictEqual({
       ok: true,
-      move: offer(9, 'Here.'),
+      value: offer(9, 'Here.'),
     });
   });
 
   it('falls back to the text when the tool call is bad, and reports the tool call if both fail', () => {
-    expect(decodeMove('{"action":{"type":"accept"}}', [call('make_offer', '{}')])).toMatchObject({ ok: true, move: accept() });
+    expect(decodeMove('{"action":{"type":"accept"}}', [call('make_offer', '{}')])).toMatchObject({ ok: true, value: accept() });
     const both = decodeMove('no idea', [call('make_offer', '{}')]);
-    expect(both).toMatchObject({ ok: false, reason: expect.stringMatching(/make_offer needs a "price"/) });
-    if (!both.ok) expect(both.raw).toBe('no idea\n[tool call] make_offer({})');
+    expect(both).toMatchObject({ ok: false, error: { code: 'in-tool-call', data: { tool: 'make_offer', problem: { code: 'tool-needs-price' } } } });
   });
 
   it.each([
-    ['two actions', [call('make_offer', '{"price":1}'), call('walk_away', '{}')], /one action per turn/],
-    ['unknown tool', [call('haggle', '{}')], /unknown tool "haggle"/],
-    ['arguments not JSON', [call('make_offer', '{"price":')], /not JSON/],
-    ['arguments not an object', [call('make_offer', '[1]')], /must be a JSON object/],
-    ['respond without a decision', [call('respond_to_offer', '{"decision":"maybe"}')], /"accept" or "reject"/],
-    ['send_message without a message', [call('send_message', '{}')], /needs a message/],
-    ['no name', [{ arguments: '{}' }], /without a tool name/],
-  ])('refuses %s', (_, calls, reason) => {
-    expect(decodeMove('', calls)).toMatchObject({ ok: false, reason: expect.stringMatching(reason) });
+    ['two actions', [call('make_offer', '{"price":1}'), call('walk_away', '{}')], { code: 'too-many-actions', data: { count: 2 } }],
+    ['unknown tool', [call('haggle', '{}')], { code: 'in-tool-call', data: { problem: { code: 'unknown-tool', data: { tool: 'haggle' } } } }],
+    ['arguments not JSON', [call('make_offer', '{"price":')], { data: { problem: { code: 'tool-arguments-not-json' } } }],
+    ['arguments not an object', [call('make_offer', '[1]')], { data: { problem: { code: 'tool-arguments-not-object', data: { tool: 'make_offer', value: '[1]' } } } }],
+    ['respond without a decision', [call('respond_to_offer', '{"decision":"maybe"}')], { data: { problem: { code: 'tool-needs-decision', data: { value: 'maybe' } } } }],
+    ['send_message without a message', [call('send_message', '{}')], { data: { problem: { code: 'tool-needs-message' } } }],
+    ['no name', [{ arguments: '{}' }], { data: { problem: { code: 'tool-without-name' } } }],
+  ])('refuses %s', (_, calls, problem) => {
+    expect(decodeMove('', calls)).toMatchObject({ ok: false, error: problem });
   });
 
   it('toolCallToMove takes arguments already parsed, as some providers send them', () => {
-    expect(toolCallToMove('make_offer', { price: 10 })).toStrictEqual({ ok: true, move: offer(10) });
-    expect(toolCallToMove('make_offer', 'nope')).toMatchObject({ ok: false });
+    expect(toolCallToMove('make_offer', { price: 10 })).toStrictEqual({ ok: true, value: offer(10) });
+    expect(toolCallToMove('make_offer', 'nope')).toMatchObject({ ok: false, error: { code: 'tool-arguments-not-json' } });
   });
 });

@@ -78,7 +78,7 @@ describe('the move tools', () => {
     ];
     for (const [name, args, move] of cases) {
       expect(TOOL_SCHEMAS[name].safeParse(args).success).toBe(true);
-      expect(toolCallToMove(name, JSON.stringify(args))).toEqual({ ok: true, move });
+      expect(toolCallToMove(name, JSON.stringify(args))).toEqual({ ok: true, value: move });
     }
   });
 });

@@ -4,6 +4,7 @@
  * a model that reads its prompt and samples from the request's seed, through both interfaces.
  */
 import { describe, expect, it } from 'vitest';
+import { MARKET_ANSWER_PROBLEMS } from '../../../src/agents/market/llm/schema';
 import { buildMarketPrompt, createMarketAgentFactory, decodeMarketMove, marketJsonSchema, marketLlmAgent, marketTools } from '../../../src/agents/market';
 import { scriptedBackend } from '../../../src/agents/backends/scripted';
 import type { ChatBackend, ChatRequest, ChatResponse } from '../../../src/agents/backends/types';
@@ -70,36 +71,53 @@ describe('what the model is given', () => {
 describe('decodeMarketMove', () => {
   it('reads a seller’s offer from JSON text, a fenced block, prose or a tool call, prices written loosely', () => {
     const want = { buyer: 'b2', product: 'p1', price: 19.5, message: 'Hi' };
-    expect(decodeMarketMove('seller', JSON.stringify(want))).toEqual({ ok: true, move: want });
-    expect(decodeMarketMove('seller', 'Here:\n```json\n{"buyer":"b2","product":"p1","price":"$19.50","message":"Hi"}\n```')).toEqual({ ok: true, move: want });
-    expect(decodeMarketMove('seller', '<think>b2 likes it</think>I will offer {"buyer": "b2", "product": "p1", "price": 19.5, "message": "Hi"} now.')).toEqual({ ok: true, move: want, thinking: 'b2 likes it' });
-    expect(decodeMarketMove('seller', '', [{ name: 'offer_product', arguments: JSON.stringify(want) }])).toEqual({ ok: true, move: want });
-    expect(decodeMarketMove('seller', '{"buyer":"b2","product":"p1","price":19.5}')).toEqual({ ok: true, move: { ...want, message: '' } });
+    expect(decodeMarketMove('seller', JSON.stringify(want))).toEqual({ ok: true, value: want });
+    expect(decodeMarketMove('seller', 'Here:\n```json\n{"buyer":"b2","product":"p1","price":"$19.50","message":"Hi"}\n```')).toEqual({ ok: true, value: want });
+    expect(decodeMarketMove('seller', '<think>b2 likes it</think>I will offer {"buyer": "b2", "product": "p1", "price": 19.5, "message": "Hi"} now.')).toEqual({ ok: true, value: want, thinking: 'b2 likes it' });
+    expect(decodeMarketMove('seller', '', [{ name: 'offer_product', arguments: JSON.stringify(want) }])).toEqual({ ok: true, value: want });
+    expect(decodeMarketMove('seller', '{"buyer":"b2","product":"p1","price":19.5}')).toEqual({ ok: true, value: { ...want, message: '' } });
   });
 
   it('reads a buyer’s answer in the forms models write it', () => {
-    expect(decodeMarketMove('buyer', '{"response":{"type":"counter","price":30},"message":"Too dear"}')).toEqual({ ok: true, move: { response: { type: 'counter', price: 30 }, message: 'Too dear' } });
-    expect(decodeMarketMove('buyer', '{"response":"accept"}')).toEqual({ ok: true, move: { response: { type: 'accept' } } });
-    expect(decodeMarketMove('buyer', '{"decision":"decline"}')).toEqual({ ok: true, move: { response: { type: 'reject' } } });
-    expect(decodeMarketMove('buyer', '{"response":"counter","price":"$12"}')).toEqual({ ok: true, move: { response: { type: 'counter', price: 12 } } });
-    expect(decodeMarketMove('buyer', '', [{ name: 'counter_offer', arguments: '{"price": 8.25}' }])).toEqual({ ok: true, move: { response: { type: 'counter', price: 8.25 } } });
-    expect(decodeMarketMove('buyer', '', [{ name: 'accept_offer', arguments: '{"message":"deal"}' }])).toEqual({ ok: true, move: { response: { type: 'accept' }, message: 'deal' } });
+    expect(decodeMarketMove('buyer', '{"response":{"type":"counter","price":30},"message":"Too dear"}')).toEqual({ ok: true, value: { response: { type: 'counter', price: 30 }, message: 'Too dear' } });
+    expect(decodeMarketMove('buyer', '{"response":"accept"}')).toEqual({ ok: true, value: { response: { type: 'accept' } } });
+    expect(decodeMarketMove('buyer', '{"decision":"decline"}')).toEqual({ ok: true, value: { response: { type: 'reject' } } });
+    expect(decodeMarketMove('buyer', '{"response":"counter","price":"$12"}')).toEqual({ ok: true, value: { response: { type: 'counter', price: 12 } } });
+    expect(decodeMarketMove('buyer', '', [{ name: 'counter_offer', arguments: '{"price": 8.25}' }])).toEqual({ ok: true, value: { response: { type: 'counter', price: 8.25 } } });
+    expect(decodeMarketMove('buyer', '', [{ name: 'accept_offer', arguments: '{"message":"deal"}' }])).toEqual({ ok: true, value: { response: { type: 'accept' }, message: 'deal' } });
   });
 
-  it('says why an answer is not a move, and keeps the raw text', () => {
+  it('says why an answer is not a move, by code', () => {
     const no = (role: 'seller' | 'buyer', text: string, calls?: unknown) => {
       const d = decodeMarketMove(role, text, calls);
-      return d.ok ? '' : d.reason;
+      return d.ok ? null : { code: d.error.code, data: d.error.data };
     };
-    expect(no('seller', 'I think b2 would like p1.')).toMatch(/no JSON move/);
-    expect(no('seller', '{"product":"p1","price":10}')).toMatch(/needs a "buyer"/);
-    expect(no('seller', '{"buyer":"b1","product":"p1","price":"cheap"}')).toMatch(/not a number/);
-    expect(no('buyer', '{"response":{"type":"counter"}}')).toMatch(/a counter needs a "price"/);
-    expect(no('buyer', '{"response":"maybe"}')).toMatch(/accept, reject or counter/);
-    expect(no('buyer', '', [{ name: 'counter_offer', arguments: '{price' }])).toMatch(/not JSON/);
-    expect(no('seller', '<think>still thinking')).toMatch(/inside its thinking/);
-    const d = decodeMarketMove('seller', 'nothing here');
-    expect(d).toMatchObject({ ok: false, raw: 'nothing here' });
+    expect(no('seller', 'I think b2 would like p1.')).toEqual({ code: 'no-json-move', data: {} });
+    expect(no('seller', '{"product":"p1","price":10}')).toEqual({ code: 'offer-needs-buyer', data: {} });
+    expect(no('seller', '{"buyer":"b1","price":10}')).toEqual({ code: 'offer-needs-product', data: {} });
+    expect(no('seller', '{"buyer":"b1","product":"p1"}')).toEqual({ code: 'offer-needs-price', data: {} });
+    expect(no('seller', '{"buyer":"b1","product":"p1","price":"cheap"}')).toEqual({ code: 'price-unreadable', data: { value: 'cheap' } });
+    expect(no('seller', '{"buyer":["b1"],"product":"p1","price":5}')).toEqual({ code: 'field-not-text', data: { field: 'buyer', value: '["b1"]' } });
+    expect(no('buyer', '{"response":{"type":"counter"}}')).toEqual({ code: 'counter-needs-price', data: {} });
+    expect(no('buyer', '{"response":"maybe"}')).toEqual({ code: 'unknown-response', data: { value: 'maybe' } });
+    expect(no('buyer', '', [{ name: 'counter_offer', arguments: '{price' }])).toMatchObject({ code: 'tool-arguments-not-json', data: { tool: 'counter_offer' } });
+    expect(no('buyer', '', [{ name: 'counter_offer', arguments: '[1]' }])).toEqual({ code: 'tool-arguments-not-object', data: { tool: 'counter_offer' } });
+    expect(no('buyer', '', [{ arguments: '{}' }])).toEqual({ code: 'tool-without-name', data: {} });
+    expect(no('seller', '<think>still thinking')).toEqual({ code: 'unclosed-thinking', data: {} });
+  });
+
+  it('says each problem in English, as the model is told it on its retry', () => {
+    const no = (role: 'seller' | 'buyer', text: string, calls?: unknown) => {
+      const d = decodeMarketMove(role, text, calls);
+      return d.ok ? null : d.error.message;
+    };
+    expect(no('seller', 'I think b2 would like p1.')).toBe('no JSON move in the answer; answer with one JSON object as the format says');
+    expect(no('seller', '{"product":"p1","price":10}')).toBe('the offer needs a "buyer": the id of a buyer, such as "b1"');
+    expect(no('seller', '{"buyer":["b1"],"product":"p1","price":5}')).toBe('"buyer" must be text, not ["b1"]');
+    expect(no('seller', '[]')).toBe('the move must be a JSON object, not []');
+    expect(no('buyer', '{"response":"maybe"}')).toBe('the response must be accept, reject or counter, not maybe');
+    expect(no('buyer', '', [{ name: 'counter_offer', arguments: '[1]' }])).toBe('the arguments of counter_offer must be a JSON object');
+    expect(no('seller', '<think>still thinking')).toBe('the answer ended inside its thinking, with no move after it');
   });
 });
 
@@ -193,7 +211,7 @@ describe.each(['tools', 'json'] as MoveInterface[])('model seats through the %s 
     const seat = marketLlmAgent(backend, 'seller', { interface: moveInterface, temperature: 0.3, seed: 5 });
     const obs = market.observe(market.initialState(handMarket()), 'seller');
     const first = await seat.act(obs, new AbortController().signal);
-    expect(first).toMatchObject({ kind: 'invalid', reason: expect.stringMatching(/no JSON move/), call: { backend: 'scripted', tokensIn: 10 } });
+    expect(first).toMatchObject({ kind: 'invalid', reason: MARKET_ANSWER_PROBLEMS['no-json-move'](), call: { backend: 'scripted', tokensIn: 10 } });
     const second = await seat.act(obs, new AbortController().signal, { attempt: 1, reason: 'no JSON move in the answer' });
     expect(second).toMatchObject({ kind: 'move', move: { buyer: 'b1', product: 'p1', price: 25, message: 'Hi' } });
     const [r1, r2] = backend.requests;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ACCEPT, REJECT, WALK_AWAY, offer, say, type Move } from '../../../src/core/bilateral/moves';
-import { bilateral, turnsFor, type BilateralState } from '../../../src/core/bilateral/protocol';
+import { BILATERAL_REFUSALS, bilateral, turnsFor, type BilateralState } from '../../../src/core/bilateral/protocol';
 import type { Role } from '../../../src/core/scenario';
 import { malformed, scenario } from '../helpers';
 
@@ -12,14 +12,23 @@ function step(state: BilateralState, actor: Role, move: Move): BilateralState {
   return r.value;
 }
 
-/** Applies a move that must be refused; returns the reason and checks the state is untouched. */
-function refused(state: BilateralState, actor: Role, move: Move): string {
+/** Applies a move that must be refused; returns the refusal's code and data, checking the state is untouched and the reason is the table's English. */
+function refusal(state: BilateralState, actor: Role, move: Move): { code: string; data: unknown } {
   const before = JSON.stringify(state);
   const r = bilateral.apply(state, actor, move);
   if (r.ok) throw new Error('expected an invalid move');
-  expect(r.error.kind).toBe('invalid-move');
-  expect(r.error.reason.length).toBeGreaterThan(0);
+  const { kind, code, data, reason } = r.error;
+  expect(kind).toBe('invalid-move');
+  expect(reason).toBe((BILATERAL_REFUSALS[code as keyof typeof BILATERAL_REFUSALS] as (d: unknown) => string)(data));
   expect(JSON.stringify(state)).toBe(before);
+  return { code, data };
+}
+const refused = (state: BilateralState, actor: Role, move: Move): string => refusal(state, actor, move).code;
+
+/** The English a refused move is recorded with. */
+function reasonOf(state: BilateralState, actor: Role, move: Move): string {
+  const r = bilateral.apply(state, actor, move);
+  if (r.ok) throw new Error('expected an invalid move');
   return r.error.reason;
 }
 
@@ -77,8 +86,8 @@ describe('bilateral protocol: turns', () => {
   it('refuses every move once the negotiation is over', () => {
     let s = start();
     s = step(s, 'seller', WALK_AWAY);
-    refused(s, 'buyer', say('wait'));
-    refused(s, 'buyer', offer(100));
+    expect(refused(s, 'buyer', say('wait'))).toBe('negotiation-over');
+    expect(refused(s, 'buyer', offer(100))).toBe('negotiation-over');
   });
 
   it('turnsFor splits odd and even limits, the first mover getting the extra turn', () => {
@@ -133,8 +142,8 @@ describe('bilateral protocol: actions', () => {
 
   it('accept and reject with nothing pending are invalid, with a reason', () => {
     const s = start();
-    expect(refused(s, 'seller', ACCEPT)).toMatch(/offer|pending|nothing/i);
-    expect(refused(s, 'seller', REJECT)).toMatch(/offer|pending|nothing/i);
+    expect(refused(s, 'seller', ACCEPT)).toBe('nothing-to-accept');
+    expect(refused(s, 'seller', REJECT)).toBe('nothing-to-reject');
   });
 
   it('accepting or rejecting your own offer is invalid', () => {
@@ -142,8 +151,8 @@ describe('bilateral protocol: actions', () => {
     s = step(s, 'seller', offer(170));
     s = step(s, 'buyer', say('let me think'));
     // The seller's own 170 is pending, but it is not the seller's to accept.
-    refused(s, 'seller', ACCEPT);
-    refused(s, 'seller', REJECT);
+    expect(refused(s, 'seller', ACCEPT)).toBe('nothing-to-accept');
+    expect(refused(s, 'seller', REJECT)).toBe('nothing-to-reject');
   });
 
   it('reject clears the pending offer without a counter', () => {
@@ -154,7 +163,7 @@ describe('bilateral protocol: actions', () => {
     expect(bilateral.isTerminal(s)).toBe(false);
     expect(bilateral.observe(s, 'seller').ownStanding).toBeNull();
     s = step(s, 'seller', say('fine'));
-    refused(s, 'buyer', ACCEPT);
+    expect(refused(s, 'buyer', ACCEPT)).toBe('nothing-to-accept');
   });
 
   it('a message-only turn leaves the pending offer on the table', () => {
@@ -197,16 +206,17 @@ describe('bilateral protocol: actions', () => {
 describe('bilateral protocol: invalid moves', () => {
   it('refuses non-positive, NaN and infinite prices', () => {
     const s = start();
-    for (const price of [0, -1, -0.01, NaN, Infinity, -Infinity]) refused(s, 'seller', offer(price));
+    for (const price of [0, -1, -0.01]) expect(refusal(s, 'seller', offer(price))).toEqual({ code: 'price-not-positive', data: { field: 'offer price', price } });
+    for (const price of [NaN, Infinity, -Infinity]) expect(refusal(s, 'seller', offer(price))).toEqual({ code: 'price-not-finite', data: { field: 'offer price' } });
   });
 
   it('refuses a price that rounds to zero cents', () => {
-    refused(start(), 'seller', offer(0.004));
+    expect(refused(start(), 'seller', offer(0.004))).toBe('price-below-minimum');
   });
 
   it('refuses a price under a cent, saying so', () => {
-    expect(refused(start(), 'seller', offer(0.001))).toBe('offer price must be at least $0.01 (got 0.001)');
-    expect(refused(start(), 'seller', offer(0.0099))).toBe('offer price must be at least $0.01 (got 0.0099)');
+    expect(refusal(start(), 'seller', offer(0.001))).toEqual({ code: 'price-below-minimum', data: { field: 'offer price', price: 0.001, min: 0.01 } });
+    expect(refusal(start(), 'seller', offer(0.0099))).toEqual({ code: 'price-below-minimum', data: { field: 'offer price', price: 0.0099, min: 0.01 } });
     expect(step(start(), 'seller', offer(0.01)).pending).toEqual({ by: 'seller', price: 0.01 });
   });
 
@@ -215,16 +225,17 @@ describe('bilateral protocol: invalid moves', () => {
       const s = start({ listPrice });
       const ceiling = Math.round(listPrice * 100 * 100) / 100;
       expect(step(s, 'seller', offer(100 * listPrice)).pending).toEqual({ by: 'seller', price: ceiling });
-      expect(refused(s, 'seller', offer(ceiling + 0.01))).toBe(
-        `offer price ${ceiling + 0.01} is more than 100 times the list price (at most ${ceiling})`,
-      );
+      expect(refusal(s, 'seller', offer(ceiling + 0.01))).toEqual({
+        code: 'price-above-ceiling',
+        data: { field: 'offer price', price: ceiling + 0.01, multiple: 100, ceiling },
+      });
     }
-    for (const absurd of [1e306, Number.MAX_VALUE, 1e21]) expect(refused(start(), 'buyer', offer(absurd))).toMatch(/more than 100 times the list price/);
+    for (const absurd of [1e306, Number.MAX_VALUE, 1e21]) expect(refused(start(), 'buyer', offer(absurd))).toBe('price-above-ceiling');
   });
 
   it('refuses a price that is not a number', () => {
-    refused(start(), 'seller', malformed({ action: { type: 'offer', price: '100' } }));
-    refused(start(), 'seller', malformed({ action: { type: 'offer' } }));
+    expect(refused(start(), 'seller', malformed({ action: { type: 'offer', price: '100' } }))).toBe('price-not-finite');
+    expect(refused(start(), 'seller', malformed({ action: { type: 'offer' } }))).toBe('price-not-finite');
   });
 
   it('rounds prices to cents, in the state, the transcript and the deal', () => {
@@ -243,19 +254,32 @@ describe('bilateral protocol: invalid moves', () => {
     const s = start();
     const ok600 = bilateral.apply(s, 'seller', say('x'.repeat(600)));
     expect(ok600.ok).toBe(true);
-    expect(refused(s, 'seller', say('x'.repeat(601)))).toMatch(/600/);
+    expect(refusal(s, 'seller', say('x'.repeat(601)))).toEqual({ code: 'message-too-long', data: { length: 601, max: 600 } });
     // A long message spoils an otherwise valid offer.
-    refused(s, 'seller', offer(150, 'y'.repeat(601)));
+    expect(refused(s, 'seller', offer(150, 'y'.repeat(601)))).toBe('message-too-long');
   });
 
   it('refuses malformed moves: not an object, empty, unknown action, non-text message', () => {
     const s = start();
-    refused(s, 'seller', malformed(null));
-    refused(s, 'seller', malformed('offer 100'));
-    refused(s, 'seller', {});
-    refused(s, 'seller', malformed({ action: { type: 'haggle' } }));
-    refused(s, 'seller', malformed({ action: null }));
-    refused(s, 'seller', malformed({ message: 42 }));
+    expect(refused(s, 'seller', malformed(null))).toBe('move-not-object');
+    expect(refused(s, 'seller', malformed('offer 100'))).toBe('move-not-object');
+    expect(refused(s, 'seller', {})).toBe('empty-move');
+    expect(refusal(s, 'seller', malformed({ action: { type: 'haggle' } }))).toEqual({ code: 'unknown-action', data: { type: 'haggle' } });
+    expect(refusal(s, 'seller', malformed({ action: null }))).toEqual({ code: 'unknown-action', data: { type: null } });
+    expect(refused(s, 'seller', malformed({ message: 42 }))).toBe('message-not-text');
+  });
+
+  it('says each refusal in English, as event logs record it', () => {
+    const s = start();
+    expect(reasonOf(s, 'seller', offer(0.001))).toBe('offer price must be at least $0.01 (got 0.001)');
+    expect(reasonOf(s, 'seller', offer(-1))).toBe('offer price must be positive (got -1)');
+    expect(reasonOf(s, 'seller', offer(NaN))).toBe('offer price must be a finite number');
+    expect(reasonOf(start({ listPrice: 200 }), 'seller', offer(20000.01))).toBe('offer price 20000.01 is more than 100 times the list price (at most 20000)');
+    expect(reasonOf(s, 'seller', say('x'.repeat(601)))).toBe('message is 601 characters; the limit is 600');
+    expect(reasonOf(s, 'seller', ACCEPT)).toBe('there is no offer from the other side to accept');
+    expect(reasonOf(s, 'seller', malformed({ action: { type: 'haggle' } }))).toBe('unknown action "haggle"');
+    expect(reasonOf(s, 'seller', malformed({ message: 42 }))).toBe('message must be text');
+    expect(reasonOf(s, 'seller', {})).toBe('a move needs a message or an action');
   });
 
   it('never changes the state it was given (states are values)', () => {

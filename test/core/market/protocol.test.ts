@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ACCEPT_OFFER, counterOffer, REJECT_OFFER, sellerMove, type MarketMove } from '../../../src/core/market/moves';
-import { market, type BuyerObservation, type MarketState, type SellerObservation } from '../../../src/core/market/protocol';
+import { MARKET_REFUSALS, market, type BuyerObservation, type MarketState, type SellerObservation } from '../../../src/core/market/protocol';
 import { MarketEventSchema, type MarketEvent } from '../../../src/core/market/events';
 import type { MarketAgent } from '../../../src/core/market/tournament';
 import { playSession } from '../../../src/core/session';
@@ -16,11 +16,15 @@ function play(state: MarketState, ...moves: MarketMove[]): MarketState {
   return state;
 }
 
-const reasonOf = (state: MarketState, move: unknown): string => {
+/** The refusal of a move by whoever's turn it is: its code and data; its reason is the table's English for them. */
+const refusalOf = (state: MarketState, move: unknown): { code: string; data: unknown } => {
   const r = market.apply(state, market.currentActor(state), move as MarketMove);
   if (r.ok) throw new Error('the move was accepted');
-  return r.error.reason;
+  const { code, data, reason } = r.error;
+  expect(reason).toBe((MARKET_REFUSALS[code as keyof typeof MARKET_REFUSALS] as (d: unknown) => string)(data));
+  return { code, data };
 };
+const codeOf = (state: MarketState, move: unknown): string => refusalOf(state, move).code;
 
 describe('market protocol', () => {
   it('the seller moves when no offer is pending, the addressed buyer answers it', () => {
@@ -44,42 +48,49 @@ describe('market protocol', () => {
       { id: 'b1', active: true },
       { id: 'b2', active: false },
     ]);
-    expect(reasonOf(s, sellerMove('b2', 'p2', 10))).toBe('buyer b2 has already bought p1');
-    expect(reasonOf(s, sellerMove('b1', 'p1', 25))).toBe('product p1 is out of stock');
+    expect(refusalOf(s, sellerMove('b2', 'p2', 10))).toEqual({ code: 'buyer-served', data: { buyer: 'b2', bought: 'p1' } });
+    expect(refusalOf(s, sellerMove('b1', 'p1', 25))).toEqual({ code: 'out-of-stock', data: { product: 'p1' } });
   });
 
   it('refuses unknown ids, malformed moves and bad prices, each with its reason', () => {
     const s = market.initialState(handMarket());
-    expect(reasonOf(s, sellerMove('b9', 'p1', 20))).toMatch(/^unknown buyer "b9"; buyers are b1, b2$/);
-    expect(reasonOf(s, sellerMove('b1', 'px', 20))).toMatch(/^unknown product "px"; products are p1, p2, p3$/);
-    expect(reasonOf(s, null)).toMatch(/must be an object/);
-    expect(reasonOf(s, { buyer: 1, product: 'p1', price: 20, message: '' })).toMatch(/buyer must be/);
-    expect(reasonOf(s, { buyer: 'b1', product: 'p1', price: 20 })).toMatch(/message must be text/);
-    expect(reasonOf(s, sellerMove('b1', 'p1', Number.NaN))).toMatch(/finite/);
-    expect(reasonOf(s, sellerMove('b1', 'p1', 0))).toMatch(/at least \$0.01/);
-    expect(reasonOf(s, sellerMove('b1', 'p1', 2001))).toMatch(/100 times the list price/);
-    expect(reasonOf(s, sellerMove('b1', 'p1', 9.99))).toMatch(/below the cost of p1/);
-    expect(reasonOf(s, sellerMove('b1', 'p1', 20, 'x'.repeat(601)))).toMatch(/limit is 600/);
+    expect(refusalOf(s, sellerMove('b9', 'p1', 20))).toEqual({ code: 'unknown-buyer', data: { buyer: 'b9', buyers: ['b1', 'b2'] } });
+    expect(refusalOf(s, sellerMove('b1', 'px', 20))).toEqual({ code: 'unknown-product', data: { product: 'px', products: ['p1', 'p2', 'p3'] } });
+    expect(codeOf(s, null)).toBe('seller-move-not-object');
+    expect(codeOf(s, { buyer: 1, product: 'p1', price: 20, message: '' })).toBe('buyer-not-id');
+    expect(codeOf(s, { buyer: 'b1', product: 1, price: 20, message: '' })).toBe('product-not-id');
+    expect(codeOf(s, { buyer: 'b1', product: 'p1', price: 20 })).toBe('pitch-not-text');
+    expect(refusalOf(s, sellerMove('b1', 'p1', Number.NaN))).toEqual({ code: 'price-not-finite', data: { field: 'price' } });
+    expect(refusalOf(s, sellerMove('b1', 'p1', 0))).toEqual({ code: 'price-below-minimum', data: { field: 'price', price: 0, min: 0.01 } });
+    expect(refusalOf(s, sellerMove('b1', 'p1', 2001))).toEqual({ code: 'price-above-ceiling', data: { field: 'price', price: 2001, multiple: 100, ceiling: 2000 } });
+    expect(refusalOf(s, sellerMove('b1', 'p1', 9.99))).toEqual({ code: 'below-cost', data: { price: 9.99, product: 'p1', cost: 10 } });
+    expect(refusalOf(s, sellerMove('b1', 'p1', 20, 'x'.repeat(601)))).toEqual({ code: 'message-too-long', data: { length: 601, max: 600 } });
     // Selling at a loss is a rule of the market, not of the protocol.
     expect(market.apply(market.initialState(handMarket({ allowBelowCost: true })), 'seller', sellerMove('b1', 'p1', 9.99)).ok).toBe(true);
     // Out of turn.
-    expect(market.apply(s, 'buyer', ACCEPT_OFFER)).toEqual({ ok: false, error: { kind: 'invalid-move', reason: "it is the seller's turn" } });
+    expect(market.apply(s, 'buyer', ACCEPT_OFFER)).toEqual({
+      ok: false,
+      error: { kind: 'invalid-move', code: 'not-your-turn', data: { expected: 'seller' }, reason: "it is the seller's turn" },
+    });
   });
 
   it('a counter must be below the offer and binds its buyer: an offer at or below it must be accepted, a later counter may not go lower', () => {
     const s0 = play(market.initialState(handMarket({ budget: 9 })), sellerMove('b1', 'p1', 28));
-    expect(reasonOf(s0, counterOffer(28))).toMatch(/must be below the offer/);
-    expect(reasonOf(s0, { response: { type: 'haggle' } })).toMatch(/unknown response "haggle"/);
-    expect(reasonOf(s0, { response: { type: 'counter', price: -1 } })).toMatch(/at least \$0.01/);
+    expect(refusalOf(s0, counterOffer(28))).toEqual({ code: 'counter-not-below-offer', data: { offer: 28 } });
+    expect(refusalOf(s0, { response: { type: 'haggle' } })).toEqual({ code: 'unknown-response', data: { type: 'haggle' } });
+    expect(refusalOf(s0, { response: { type: 'counter', price: -1 } })).toEqual({ code: 'price-below-minimum', data: { field: 'counter price', price: -1, min: 0.01 } });
+    expect(codeOf(s0, null)).toBe('answer-not-object');
+    expect(codeOf(s0, { response: null })).toBe('response-not-object');
+    expect(codeOf(s0, { response: { type: 'accept' }, message: 7 })).toBe('message-not-text');
     const s1 = play(s0, counterOffer(20.004));
     expect(s1.counters).toEqual([{ buyer: 0, product: 0, price: 20 }]);
     expect((market.observe(s1, 'seller') as SellerObservation).counters).toEqual([{ buyer: 'b1', product: 'p1', price: 20 }]);
     const s2 = play(s1, sellerMove('b1', 'p1', 24));
-    expect(reasonOf(s2, counterOffer(19))).toMatch(/standing counter for p1 is 20; a new counter may not go below it/);
+    expect(refusalOf(s2, counterOffer(19))).toEqual({ code: 'counter-below-standing', data: { product: 'p1', counter: 20 } });
     const s3 = play(s2, counterOffer(21), sellerMove('b1', 'p1', 21));
     expect((market.observe(s3, 'buyer') as BuyerObservation).standingCounter).toBe(21);
-    expect(reasonOf(s3, REJECT_OFFER)).toMatch(/must be accepted/);
-    expect(reasonOf(s3, counterOffer(20))).toMatch(/must be accepted/);
+    expect(refusalOf(s3, REJECT_OFFER)).toEqual({ code: 'must-accept', data: { product: 'p1', counter: 21, price: 21 } });
+    expect(codeOf(s3, counterOffer(20))).toBe('must-accept');
     const s4 = play(s3, ACCEPT_OFFER);
     expect(s4.sales).toEqual([{ buyer: 'b1', product: 'p1', price: 21, turn: 5 }]);
     expect(s4.counters).toEqual([]);
@@ -97,7 +108,7 @@ describe('market protocol', () => {
     expect(market.outcome(play(market.initialState(oneUnit), sellerMove('b1', 'p1', 20), ACCEPT_OFFER))).toEqual({ kind: 'sold_out', turn: 2 });
     const s = play(market.initialState(handMarket()), sellerMove('b1', 'p1', 20), ACCEPT_OFFER, sellerMove('b2', 'p2', 10), ACCEPT_OFFER);
     expect(market.outcome(s)).toEqual({ kind: 'no_buyers', turn: 4 });
-    expect(reasonOf(s, sellerMove('b1', 'p3', 10))).toBe('the market is over');
+    expect(codeOf(s, sellerMove('b1', 'p3', 10))).toBe('market-over');
   });
 
   it('a forfeited seller turn spends budget; a forfeited answer rejects the offer', () => {
@@ -136,6 +147,30 @@ describe('market protocol', () => {
   });
 });
 
+describe('market refusals in English', () => {
+  it('the reason each code renders, as event logs record it', () => {
+    const s = market.initialState(handMarket());
+    const reasonOf = (state: MarketState, move: unknown) => {
+      const r = market.apply(state, market.currentActor(state), move as MarketMove);
+      return r.ok ? null : r.error.reason;
+    };
+    expect(reasonOf(s, sellerMove('b1', 'p1', 0))).toBe('price must be at least $0.01 (got 0)');
+    expect(reasonOf(s, sellerMove('b1', 'p1', 2001))).toBe('price 2001 is more than 100 times the list price (at most 2000)');
+    expect(reasonOf(s, sellerMove('b1', 'p1', 9.99))).toBe('price 9.99 is below the cost of p1 (10); this market forbids selling at a loss');
+    expect(reasonOf(s, { buyer: 'b1', product: 'p1', price: 20 })).toBe('message must be text (it may be empty)');
+    expect(reasonOf(s, sellerMove('b1', 'p1', 20, 'x'.repeat(601)))).toBe('message is 601 characters; the limit is 600');
+    const offered = play(s, sellerMove('b1', 'p1', 28));
+    expect(reasonOf(offered, counterOffer(28))).toBe('a counter must be below the offer (28); to pay that, accept');
+    expect(reasonOf(offered, { response: { type: 'haggle' } })).toBe('unknown response "haggle"; answer accept, reject or counter');
+    expect(reasonOf(offered, counterOffer(Number.NaN))).toBe('counter price must be a finite number');
+    const countered = play(offered, counterOffer(20), sellerMove('b1', 'p1', 24));
+    expect(reasonOf(countered, counterOffer(19))).toBe('your standing counter for p1 is 20; a new counter may not go below it');
+    expect(reasonOf(play(countered, counterOffer(21), sellerMove('b1', 'p1', 21)), REJECT_OFFER)).toBe(
+      'you countered p1 at 21; an offer at or below your counter (21) must be accepted',
+    );
+  });
+});
+
 describe('the session runner plays markets', () => {
   it('records invalid seller moves with their reasons, retries, then forfeits; the log parses with the event schema', () => {
     const seller = scripted(sellerMove('b9', 'p1', 20), { kind: 'invalid', reason: 'no JSON move', raw: '???' }, sellerMove('b1', 'p1', 5));
@@ -144,7 +179,7 @@ describe('the session runner plays markets', () => {
     if ('then' in record) throw new Error('scripted agents answer at once');
     const types = record.events.map((e) => e.type);
     expect(types).toEqual(['invalid', 'invalid', 'invalid', 'forfeit', 'end']);
-    expect(record.events[0]).toMatchObject({ type: 'invalid', actor: 'seller', attempt: 0, reason: expect.stringMatching(/unknown buyer/) });
+    expect(record.events[0]).toMatchObject({ type: 'invalid', actor: 'seller', attempt: 0, reason: 'unknown buyer "b9"; buyers are b1, b2' });
     expect(record.events[1]).toMatchObject({ attempt: 1, reason: 'no JSON move', raw: '???' });
     expect(record.outcome).toEqual({ kind: 'budget_spent', turn: 1 });
     for (const e of record.events) expect(MarketEventSchema.safeParse(e).success, JSON.stringify(e)).toBe(true);

@@ -7,7 +7,8 @@
 import type { GameDef } from '../../../src/core/engine/game';
 import type { AgentFactory } from '../../../src/core/engine/seat';
 import type { Protocol } from '../../../src/core/protocol';
-import { err, ok } from '../../../src/core/result';
+import { refusals } from '../../../src/core/refusals';
+import { ok } from '../../../src/core/result';
 import { createRng, deriveSeed } from '../../../src/core/rng';
 import { andThen, playSession, type Agent, type SessionEvent, type SessionFailure } from '../../../src/core/session';
 
@@ -23,7 +24,11 @@ interface State {
   outcome: UltimatumOutcome | null;
 }
 
-const refuse = (reason: string) => err({ kind: 'invalid-move' as const, reason });
+// Its refusals as a table, as every game words them (core/refusals.ts): the code is stable, the reason derived.
+const refuse = refusals({
+  'offer-out-of-range': (d: { pie: number }) => `offer a whole number of dollars from 0 to ${d.pie}`,
+  'not-an-answer': () => 'answer { accept: true } or { accept: false }',
+});
 
 export const ultimatum: Protocol<{ pie: number }, State, UltimatumRole, UltimatumObservation, UltimatumMove, UltimatumOutcome> = {
   name: 'ultimatum',
@@ -33,10 +38,10 @@ export const ultimatum: Protocol<{ pie: number }, State, UltimatumRole, Ultimatu
   apply: (s, actor, move) => {
     if (actor === 'proposer') {
       if (!('offer' in move) || !Number.isInteger(move.offer) || move.offer < 0 || move.offer > s.pie)
-        return refuse(`offer a whole number of dollars from 0 to ${s.pie}`);
+        return refuse('offer-out-of-range', { pie: s.pie });
       return ok({ ...s, turn: 1, offer: move.offer });
     }
-    if (!('accept' in move) || typeof move.accept !== 'boolean') return refuse('answer { accept: true } or { accept: false }');
+    if (!('accept' in move) || typeof move.accept !== 'boolean') return refuse('not-an-answer');
     const offer = s.offer as number;
     const outcome: UltimatumOutcome = move.accept ? { kind: 'split', proposer: s.pie - offer, responder: offer, turn: 2 } : { kind: 'no_deal', turn: 2 };
     return ok({ ...s, turn: 2, outcome });

@@ -10,7 +10,7 @@ import type { MarketAgent } from '../../../core/market/tournament';
 import type { ChatBackend } from '../../backends/types';
 import { modelSeat, type LlmAgentOptions } from '../../llm/agent';
 import { buildMarketPrompt } from './prompt';
-import { decodeMarketMove, MARKET_SCHEMA_NAMES, marketJsonSchema, marketTools } from './schema';
+import { decodeMarketMove, MARKET_SCHEMA_NAMES, marketAnswerProblem, marketJsonSchema, marketTools } from './schema';
 
 /** A model seat for `role`; the options are the bilateral seat's. */
 export function marketLlmAgent(backend: ChatBackend, role: MarketRole, opts: LlmAgentOptions = {}): MarketAgent {
@@ -22,7 +22,7 @@ export function marketLlmAgent(backend: ChatBackend, role: MarketRole, opts: Llm
       schemaName: MARKET_SCHEMA_NAMES[role],
       prompt: buildMarketPrompt,
       decode: (text, toolCalls) => decodeMarketMove(role, text, toolCalls),
-      refuse: (obs) => (obs.role === role ? null : `a ${role} seat was asked to play the ${obs.role}`),
+      refuse: (obs) => (obs.role === role ? null : marketAnswerProblem('wrong-seat', { seat: role, asked: obs.role })),
     },
     opts,
   );

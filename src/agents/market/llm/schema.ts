@@ -7,8 +7,12 @@
 import { z } from 'zod';
 import { BuyerMoveSchema, ResponseSchema, SellerMoveSchema, type BuyerMove, type MarketRole, type SellerMove } from '../../../core/market/moves';
 import type { ToolSpec } from '../../backends/types';
+import { problems, type CodeOf, type DataArgs, type ProblemOf } from '../../../core/errors';
+import { err, ok, type Result } from '../../../core/result';
+import { withThinking, type Decoding } from '../../llm/decoder';
 import { clip, eachBalancedObject, fencedBlocks, MAX_SCAN, parseLoose, splitThinking } from '../../llm/json-text';
 import { fieldsOf, first, isPlainObject, kindOf, parsePrice, show, type Fields } from '../../llm/normalize';
+import { ANSWER_PROBLEMS } from '../../llm/problems';
 import { modelJsonSchema } from '../../llm/schema';
 import type { Same } from '../../../core/types';
 
@@ -82,66 +86,88 @@ function toolSpecs(schemas: Record<string, z.ZodType>): ToolSpec[] {
 /** The seat's tools, one call per turn; a fresh copy each time. */
 export const marketTools = (role: MarketRole): ToolSpec[] => JSON.parse(TOOLS_JSON[role]) as ToolSpec[];
 
-export type MarketDecoded = { ok: true; move: SellerMove | BuyerMove } | { ok: false; reason: string };
-const fail = (reason: string): { ok: false; reason: string } => ({ ok: false, reason });
+/** Why a model's answer is not a market move, by code (the bilateral decoder's reading problems, and the market's own). */
+export const MARKET_ANSWER_PROBLEMS = {
+  ...ANSWER_PROBLEMS,
+  'offer-not-object': (d: { value: string }) => `the move must be a JSON object, not ${d.value}`,
+  'offer-needs-buyer': () => 'the offer needs a "buyer": the id of a buyer, such as "b1"',
+  'offer-needs-product': () => 'the offer needs a "product": the id of a product, such as "p1"',
+  'offer-needs-price': () => 'the offer needs a "price", a number in dollars',
+  'not-an-offer': (d: { value: string }) => `not an offer: ${d.value}`,
+  'answer-not-object': (d: { value: string }) => `the answer must be a JSON object, not ${d.value}`,
+  'counter-needs-price': () => 'a counter needs a "price", a number in dollars',
+  'unknown-response': (d: { value: string }) => `the response must be accept, reject or counter, not ${d.value}`,
+  'unclosed-thinking': () => 'the answer ended inside its thinking, with no move after it',
+  'no-json-move': () => 'no JSON move in the answer; answer with one JSON object as the format says',
+  /** A seat asked to play the other side: a bug in the caller, played as an invalid answer. */
+  'wrong-seat': (d: { seat: MarketRole; asked: MarketRole }) => `a ${d.seat} seat was asked to play the ${d.asked}`,
+} as const;
+
+export type MarketAnswerProblem = ProblemOf<typeof MARKET_ANSWER_PROBLEMS>;
+export const marketAnswerProblem = problems(MARKET_ANSWER_PROBLEMS);
+type Codes = typeof MARKET_ANSWER_PROBLEMS;
+const fail = <C extends CodeOf<Codes>>(code: C, ...data: DataArgs<Codes, C>) => err(marketAnswerProblem(code, ...data));
+
+export type MarketDecoded = Result<SellerMove | BuyerMove, MarketAnswerProblem>;
 
 const MESSAGE_KEYS = ['message', 'msg', 'pitch', 'say', 'text', 'comment'];
 const PRICE_KEYS = ['price', 'amount', 'counter', 'counter_price', 'counter_offer', 'offer_price', 'bid'];
 const WRAPPER_KEYS = ['move', 'offer', 'answer', 'output', 'result', 'reply', 'data'];
 
-function readText(f: Fields, keys: readonly string[], what: string): { ok: true; text: string | undefined } | { ok: false; reason: string } {
+/** The text under one of `keys`, if any; `field` names it in the problem. */
+function readText(f: Fields, keys: readonly string[], field: string): Result<string | undefined, MarketAnswerProblem> {
   const found = first(f, keys);
-  if (found === undefined || found[1] === undefined || found[1] === null) return { ok: true, text: undefined };
+  if (found === undefined || found[1] === undefined || found[1] === null) return ok(undefined);
   const v = found[1];
-  if (typeof v === 'string') return { ok: true, text: v.trim() };
-  if (typeof v === 'number') return { ok: true, text: String(v) };
-  return fail(`${what} must be text, not ${show(v)}`);
+  if (typeof v === 'string') return ok(v.trim());
+  if (typeof v === 'number') return ok(String(v));
+  return fail('field-not-text', { field, value: show(v) });
 }
 
 function sellerMoveFrom(value: unknown, depth = 0): MarketDecoded {
-  if (!isPlainObject(value)) return fail(`the move must be a JSON object, not ${show(value)}`);
+  if (!isPlainObject(value)) return fail('offer-not-object', { value: show(value) });
   const f = fieldsOf(value);
   const wrapped = first(f, WRAPPER_KEYS);
   if (wrapped && isPlainObject(wrapped[1]) && depth < 2 && !f.has('buyer')) return sellerMoveFrom(wrapped[1], depth + 1);
-  const buyer = readText(f, ['buyer', 'buyer_id', 'to', 'customer'], '"buyer"');
+  const buyer = readText(f, ['buyer', 'buyer_id', 'to', 'customer'], 'buyer');
   if (!buyer.ok) return buyer;
-  const product = readText(f, ['product', 'product_id', 'item'], '"product"');
+  const product = readText(f, ['product', 'product_id', 'item'], 'product');
   if (!product.ok) return product;
-  const said = readText(f, MESSAGE_KEYS, '"message"');
+  const said = readText(f, MESSAGE_KEYS, 'message');
   if (!said.ok) return said;
-  if (!buyer.text) return fail('the offer needs a "buyer": the id of a buyer, such as "b1"');
-  if (!product.text) return fail('the offer needs a "product": the id of a product, such as "p1"');
+  if (!buyer.value) return fail('offer-needs-buyer');
+  if (!product.value) return fail('offer-needs-product');
   const rawPrice = first(f, PRICE_KEYS)?.[1];
-  if (rawPrice === undefined) return fail('the offer needs a "price", a number in dollars');
+  if (rawPrice === undefined) return fail('offer-needs-price');
   const price = parsePrice(rawPrice);
   if (!price.ok) return price;
-  const move = { buyer: buyer.text, product: product.text, price: price.value, message: clip(said.text ?? '', 600) };
-  return SellerMoveSchema.safeParse(move).success ? { ok: true, move } : fail(`not an offer: ${show(move)}`);
+  const move = { buyer: buyer.value, product: product.value, price: price.value, message: clip(said.value ?? '', 600) };
+  return SellerMoveSchema.safeParse(move).success ? ok(move) : fail('not-an-offer', { value: show(move) });
 }
 
 function buyerMoveFrom(value: unknown, depth = 0): MarketDecoded {
   if (typeof value === 'string') return answerOf(value, undefined, new Map());
-  if (!isPlainObject(value)) return fail(`the answer must be a JSON object, not ${show(value)}`);
+  if (!isPlainObject(value)) return fail('answer-not-object', { value: show(value) });
   const f = fieldsOf(value);
-  const said = readText(f, MESSAGE_KEYS, '"message"');
+  const said = readText(f, MESSAGE_KEYS, 'message');
   if (!said.ok) return said;
   const response = first(f, ['response', 'decision', 'action', 'type', 'answer'])?.[1];
   if (isPlainObject(response)) {
     const inner = fieldsOf(response);
     const kind = first(inner, ['type', 'kind', 'decision', 'action', 'name'])?.[1];
-    return answerOf(kind, said.text, inner, f);
+    return answerOf(kind, said.value, inner, f);
   }
   if (response === undefined && depth < 2) {
     const wrapped = first(f, ['move', 'output', 'result', 'reply']);
     if (wrapped) return buyerMoveFrom(wrapped[1], depth + 1);
   }
-  return answerOf(response, said.text, f);
+  return answerOf(response, said.value, f);
 }
 
 /** An answer from a word (accept, reject, counter and their synonyms) and, for a counter, a price. */
 function answerOf(word: unknown, message: string | undefined, own: Fields, outer?: Fields): MarketDecoded {
   const kind = kindOf(word);
-  const withMessage = (move: BuyerMove): MarketDecoded => ({ ok: true, move: message ? { ...move, message: clip(message, 600) } : move });
+  const withMessage = (move: BuyerMove): MarketDecoded => ok(message ? { ...move, message: clip(message, 600) } : move);
   switch (kind) {
     case 'accept':
       return withMessage({ response: { type: 'accept' } });
@@ -150,13 +176,13 @@ function answerOf(word: unknown, message: string | undefined, own: Fields, outer
       return withMessage({ response: { type: 'reject' } });
     case 'offer': {
       const raw = first(own, PRICE_KEYS)?.[1] ?? (outer ? first(outer, PRICE_KEYS)?.[1] : undefined);
-      if (raw === undefined) return fail('a counter needs a "price", a number in dollars');
+      if (raw === undefined) return fail('counter-needs-price');
       const price = parsePrice(raw);
       if (!price.ok) return price;
       return withMessage({ response: { type: 'counter', price: price.value } });
     }
     default:
-      return fail(`the response must be accept, reject or counter, not ${show(word)}`);
+      return fail('unknown-response', { value: show(word) });
   }
 }
 
@@ -164,25 +190,23 @@ const moveFrom = (role: MarketRole, value: unknown): MarketDecoded => (role === 
 
 /** The move one tool call stands for. */
 export function marketToolCallToMove(role: MarketRole, name: unknown, args: unknown): MarketDecoded {
-  if (typeof name !== 'string' || name.trim() === '') return fail('a tool call without a tool name');
+  if (typeof name !== 'string' || name.trim() === '') return fail('tool-without-name');
   let value: unknown = args ?? {};
   if (typeof args === 'string') {
-    const parsed = args.trim() === '' ? { ok: true as const, value: {} } : parseLoose(args.slice(0, 20_000));
-    if (!parsed.ok) return fail(`the arguments of ${show(name)} are not JSON (${parsed.error})`);
+    const parsed = args.trim() === '' ? ok({}) : parseLoose(args.slice(0, 20_000));
+    if (!parsed.ok) return fail('tool-arguments-not-json', { tool: show(name), error: parsed.error });
     value = parsed.value;
   }
-  if (!isPlainObject(value)) return fail(`the arguments of ${show(name)} must be a JSON object`);
+  if (!isPlainObject(value)) return fail('tool-arguments-not-object', { tool: show(name) });
   if (role === 'seller') return sellerMoveFrom(value);
   const key = name.trim().toLowerCase().replace(/^functions?[.:]/, '');
   const f = fieldsOf(value);
-  const said = readText(f, MESSAGE_KEYS, '"message"');
+  const said = readText(f, MESSAGE_KEYS, 'message');
   if (!said.ok) return said;
-  return answerOf(key.replace(/_offer$/, ''), said.text, f);
+  return answerOf(key.replace(/_offer$/, ''), said.value, f);
 }
 
-export type MarketDecodeResult =
-  | { ok: true; move: SellerMove | BuyerMove; thinking?: string }
-  | { ok: false; reason: string; raw: string; thinking?: string };
+export type MarketDecodeResult = Decoding<SellerMove | BuyerMove, MarketAnswerProblem>;
 
 /**
  * A model's answer to a move: its first tool call, else the answer text as JSON, then its fenced
@@ -192,22 +216,19 @@ export function decodeMarketMove(role: MarketRole, text: unknown, toolCalls?: un
   const raw = clip(typeof text === 'string' ? text : '', 200_000);
   const split = splitThinking(raw);
   const thinking = split.thinking;
-  const done = (d: MarketDecoded): MarketDecodeResult => {
-    const base: MarketDecodeResult = d.ok ? { ok: true, move: d.move } : { ok: false, reason: clip(d.reason, 500), raw };
-    return thinking === undefined ? base : { ...base, thinking };
-  };
+  const done = (d: MarketDecoded): MarketDecodeResult => withThinking(d, thinking);
   if (Array.isArray(toolCalls) && toolCalls.length > 0) {
     const call = toolCalls[0] as { name?: unknown; arguments?: unknown };
     return done(marketToolCallToMove(role, call?.name, call?.arguments));
   }
-  if (split.unclosed) return done(fail('the answer ended inside its thinking, with no move after it'));
+  if (split.unclosed) return done(fail('unclosed-thinking'));
   const answer = split.answer.slice(0, MAX_SCAN).trim();
-  let firstFailure: string | null = null;
+  let firstFailure: MarketDecoded | null = null;
   const tryText = (candidate: string): MarketDecoded | null => {
     const parsed = parseLoose(candidate);
     if (!parsed.ok) return null;
     const d = moveFrom(role, parsed.value);
-    if (!d.ok) firstFailure ??= d.reason;
+    if (!d.ok) firstFailure ??= d;
     return d.ok ? d : null;
   };
   const whole = tryText(answer);
@@ -225,9 +246,9 @@ export function decodeMarketMove(role: MarketRole, text: unknown, toolCalls?: un
       found = d;
       return true;
     }
-    firstFailure ??= d.reason;
+    firstFailure ??= d;
     return 'skip';
   });
   if (found) return done(found);
-  return done(fail(firstFailure ?? 'no JSON move in the answer; answer with one JSON object as the format says'));
+  return done(firstFailure ?? fail('no-json-move'));
 }

@@ -45,9 +45,9 @@ export function readGame(f: GameFields, llm?: LlmSettings): { config: MarketRunC
   const problems: Problems = {};
   const seed = whole(f.seed, 'Seed', 0, MAX_SEED, problems, 'seed');
   const seller = parseMarketSpec(f.seller, 'seller');
-  if (!seller.ok) problems.seller = seller.error;
+  if (!seller.ok) problems.seller = seller.error.message;
   const buyer = parseMarketSpec(f.buyer, 'buyer');
-  if (!buyer.ok) problems.buyer = buyer.error;
+  if (!buyer.ok) problems.buyer = buyer.error.message;
   let named = f.preset === CUSTOM ? undefined : marketConfigByName(f.preset);
   if (f.preset !== CUSTOM && !named) problems.preset = `Unknown configuration “${f.preset}”.`;
   if (f.preset === CUSTOM) {
@@ -88,10 +88,10 @@ export interface TournamentFields {
 export function readTournament(f: TournamentFields, llm?: LlmSettings): { config: MarketRunConfig } | { problems: Problems } {
   const problems: Problems = {};
   const sellers = parseMarketSpecs(f.sellers.split(',').map((s) => s.trim()).filter((s) => s !== ''), 'seller');
-  if (!sellers.ok) problems.sellers = sellers.error;
+  if (!sellers.ok) problems.sellers = sellers.error.message;
   else if (sellers.value.length === 0) problems.sellers = 'Name at least one seller.';
   const buyer = parseMarketSpec(f.buyer, 'buyer');
-  if (!buyer.ok) problems.buyer = buyer.error;
+  if (!buyer.ok) problems.buyer = buyer.error.message;
   const configs = ALL_MARKET_CONFIGS.filter((c) => f.configs.includes(c.name));
   if (configs.length === 0) problems.configs = 'Tick at least one configuration.';
   const markets = whole(f.markets, 'Markets per configuration', 1, 10_000, problems, 'markets');

@@ -107,7 +107,7 @@ describe('webLlmBackend: tools, in Qwen3’s own format', () => {
     expect(response.text).toBe('<think>\nOpen low.\n</think>');
     expect(decodeMove(response.text, response.toolCalls)).toEqual({
       ok: true,
-      move: { message: 'Sixty?', action: { type: 'offer', price: 60 } },
+      value: { message: 'Sixty?', action: { type: 'offer', price: 60 } },
       thinking: 'Open low.',
     });
   });

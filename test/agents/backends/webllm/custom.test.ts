@@ -148,7 +148,7 @@ describe('custom WebLLM models', () => {
     expect(customAppConfig('Qwen3-0.6B-q4f32_1-MLC', 'https://parley.example')).toBeUndefined();
     useCustomModels([]);
     const gone = parseAgentSpec(`webllm:${MINE.name}`);
-    expect(!gone.ok && gone.error).toContain(`unknown WebLLM model "${MINE.name}"`);
+    expect(!gone.ok && gone.error).toMatchObject({ code: 'unknown-webllm-model', data: { model: MINE.name } });
   });
 
   it('the pool loads it with its record and gives its backend the model’s context window', async () => {

@@ -222,8 +222,8 @@ describe('the message length is the decoder’s: what the grammar lets through i
     const decoded = decodeMove(toolCalls ? '' : text, toolCalls);
     expect(decoded.ok).toBe(true);
     if (!decoded.ok) return;
-    expect(MoveSchema.safeParse(decoded.move).success).toBe(true);
-    expect(decoded.move.message?.length).toBeLessThanOrEqual(MAX_MESSAGE_LENGTH);
-    expect(decoded.move.message).toMatch(/^Sixty is fair for a used one\. .*… \[\d+ more characters\]$/);
+    expect(MoveSchema.safeParse(decoded.value).success).toBe(true);
+    expect(decoded.value.message?.length).toBeLessThanOrEqual(MAX_MESSAGE_LENGTH);
+    expect(decoded.value.message).toMatch(/^Sixty is fair for a used one\. .*… \[\d+ more characters\]$/);
   });
 });
