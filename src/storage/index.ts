@@ -26,7 +26,10 @@ export {
   createRun,
   getRun,
   listRuns,
+  readRuns,
+  readRun,
   updateRun,
+  loadLines,
   deleteRun,
   markInterrupted,
   runLockName,
@@ -38,8 +41,11 @@ export {
   forEachNegotiation,
   scanRun,
   type NegotiationFilter,
+  type RunInit,
+  type RunPatch,
 } from './runs';
-export { NegotiationWriter, type WriterOptions } from './writer';
+export { GAMES, type Game, type StoredRun, type RunOf, type LineOf } from './games';
+export { RunWriter, type WriterOptions } from './writer';
 export { StorageFullError, isQuotaError } from './errors';
 export {
   exportRunJson,
@@ -56,5 +62,5 @@ export {
   type ImportErrorKind,
   type ImportOptions,
 } from './transfer';
-export { readRunFile, type CheckedRun } from './run-file';
+export { readRunFile, type CheckedRun, type GameChoice } from './run-file';
 export { storageUsage, formatBytes } from './usage';
