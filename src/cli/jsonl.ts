@@ -1,5 +1,6 @@
 import type { NegotiationResult } from '../core/bilateral/tournament';
-import { storeOf, type Game, type RunOf } from '../storage/games';
+import type { Game, RunOf } from '../storage/games';
+import { filesOf } from '../storage/games/files';
 import type { FileRecordOf } from '../storage/games/store';
 import { EXPORT_FORMAT_JSONL } from '../storage/run-file';
 import { exportedNegotiation } from '../storage/schema';
@@ -61,7 +62,7 @@ export class RunJsonlWriter<G extends Game = 'bilateral', Result = NegotiationRe
   async finish(run: FileRecordOf<RunOf<G>>): Promise<void> {
     if (run.done !== this.count) throw new Error(`run.done is ${run.done} but ${this.count} lines were written`);
     const { game } = this.lines;
-    await this.file.finish(JSON.stringify({ format: EXPORT_FORMAT_JSONL, version: storeOf(game).fileVersion(run), game, run }) + '\n');
+    await this.file.finish(JSON.stringify({ format: EXPORT_FORMAT_JSONL, version: filesOf(game).fileVersion(run), game, run }) + '\n');
   }
 
   /** Removes the side files after a failure; the path itself is left as it was. */

@@ -11,10 +11,11 @@ import { arenaSeat, plannedCount, SeatContext } from '../core/bilateral/tourname
 import { Aggregator } from '../core/bilateral/aggregate';
 import type { Scenario } from '../core/scenario';
 import { OracleScorer, scoredMetrics } from '../agents/oracle';
+import { sameStoredGame } from './content';
 import { fail, quote, type Step } from './file-format';
-import type { FileRun, ParsedFile } from './games/store';
+import type { FileRun, GameFiles, ParsedFile } from './games/store';
 import { planProblem } from './run-plan';
-import type { ExportedLine, ExportedNegotiation, RunRecord, RunRow } from './schema';
+import { ExportedLineSchema, RunRecordSchema, type ExportedLine, type ExportedNegotiation, type RunRecord, type RunRow } from './schema';
 import { scriptedSeatProblem } from './scripted-replay';
 
 /** The version a run's file is written as: 3 with a scenario list of its own, 2 otherwise. */
@@ -127,3 +128,19 @@ export function bilateralStandings(run: RunRecord, rows: readonly ExportedNegoti
   const seed = run.config.kind === 'tournament' ? run.config.tournament.seed : 0;
   return aggregator.standings({ samples: IMPORT_BOOTSTRAP_SAMPLES, seed });
 }
+
+/** The bilateral game's file part (games/store.ts). */
+export const bilateralFiles: GameFiles<RunRow, ExportedNegotiation, ExportedLine> = {
+  fileVersion: exportVersionOf,
+  // A negotiation is exported as it is stored.
+  exportLine: (json) => json,
+  fileRecord: RunRecordSchema,
+  fileLine: ExportedLineSchema,
+  checkFile: checkBilateralFile,
+  standings: bilateralStandings,
+  // An unfinished tournament resumes by its plan (the file was checked against it); an Arena game
+  // cannot resume, so one that never finished stays as it is.
+  importedStatus: (run) => (run.done === run.planned ? 'done' : run.config.kind === 'tournament' ? 'interrupted' : 'cancelled'),
+  // An Arena game counts once in a class's ranking; a tournament imported back is a copy, as it was.
+  sameStored: (db, run, lines) => (run.config.kind === 'arena' ? sameStoredGame(db, run, lines) : Promise.resolve(null)),
+};

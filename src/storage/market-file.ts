@@ -10,9 +10,18 @@ import { replayMarketLog } from '../core/market/replay';
 import { planMarketJobs, plannedMarkets } from '../core/market/tournament';
 import { ok } from '../core/result';
 import { parseMarketSpec } from '../agents/market/specs';
+import type { z } from 'zod';
 import { fail, firstDifference, quote, type Located, type Step } from './file-format';
-import type { FileRun, ParsedFile } from './games/store';
-import { tournamentOf, type MarketFileLine, type MarketLine, type MarketRunConfig, type MarketRunRow } from './market-schema';
+import type { FileRun, GameFiles, ParsedFile } from './games/store';
+import {
+  MarketFileLineSchema,
+  MarketRunRecordSchema,
+  tournamentOf,
+  type MarketFileLine,
+  type MarketLine,
+  type MarketRunConfig,
+  type MarketRunRow,
+} from './market-schema';
 
 const close = (a: unknown, b: number | null): boolean =>
   b === null ? a === null : typeof a === 'number' && Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b));
@@ -100,3 +109,21 @@ export function marketStandings(config: MarketRunConfig, lines: readonly MarketL
   }
   return aggregator.standings({ samples: config.samples, seed: config.seed });
 }
+
+/** The market game's file part (games/store.ts). */
+export const marketFiles: GameFiles<MarketRunRow, MarketLine, MarketFileLine> = {
+  fileVersion: () => 4,
+  // Each line of a file carries its metrics, as the CLI's lines do: derived data, checked on import.
+  exportLine: (json) => {
+    const line = JSON.parse(json) as MarketLine;
+    return JSON.stringify({ ...line, metrics: computeMarketMetrics(line.scenario, line.events) });
+  },
+  fileRecord: MarketRunRecordSchema,
+  // Parsed events are ones the runner could have written (events.ts checks it).
+  fileLine: MarketFileLineSchema as unknown as z.ZodType<MarketFileLine>,
+  checkFile: checkMarketFile,
+  standings: (run, lines) => marketStandings(run.config, lines),
+  // A market tournament resumes from the Runs page; a market game is never resumed.
+  importedStatus: (run) => (run.done === run.planned ? 'done' : 'cancelled'),
+  legacyFormats: { json: 'parley-market', jsonl: 'parley-market-jsonl', version: 1 },
+};

@@ -5,12 +5,13 @@
  * file before anything is used. docs/file-formats.md describes the format.
  */
 import { err, ok, type Result } from '../core/result';
-import { fail, isRecord, parseJson, parseJsonList, parseJsonlBody, parseWith, type Step } from './file-format';
-import { GAMES, isGame, STORE_GAMES, type AnyGameStore, type Game, type LineOf, type RunOf } from './games';
+import { EXPORT_FORMAT, EXPORT_FORMAT_JSONL, fail, isRecord, parseJson, parseJsonList, parseJsonlBody, parseWith, sizeProblem, type ImportError, type Step } from './file-format';
+import { GAMES, isGame, storeOf, type AnyGameStore, type Game, type LineOf, type RunOf } from './games';
+import { FILE_GAMES, filesOf, type AnyGameFiles } from './games/files';
 import type { FileRecordOf, ParsedFile as ParsedFileOf, StoredRunBase } from './games/store';
 
-export const EXPORT_FORMAT = 'parley-run';
-export const EXPORT_FORMAT_JSONL = 'parley-run-jsonl';
+export { EXPORT_FORMAT, EXPORT_FORMAT_JSONL, IMPORT_ERROR_KINDS, MAX_IMPORT_BYTES, sizeProblem, type ImportError, type ImportErrorKind } from './file-format';
+
 /**
  * The newest version written. Version 2 stores a tournament's `deadline` and `firstMover` where
  * version 1 stored a fixed `turnLimit`; version-1 files still import (the config schema reads
@@ -25,32 +26,6 @@ export const EXPORT_VERSION = 4;
 
 /** The oldest version this Parley still reads; it reads every version from this to EXPORT_VERSION. */
 export const OLDEST_IMPORT_VERSION = 1;
-/** Larger files are refused before they are parsed. */
-export const MAX_IMPORT_BYTES = 512 * 1024 * 1024;
-/**
- * `conflict`: the file is valid but its records clash with ones already stored (nothing is written).
- * `tampered`: a scripted seat's moves are not what its strategy plays there (scripted-replay.ts).
- * `duplicate`: the same game is already stored (content.ts), under whatever name; nothing is written.
- * `wrong-game`: a valid run file of a game the reader was not asked for (a market run handed in to a class).
- */
-export const IMPORT_ERROR_KINDS = ['invalid-file', 'wrong-format', 'wrong-version', 'too-large', 'truncated', 'conflict', 'tampered', 'duplicate', 'wrong-game'] as const;
-export type ImportErrorKind = (typeof IMPORT_ERROR_KINDS)[number];
-export interface ImportError {
-  kind: ImportErrorKind;
-  /** One or two lines naming what is wrong and where, ready to show. */
-  message: string;
-  /** With `duplicate`: the stored run that already holds the game. */
-  same?: { id: string; name: string };
-}
-
-/**
- * The refusal of a file of `size` bytes, or null when that size may be imported. Callers that can
- * learn the size without reading the file (a File's `size`, `stat`) ask this first.
- */
-export function sizeProblem(size: number): ImportError | null {
-  if (size <= MAX_IMPORT_BYTES) return null;
-  return { kind: 'too-large', message: `the file is ${formatMb(size)}; Parley imports runs of up to ${formatMb(MAX_IMPORT_BYTES)}` };
-}
 
 /** A run file checked whole: its game, its run, and its lines in plan order (`rows`) without derived data. */
 export type CheckedRun<G extends Game = 'bilateral'> = { [K in G]: { game: K; run: FileRecordOf<RunOf<K>>; rows: LineOf<K>[] } }[G];
@@ -71,7 +46,7 @@ export function readRunFile<C extends GameChoice = 'bilateral'>(text: string, si
   const parsed = parseFile(text, game ?? 'bilateral');
   if (!parsed.ok) return parsed;
   const file = parsed.value;
-  const checked = file.store.checkFile(file);
+  const checked = file.files.checkFile(file);
   return checked.ok ? ok({ game: file.store.game, run: checked.value.run, rows: checked.value.lines } as CheckedRun<Chosen<C>>) : checked;
 }
 
@@ -80,14 +55,15 @@ export function readRunFile<C extends GameChoice = 'bilateral'>(text: string, si
 
 interface ParsedFile extends ParsedFileOf<StoredRunBase, unknown> {
   store: AnyGameStore;
+  files: AnyGameFiles;
 }
 
 /** The format a file names at its start: a run file's (either layout), or one of a game's older formats. */
-function formatOf(format: unknown): { store: AnyGameStore | null; jsonl: boolean; version?: number } | null {
-  if (format === EXPORT_FORMAT || format === EXPORT_FORMAT_JSONL) return { store: null, jsonl: format === EXPORT_FORMAT_JSONL };
-  for (const store of Object.values(STORE_GAMES) as AnyGameStore[]) {
-    const legacy = store.legacyFormats;
-    if (legacy && (format === legacy.json || format === legacy.jsonl)) return { store, jsonl: format === legacy.jsonl, version: legacy.version };
+function formatOf(format: unknown): { game: Game | null; jsonl: boolean; version?: number } | null {
+  if (format === EXPORT_FORMAT || format === EXPORT_FORMAT_JSONL) return { game: null, jsonl: format === EXPORT_FORMAT_JSONL };
+  for (const game of GAMES) {
+    const legacy = FILE_GAMES[game].legacyFormats;
+    if (legacy && (format === legacy.json || format === legacy.jsonl)) return { game, jsonl: format === legacy.jsonl, version: legacy.version };
   }
   return null;
 }
@@ -112,16 +88,17 @@ function parseBody(text: string, envelope: unknown, jsonl: boolean, wanted: Game
   const at = jsonl ? 'line 1: ' : '';
   const header = checkEnvelope(envelope, jsonl, at);
   if (!header.ok) return header;
-  const { store, value } = header.value;
-  if (wanted !== 'any' && store.game !== wanted) return fail('wrong-game', `${at}the file holds a ${store.game} run; only a ${wanted} run is read here`);
-  const run = parseWith(store.fileRecord, value.run, at, 'run');
+  const { game, value } = header.value;
+  if (wanted !== 'any' && game !== wanted) return fail('wrong-game', `${at}the file holds a ${game} run; only a ${wanted} run is read here`);
+  const [store, files] = [storeOf(game) as AnyGameStore, filesOf(game)];
+  const run = parseWith(files.fileRecord, value.run, at, 'run');
   if (!run.ok) return run;
-  const lines = jsonl ? parseJsonlBody(text.split('\n'), store.fileLine) : parseJsonList(value[store.items], store.items, store.fileLine);
+  const lines = jsonl ? parseJsonlBody(text.split('\n'), files.fileLine) : parseJsonList(value[store.items], store.items, files.fileLine);
   if (!lines.ok) return lines;
-  return ok({ store, run: run.value, lines: lines.value, jsonl, at });
+  return ok({ store, files, run: run.value, lines: lines.value, jsonl, at });
 }
 
-function checkEnvelope(value: unknown, jsonl: boolean, at: string): Step<{ store: AnyGameStore; value: Record<string, unknown> }> {
+function checkEnvelope(value: unknown, jsonl: boolean, at: string): Step<{ game: Game; value: Record<string, unknown> }> {
   if (!isRecord(value) || !('format' in value))
     return fail('wrong-format', `${at}this is not a Parley run export: it has no "format" field`);
   const format = formatOf(value.format);
@@ -137,14 +114,14 @@ function checkEnvelope(value: unknown, jsonl: boolean, at: string): Step<{ store
   const read = newest === OLDEST_IMPORT_VERSION ? `version ${newest}` : `versions ${OLDEST_IMPORT_VERSION} to ${newest}`;
   if (version > newest)
     return fail('wrong-version', `${at}the file is format version ${version}, written by a newer Parley; this one reads ${read}. Update Parley to import it.`);
-  if (format.store !== null) return ok({ store: format.store, value });
+  if (format.game !== null) return ok({ game: format.game, value });
   // A file older than version 4 names no game: it holds a bilateral run.
   const game = value.game ?? 'bilateral';
   if (!isGame(game)) {
     const shown = typeof game === 'string' ? `"${game.slice(0, 60)}"` : typeof game;
     return fail('invalid-file', `${at}game: ${shown} is no game this Parley knows (${GAMES.join(', ')})`);
   }
-  return ok({ store: STORE_GAMES[game] as AnyGameStore, value });
+  return ok({ game, value });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -167,5 +144,3 @@ function endsInsideValue(text: string): boolean {
   }
   return inString || depth > 0;
 }
-
-const formatMb = (bytes: number): string => `${Math.round(bytes / (1024 * 1024))} MB`;

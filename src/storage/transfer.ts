@@ -7,6 +7,7 @@ import { addBatches, scanJson } from './batches';
 import { asStorageError } from './errors';
 import { jsonFile, jsonlFile, runRecordOf } from './file-format';
 import { gameOfRow, storeOf, type AnyGameStore, type Game, type RunOf, type StoredRun } from './games';
+import { filesOf } from './games/files';
 import type { FileRecordOf } from './games/store';
 import { EXPORT_FORMAT, EXPORT_FORMAT_JSONL, readRunFile, sizeProblem, type GameChoice, type ImportError } from './run-file';
 
@@ -37,32 +38,32 @@ export interface ImportOptions<C extends GameChoice = 'bilateral'> {
 type Chosen<C extends GameChoice> = C extends 'any' ? Game : Exclude<C, 'any'>;
 
 /** The run and its lines as one consistent snapshot, each line as its game's files write it. */
-async function snapshot(db: ParleyDb, runId: string): Promise<{ store: AnyGameStore; run: FileRecordOf<StoredRun>; lines: string[] }> {
+async function snapshot(db: ParleyDb, runId: string): Promise<{ game: Game; run: FileRecordOf<StoredRun>; lines: string[] }> {
   return db.transaction('r', db.runs, db.batches, db.digests, async () => {
     const run = await db.runs.get(runId);
     if (!run) throw new Error(`no run with id ${runId}`);
     const game = gameOfRow(run);
     if (game === null) throw new Error(`run ${runId} names no game this Parley knows`);
-    const store = storeOf(game) as AnyGameStore;
+    const files = filesOf(game);
     const lines: string[] = [];
     await scanJson(db, runId, (json) => {
-      for (const line of json) lines.push(store.exportLine(line));
+      for (const line of json) lines.push(files.exportLine(line));
     });
     // `done` is what the file holds, so the file always passes its own import check.
-    return { store, run: runRecordOf(run, lines.length), lines };
+    return { game, run: runRecordOf(run, lines.length), lines };
   });
 }
 
 /** `{"format":"parley-run","version":N,"game":"…","run":{…},"negotiations":[…]}` (`"markets"` for a market run); standings are left out. */
 export async function exportRunJson(db: ParleyDb, runId: string): Promise<string> {
-  const { store, run, lines } = await snapshot(db, runId);
-  return jsonFile({ format: EXPORT_FORMAT, version: store.fileVersion(run), game: store.game, run }, store.items, lines);
+  const { game, run, lines } = await snapshot(db, runId);
+  return jsonFile({ format: EXPORT_FORMAT, version: filesOf(game).fileVersion(run), game, run }, storeOf(game).items, lines);
 }
 
 /** A header line `{"format":"parley-run-jsonl","version":N,"game":"…","run":{…}}`, then one line (negotiation, market) a line. */
 export async function exportRunJsonl(db: ParleyDb, runId: string): Promise<string> {
-  const { store, run, lines } = await snapshot(db, runId);
-  return jsonlFile({ format: EXPORT_FORMAT_JSONL, version: store.fileVersion(run), game: store.game, run }, lines);
+  const { game, run, lines } = await snapshot(db, runId);
+  return jsonlFile({ format: EXPORT_FORMAT_JSONL, version: filesOf(game).fileVersion(run), game, run }, lines);
 }
 
 /**
@@ -81,10 +82,9 @@ export async function importRun<C extends GameChoice = 'bilateral'>(
   const file = readRunFile(text, opts.size, opts.game);
   if (!file.ok) return file;
   const { game, run, rows } = file.value;
-  const store = storeOf(game) as AnyGameStore;
-  const standings = store.standings(run, rows);
+  const standings = filesOf(game).standings(run, rows);
   try {
-    const stored = await storeRun(db, store, run as FileRecordOf<StoredRun>, rows, standings, opts);
+    const stored = await storeRun(db, game, run as FileRecordOf<StoredRun>, rows, standings, opts);
     if ('same' in stored)
       return err({ kind: 'duplicate', message: `this game is already stored, as “${stored.same.name}”; it counts once, so nothing was imported`, same: stored.same });
     return ok(stored as RunOf<Chosen<C>>);
@@ -137,19 +137,20 @@ function constraintDetail(error: unknown): string {
 
 async function storeRun(
   db: ParleyDb,
-  store: AnyGameStore,
+  game: Game,
   run: FileRecordOf<StoredRun>,
   lines: readonly unknown[],
   standings: unknown,
   opts: ImportOptions<GameChoice>,
 ): Promise<StoredRun | { same: { id: string; name: string } }> {
   const newId = opts.newId ?? randomId;
+  const [store, files] = [storeOf(game) as AnyGameStore, filesOf(game)];
   return db.transaction('rw', [...idTables(db), db.digests, db.settings], async () => {
     // In the same transaction as the write, so two imports of one game at once store it once.
-    const same = (await store.sameStored?.(db, run, lines)) ?? null;
+    const same = (await files.sameStored?.(db, run, lines)) ?? null;
     if (same) return { same };
     const { id, name } = await importedIdentity(db, run, newId);
-    const stored = { ...run, id, game: store.game, name, updatedAt: opts.now, status: store.importedStatus(run), standings } as StoredRun;
+    const stored = { ...run, id, game, name, updatedAt: opts.now, status: files.importedStatus(run), standings } as StoredRun;
     await db.runs.add(stored);
     await addBatches(db, store, id, lines);
     await db.settings.put({ key: handInKey(id), value: { via: opts.via ?? 'file', at: opts.now } satisfies HandIn });

@@ -9,8 +9,7 @@ import { ALL_MARKET_CONFIGS } from '../../src/core/market/scenario';
 import { openDb } from '../../src/storage';
 import type { MarketRunConfig } from '../../src/storage/market-schema';
 import { deleteRun, getRun, loadLines, storedJobIds } from '../../src/storage/runs';
-import { SimClient } from '../../src/worker/client';
-import type { FromWorker } from '../../src/worker/messages';
+import { SimClient, type SimMessage } from '../../src/worker/client';
 
 // The real module worker, built by Vite as the app builds it; it writes to the app's database.
 const client = new SimClient();
@@ -33,7 +32,7 @@ const CONFIG: MarketRunConfig = {
 };
 
 /** The worker's first message that `pick` accepts. */
-function next<T extends FromWorker>(pick: (m: FromWorker) => m is T): Promise<T> {
+function next<T extends SimMessage>(pick: (m: SimMessage) => m is T): Promise<T> {
   return new Promise((resolve) => {
     const stop = client.subscribe((m) => {
       if (!pick(m)) return;
@@ -47,7 +46,7 @@ describe('markets in the worker', () => {
   test('a market tournament is stored as a run of the market game, exported as a run file of that game, imported back, salvaged and deleted', async () => {
     const runId = crypto.randomUUID();
     created.push(runId);
-    const finished = next((m): m is Extract<FromWorker, { type: 'market.status' }> => m.type === 'market.status' && m.runId === runId && m.status !== 'running');
+    const finished = next((m): m is Extract<SimMessage, { type: 'market.status' }> => m.type === 'market.status' && m.runId === runId && m.status !== 'running');
     client.send({ type: 'market.start', runId, name: 'two sellers', config: CONFIG });
     expect(await finished).toMatchObject({ status: 'done', done: 12, planned: 12 });
     const run = await getRun(db, runId, 'market');
@@ -83,7 +82,7 @@ describe('markets in the worker', () => {
   test('a market game played live is saved as a run of the market game with its one market', async () => {
     const gameId = crypto.randomUUID();
     created.push(gameId);
-    const ended = next((m): m is Extract<FromWorker, { type: 'market.end' }> => m.type === 'market.end' && m.gameId === gameId);
+    const ended = next((m): m is Extract<SimMessage, { type: 'market.end' }> => m.type === 'market.end' && m.gameId === gameId);
     const config: MarketRunConfig = { ...CONFIG, sellers: ['explore'], configs: CONFIG.configs.slice(0, 1), marketsPerConfig: 1 };
     client.send({ type: 'market.play', gameId, config, delayMs: 0, paused: false, save: true });
     expect((await ended).runId).toBe(gameId);

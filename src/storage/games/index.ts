@@ -1,10 +1,11 @@
 /**
  * The games storage knows, by name: the one place a game is registered with storage. Run rows and
- * digests carry the name; every generic reader and writer finds the game's descriptor here.
+ * digests carry the name; every generic reader and writer finds the game's descriptor here (and
+ * run files its file part, in files.ts, which the compiler asks for every game named here).
  */
 import { bilateralStore } from './bilateral';
 import { marketStore } from './market';
-import type { GameStore, StoredRunBase } from './store';
+import type { GameFiles, GameStore, StoredRunBase } from './store';
 
 export const STORE_GAMES = { bilateral: bilateralStore, market: marketStore } as const;
 
@@ -16,20 +17,20 @@ const named: { [G in Game]: { game: G } } = STORE_GAMES;
 void named;
 
 /** A descriptor whose lines are `Line`, whatever its game (what the generic code holds). */
-export type AnyGameStore<Line = any> = GameStore<Game, any, Line, any, object>;
+export type AnyGameStore<Line = any> = GameStore<Game, any, Line, object>;
 
 type StoreOf<G extends Game> = (typeof STORE_GAMES)[G];
 /** A stored run of game G, the line its batches hold, and a digest's columns. */
-export type RunOf<G extends Game> = StoreOf<G> extends GameStore<G, infer Run, infer _L, infer _F, infer _C> ? Run : never;
-export type LineOf<G extends Game> = StoreOf<G> extends GameStore<G, infer _R, infer Line, infer _F, infer _C> ? Line : never;
-export type ColumnsOf<G extends Game> = StoreOf<G> extends GameStore<G, infer _R, infer _L, infer _F, infer Columns> ? Columns : never;
+export type RunOf<G extends Game> = StoreOf<G> extends GameStore<G, infer Run, infer _L, infer _C> ? Run : never;
+export type LineOf<G extends Game> = StoreOf<G> extends GameStore<G, infer _R, infer Line, infer _C> ? Line : never;
+export type ColumnsOf<G extends Game> = StoreOf<G> extends GameStore<G, infer _R, infer _L, infer Columns> ? Columns : never;
 
 /** A stored run of any game; its `game` says which. */
 export type StoredRun = { [G in Game]: RunOf<G> }[Game];
 
 /** The descriptor of a game, typed as the generic code uses it. */
-export const storeOf = <G extends Game>(game: G): GameStore<G, RunOf<G>, LineOf<G>, unknown, ColumnsOf<G>> =>
-  STORE_GAMES[game] as unknown as GameStore<G, RunOf<G>, LineOf<G>, unknown, ColumnsOf<G>>;
+export const storeOf = <G extends Game>(game: G): GameStore<G, RunOf<G>, LineOf<G>, ColumnsOf<G>> =>
+  STORE_GAMES[game] as unknown as GameStore<G, RunOf<G>, LineOf<G>, ColumnsOf<G>>;
 
 export const isGame = (value: unknown): value is Game => typeof value === 'string' && Object.hasOwn(STORE_GAMES, value);
 
@@ -42,4 +43,4 @@ export function gameOfRow(raw: unknown): Game | null {
   return game === undefined ? 'bilateral' : isGame(game) ? game : null;
 }
 
-export type { GameStore, StoredRunBase };
+export type { GameFiles, GameStore, StoredRunBase };

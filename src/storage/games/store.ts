@@ -1,7 +1,9 @@
 /**
- * What storage needs from a game: how its runs, lines and digests look, and how its run files are
- * checked. One writer, one reader, one delete, one salvage and one run-file format serve every game
- * through this; a game adds one descriptor (bilateral.ts, market.ts) and its line in index.ts.
+ * What storage needs from a game: how its runs, lines and digests look (`GameStore`), and how its
+ * run files are written and checked (`GameFiles`). One writer, one reader, one delete, one salvage
+ * and one run-file format serve every game through these: a game describes itself once, in two
+ * parts kept apart so that the page never loads a file checker, and is named in index.ts (the
+ * compiler then asks files.ts for its file part).
  */
 import type { z } from 'zod';
 import type { ParleyDb } from '../db';
@@ -45,7 +47,12 @@ export interface FileRun<Run extends StoredRunBase, Line> {
   lines: Line[];
 }
 
-export interface GameStore<G extends string, Run extends StoredRunBase<G>, Line, FileLine, Columns extends object> {
+/**
+ * How a game's runs lie in the database: their rows, their lines and their digests. It stays small
+ * (schemas and field lists), since the page reads runs through it; what reads and checks run files
+ * is the game's `GameFiles`, which only the worker and the command line load.
+ */
+export interface GameStore<G extends string, Run extends StoredRunBase<G>, Line, Columns extends object> {
   readonly game: G;
   /** One of what its runs hold, in words (`negotiation`), and many: a JSON run file's list key, the salvage file's. */
   readonly item: string;
@@ -59,12 +66,16 @@ export interface GameStore<G extends string, Run extends StoredRunBase<G>, Line,
   index(line: Line): number;
   /** A line as a batch record stores it: its JSON, with its keys in the file's order. */
   json(line: Line): string;
-  /** A stored line's JSON as an export writes it (with the derived data a game's files carry). */
-  exportLine(json: string): string;
   /** What the run's lists filter and count on, one array per field in the lines' order (the digest). */
   columns(lines: readonly Line[]): Columns;
+}
+
+/** How a game's runs are written to and read from run files (run-file.ts, transfer.ts). */
+export interface GameFiles<Run extends StoredRunBase, Line, FileLine> {
   /** The run file version a run is written as. */
   fileVersion(run: FileRecordOf<Run>): number;
+  /** A stored line's JSON as an export writes it (with the derived data a game's files carry). */
+  exportLine(json: string): string;
   /** A run as a file holds it, and each line as a file may hold it (derived data, older fields). */
   readonly fileRecord: z.ZodType<FileRecordOf<Run>>;
   readonly fileLine: z.ZodType<FileLine>;
