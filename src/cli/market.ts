@@ -1,5 +1,5 @@
 // What `parley market` and `parley market-tournament` (commands/) share: seats, the market flags, the transcript,
-// the standings table and the JSONL writer.
+// the standings table and a market's line in a run file (jsonl.ts writes the file).
 // Metric definitions: docs/market-metrics.md.
 import type { MarketStandingRow } from '../core/market/aggregate';
 import type { MarketEvent, MarketResult } from '../core/market/events';
@@ -23,7 +23,8 @@ import { choiceFlag, intFlag, requiredFlag, usageError, type ParsedArgs } from '
 import { money, pct } from './format';
 import type { Io } from './io';
 import { llmFlags, printable, remoteSettings } from './model-flags';
-import { HeadedJsonlFile } from './output-file';
+import type { JsonlLines } from './jsonl';
+import { marketLine } from '../storage/market-schema';
 
 const quote = (text: string): string => printable(JSON.stringify(text));
 
@@ -158,36 +159,11 @@ export function formatMarket(scenario: MarketScenario, seats: { seller: string; 
   return lines.join('\n') + '\n';
 }
 
-export const MARKET_JSONL_FORMAT = 'parley-market-jsonl';
-export const MARKET_JSONL_VERSION = 1;
-
-/**
- * A market tournament as JSONL: a header line `{"format":"parley-market-jsonl","version":1,"run":{…}}`
- * with the config and the count, then one market a line. Markets stream to a side file; the header
- * is known only at the end, when the whole moves into place (the path never holds half a run).
- */
-export class MarketJsonlWriter {
-  count = 0;
-  private constructor(private readonly file: HeadedJsonlFile) {}
-
-  static async open(path: string): Promise<MarketJsonlWriter> {
-    return new MarketJsonlWriter(await HeadedJsonlFile.open(path));
-  }
-
-  async add(r: MarketTournamentResult): Promise<void> {
-    const { id, config, marketIndex, seller, buyer, scenario, events, outcome, metrics } = r;
-    this.count++;
-    await this.file.add(JSON.stringify({ id, config: config.name, heldOut: config.heldOut, marketIndex, seller, buyer, scenario, events, outcome, metrics }) + '\n');
-  }
-
-  async finish(run: object): Promise<void> {
-    await this.file.finish(JSON.stringify({ format: MARKET_JSONL_FORMAT, version: MARKET_JSONL_VERSION, run }) + '\n');
-  }
-
-  async abandon(): Promise<void> {
-    await this.file.abandon();
-  }
-}
+/** A market's line in a run file carries its metrics, derived data an import checks against the log. */
+export const marketLines: JsonlLines<'market', MarketTournamentResult> = {
+  game: 'market',
+  line: (r) => JSON.stringify({ ...marketLine(r), metrics: r.metrics }),
+};
 
 /** A value with its interval: `0.523 [0.481, 0.566]`; money in dollars. */
 function estimate(name: string, e: MarketStandingRow['metrics'][keyof MarketStandingRow['metrics']]): string {

@@ -1,48 +1,82 @@
-import Dexie, { type Collection, type Table } from 'dexie';
+import Dexie from 'dexie';
 import type { ParleyDb } from './db';
-import { digestOf } from './digest';
-import { negotiationId, type BatchRow, type DigestRow, type ExportedNegotiation, type NegotiationRow } from './schema';
+import type { Game, AnyGameStore } from './games';
+import { negotiationId, type ExportedNegotiation, type NegotiationRow } from './schema';
 
 /**
- * How a run's negotiations lie in IndexedDB: batch records of a few hundred, each negotiation kept
- * as its export JSON, and beside each batch its digest (same id), which says what the batch holds
- * and is all that counting, filtering and finding one negotiation read.
+ * How a run's lines lie in IndexedDB, whatever its game: batch records of a few hundred, each line
+ * kept as its export JSON, and beside each batch its digest (same id), which names the batch's game,
+ * says what the batch holds and is all that counting, filtering and finding one line read.
  */
 
-/** Negotiations per batch when rows are stored in bulk (an import or a migration). */
+/** Lines per batch record, however they are written (the writer, an import, a migration). */
 export const BATCH_SIZE = 500;
 
-/** A negotiation as an export file holds it, with its keys in the file's order. */
-export const exported = (row: ExportedNegotiation): ExportedNegotiation => ({
-  jobId: row.jobId,
-  index: row.index,
-  buyer: row.buyer,
-  seller: row.seller,
-  tier: row.tier,
-  outcome: row.outcome,
-  scenario: row.scenario,
-  events: row.events,
-});
+/**
+ * A few hundred lines of one run in one record: IndexedDB costs per record, not per byte. Each line
+ * is kept as its export JSON, so one can be read without parsing the others.
+ */
+export interface BatchRow {
+  /** `${runId}:${first}`. */
+  id: string;
+  runId: string;
+  /** The batch's smallest plan index. */
+  first: number;
+  count: number;
+  /**
+   * Each line's JSON (a negotiation, a market: its game's `json`), in ascending plan index. The field
+   * keeps the first game's name, so that no batch stored before markets joined the table is rewritten.
+   */
+  negotiations: string[];
+}
 
-/** A batch record of one run's rows, and its digest; both list the rows in plan order. */
-export function batchOf(runId: string, rows: readonly ExportedNegotiation[]): { batch: BatchRow; digest: DigestRow } {
-  const sorted = [...rows].sort((a, b) => a.index - b.index);
-  const digest = digestOf(runId, sorted);
-  const negotiations = sorted.map((r) => JSON.stringify(exported(r)));
-  return { batch: { id: digest.id, runId, first: digest.first, count: sorted.length, negotiations }, digest };
+/**
+ * One batch's digest: its game, where each of its lines is (the batch record with the same id holds
+ * the line at the same position) and, per game, the columns its run's lists filter and count on.
+ */
+export type DigestRow<Columns extends object = object> = {
+  /** `${runId}:${first}`, the id of its batch. */
+  id: string;
+  runId: string;
+  first: number;
+  game: Game;
+  jobIds: string[];
+  /** Plan indexes (a batch holds them in ascending order). */
+  indexes: number[];
+} & Columns;
+
+/** A batch record of one run's lines, and its digest; both list the lines in plan order. */
+export function batchOf<Line>(
+  store: AnyGameStore<Line>,
+  runId: string,
+  lines: readonly Line[],
+): { batch: BatchRow; digest: DigestRow } {
+  const sorted = [...lines].sort((a, b) => store.index(a) - store.index(b));
+  const first = sorted.length > 0 ? store.index(sorted[0] as Line) : 0;
+  const id = `${runId}:${first}`;
+  const digest: DigestRow = {
+    id,
+    runId,
+    first,
+    game: store.game,
+    jobIds: sorted.map((l) => store.jobId(l)),
+    indexes: sorted.map((l) => store.index(l)),
+    ...store.columns(sorted),
+  };
+  return { batch: { id, runId, first, count: sorted.length, negotiations: sorted.map((l) => store.json(l)) }, digest };
 }
 
 export type BatchTables = Pick<ParleyDb, 'batches' | 'digests'>;
 
 /**
- * Stores rows of one run, none of them stored yet, in batches of BATCH_SIZE taken in plan order.
+ * Stores lines of one run, none of them stored yet, in batches of BATCH_SIZE taken in plan order.
  * Call it inside a read-write transaction on both tables. A batch's id is its first index, so a
- * row stored twice fails the write (add, not put) rather than silently replacing a batch.
+ * line stored twice fails the write (add, not put) rather than silently replacing a batch.
  */
-export async function addBatches(tables: BatchTables, runId: string, rows: readonly ExportedNegotiation[]): Promise<void> {
-  const sorted = [...rows].sort((a, b) => a.index - b.index);
+export async function addBatches<Line>(tables: BatchTables, store: AnyGameStore<Line>, runId: string, lines: readonly Line[]): Promise<void> {
+  const sorted = [...lines].sort((a, b) => store.index(a) - store.index(b));
   const made = [];
-  for (let i = 0; i < sorted.length; i += BATCH_SIZE) made.push(batchOf(runId, sorted.slice(i, i + BATCH_SIZE)));
+  for (let i = 0; i < sorted.length; i += BATCH_SIZE) made.push(batchOf(store, runId, sorted.slice(i, i + BATCH_SIZE)));
   await tables.batches.bulkAdd(made.map((m) => m.batch));
   await tables.digests.bulkAdd(made.map((m) => m.digest));
 }
@@ -57,18 +91,18 @@ export const runBatches = (db: BatchTables, runId: string) =>
 export const runDigests = (db: BatchTables, runId: string) =>
   db.digests.where('[runId+first]').between(...ofRun(runId));
 
-/** Where one stored negotiation is: its place in the digest, and in the batch of the same id. */
-export interface Slot {
-  digest: DigestRow;
+/** Where one stored line is: its place in the digest, and in the batch of the same id. */
+export interface Slot<Columns extends object = object> {
+  digest: DigestRow<Columns>;
   at: number;
 }
 
 const indexAt = (s: Slot): number => s.digest.indexes[s.at] as number;
 
-/** A run's stored negotiations in plan order, as slots, read from its digests alone. */
-export async function runSlots(db: ParleyDb, runId: string): Promise<Slot[]> {
-  const slots: Slot[] = [];
-  for (const digest of await runDigests(db, runId).toArray())
+/** A run's stored lines in plan order, as slots, read from its digests alone. */
+export async function runSlots<Columns extends object = object>(db: ParleyDb, runId: string): Promise<Slot<Columns>[]> {
+  const slots: Slot<Columns>[] = [];
+  for (const digest of (await runDigests(db, runId).toArray()) as DigestRow<Columns>[])
     for (let at = 0; at < digest.jobIds.length; at++) slots.push({ digest, at });
   // Batches written in plan order follow one another; only rows written out of order need a sort.
   for (let i = 1; i < slots.length; i++)
@@ -76,7 +110,7 @@ export async function runSlots(db: ParleyDb, runId: string): Promise<Slot[]> {
   return slots;
 }
 
-/** Each negotiation's export JSON at `slots`, in that order; `cache` keeps the batches read. */
+/** Each line's export JSON at `slots`, in that order; `cache` keeps the batches read. */
 export async function readJson(
   db: ParleyDb,
   slots: readonly Slot[],
@@ -111,7 +145,7 @@ export async function readRows(db: ParleyDb, runId: string, slots: readonly Slot
 export const SCAN_CHUNK = 500;
 
 /**
- * Hands `visit` a run's negotiations as export JSON, in plan order, a chunk at a time; each batch
+ * Hands `visit` a run's lines as export JSON, in plan order, a chunk at a time; each batch
  * is read once and dropped once its last slot has passed. `visit` returns false to stop early.
  */
 export async function scanJson(db: ParleyDb, runId: string, visit: (json: string[]) => boolean | void): Promise<void> {
@@ -125,33 +159,4 @@ export async function scanJson(db: ParleyDb, runId: string, visit: (json: string
     for (const s of chunk) if ((lastUse.get(s.digest.id) as number) < from + SCAN_CHUNK) cache.delete(s.digest.id);
     if (json.length > 0 && visit(json) === false) return;
   }
-}
-
-/**
- * Version 4's upgrade: every row of the retired one-row-per-negotiation table, in plan order per
- * run, goes into batch records, with digests rebuilt to match them.
- */
-export async function batchStoredRows(negotiations: Table<NegotiationRow, string>, tables: BatchTables): Promise<void> {
-  await tables.digests.clear();
-  let runId: string | null = null;
-  let rows: NegotiationRow[] = [];
-  const flush = async () => {
-    if (runId !== null && rows.length > 0) await addBatches(tables, runId, rows);
-    rows = [];
-  };
-  let after: [string, number] | null = null;
-  for (;;) {
-    const from: Collection<NegotiationRow, string> =
-      after === null ? negotiations.orderBy('[runId+index]') : negotiations.where('[runId+index]').above(after);
-    const page: NegotiationRow[] = await from.limit(BATCH_SIZE).toArray();
-    for (const row of page) {
-      if (row.runId !== runId || rows.length === BATCH_SIZE) await flush();
-      runId = row.runId;
-      rows.push(row);
-    }
-    const last: NegotiationRow | undefined = page.at(-1);
-    if (last === undefined || page.length < BATCH_SIZE) break;
-    after = [last.runId, last.index];
-  }
-  await flush();
 }

@@ -1,8 +1,8 @@
 import Dexie, { type DexieOptions, type EntityTable } from 'dexie';
-import type { BatchRow, DigestRow, NegotiationRow, RunRow } from './schema';
-import type { MarketBatchRow, MarketRunRow } from './market-schema';
-import { digestsOf } from './digest';
-import { batchStoredRows } from './batches';
+import type { BatchRow, DigestRow } from './batches';
+import type { StoredRun } from './games';
+import { batchStoredRows, digestStoredRows, foldMarketTables, tablesOf } from './migrations';
+import type { NegotiationRow } from './schema';
 
 export interface SettingRow {
   key: string;
@@ -43,6 +43,12 @@ export const SCHEMA_V4 = { negotiations: null, batches: 'id, [runId+first]' } as
  */
 export const SCHEMA_V5 = { marketRuns: 'id, createdAt', marketBatches: 'id, [runId+first]' } as const;
 
+/**
+ * Version 6 keeps every game's runs in one store: market runs move into `runs` and their markets
+ * into `batches` (with digests), and the market tables go; every run row and digest names its game.
+ */
+export const SCHEMA_V6 = { marketRuns: null, marketBatches: null } as const;
+
 export interface KeyRow {
   provider: string;
   apiKey: string;
@@ -51,46 +57,27 @@ export interface KeyRow {
 
 export class ParleyDb extends Dexie {
   // `declare`: a class field would be set to undefined after Dexie has created the table.
-  declare runs: EntityTable<RunRow, 'id'>;
+  declare runs: EntityTable<StoredRun, 'id'>;
   declare batches: EntityTable<BatchRow, 'id'>;
   declare settings: EntityTable<SettingRow, 'key'>;
   declare digests: EntityTable<DigestRow, 'id'>;
   declare keys: EntityTable<KeyRow, 'provider'>;
-  declare marketRuns: EntityTable<MarketRunRow, 'id'>;
-  declare marketBatches: EntityTable<MarketBatchRow, 'id'>;
 
   /** `options.indexedDB` can place the database elsewhere, e.g. in a storage bucket. */
   constructor(name: string = DEFAULT_DB_NAME, options?: DexieOptions) {
     super(name, options);
     this.version(1).stores(SCHEMA_V1);
-    this.version(2)
-      .stores(SCHEMA_V2)
-      .upgrade(async (tx) => {
-        const byRun = new Map<string, NegotiationRow[]>();
-        await tx
-          .table<NegotiationRow>('negotiations')
-          .orderBy('[runId+index]')
-          .each((row) => {
-            const rows = byRun.get(row.runId) ?? [];
-            rows.push(row);
-            byRun.set(row.runId, rows);
-          });
-        for (const [runId, rows] of byRun) await tx.table('digests').bulkPut(digestsOf(runId, rows));
-      });
+    this.version(2).stores(SCHEMA_V2).upgrade(digestStoredRows);
     this.version(3).stores(SCHEMA_V3);
     // Dexie drops a table only after the upgrade of the version that drops it, so this one reads it.
     this.version(4)
       .stores(SCHEMA_V4)
-      .upgrade((tx) =>
-        batchStoredRows(tx.table<NegotiationRow, string>('negotiations'), {
-          batches: tx.table('batches') as EntityTable<BatchRow, 'id'>,
-          digests: tx.table('digests') as EntityTable<DigestRow, 'id'>,
-        }),
-      );
+      .upgrade((tx) => batchStoredRows(tx.table<NegotiationRow, string>('negotiations'), tablesOf(tx)));
     // New tables only: nothing stored before is touched.
     this.version(5).stores(SCHEMA_V5);
+    this.version(6).stores(SCHEMA_V6).upgrade(foldMarketTables);
     // To change the schema or the shape of stored rows, add the next version here, e.g.
-    //   this.version(6).stores({ runs: 'id, createdAt, status' }).upgrade(async (tx) => {
+    //   this.version(7).stores({ runs: 'id, createdAt, status' }).upgrade(async (tx) => {
     //     await tx.table('runs').toCollection().modify((run) => { run.tags ??= []; });
     //   });
     // Dexie runs every upgrade newer than the database's version, in order, inside the

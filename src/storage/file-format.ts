@@ -1,10 +1,42 @@
 /**
- * What the run files (run-file.ts) and the market run files (market-file.ts) share: reading JSON
- * and JSONL with each problem named by its place in the file, and writing the two layouts.
+ * What reading and writing run files takes, whatever the game (run-file.ts reads them, each game's
+ * file part checks its own): the formats' names, the limits and errors of an import, reading JSON
+ * and JSONL with each problem named by its place in the file, and writing the two layouts. Small,
+ * so that the page can ask what an import would refuse without loading a checker.
  */
 import type { z } from 'zod';
 import { err, ok, type Result } from '../core/result';
-import type { ImportError, ImportErrorKind } from './run-file';
+
+export const EXPORT_FORMAT = 'parley-run';
+export const EXPORT_FORMAT_JSONL = 'parley-run-jsonl';
+/** Larger files are refused before they are parsed. */
+export const MAX_IMPORT_BYTES = 512 * 1024 * 1024;
+/**
+ * `conflict`: the file is valid but its records clash with ones already stored (nothing is written).
+ * `tampered`: a scripted seat's moves are not what its strategy plays there (scripted-replay.ts).
+ * `duplicate`: the same game is already stored (content.ts), under whatever name; nothing is written.
+ * `wrong-game`: a valid run file of a game the reader was not asked for (a market run handed in to a class).
+ */
+export const IMPORT_ERROR_KINDS = ['invalid-file', 'wrong-format', 'wrong-version', 'too-large', 'truncated', 'conflict', 'tampered', 'duplicate', 'wrong-game'] as const;
+export type ImportErrorKind = (typeof IMPORT_ERROR_KINDS)[number];
+export interface ImportError {
+  kind: ImportErrorKind;
+  /** One or two lines naming what is wrong and where, ready to show. */
+  message: string;
+  /** With `duplicate`: the stored run that already holds the game. */
+  same?: { id: string; name: string };
+}
+
+const formatMb = (bytes: number): string => `${Math.round(bytes / (1024 * 1024))} MB`;
+
+/**
+ * The refusal of a file of `size` bytes, or null when that size may be imported. Callers that can
+ * learn the size without reading the file (a File's `size`, `stat`) ask this first.
+ */
+export function sizeProblem(size: number): ImportError | null {
+  if (size <= MAX_IMPORT_BYTES) return null;
+  return { kind: 'too-large', message: `the file is ${formatMb(size)}; Parley imports runs of up to ${formatMb(MAX_IMPORT_BYTES)}` };
+}
 
 export type Step<T> = Result<T, ImportError>;
 

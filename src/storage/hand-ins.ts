@@ -2,26 +2,13 @@
  * Handing in one game, by result link or by file: imported exactly as a file is, and reported for
  * the class page (imported, duplicate, tampered, malformed), each with the game's name.
  */
-import { z } from 'zod';
 import type { ParleyDb } from './db';
+import { sizeProblem } from './file-format';
+import type { HandInReport } from './hand-in-records';
 import { readResultPayload } from './result-link';
-import { sizeProblem } from './run-file';
 import { importRun } from './transfer';
 
-/** What became of one game handed in (a link or a file), for the class page's report. */
-export const HAND_IN_STATUSES = ['imported', 'duplicate', 'tampered', 'malformed'] as const;
-export type HandInStatus = (typeof HAND_IN_STATUSES)[number];
-
-export const HandInReportSchema = z.object({
-  status: z.enum(HAND_IN_STATUSES),
-  /** The game's run name where it could be read (it carries the student's name). */
-  runName: z.string().max(200).nullable(),
-  /** The stored run: the new one, or for a duplicate the one that already holds the game. */
-  runId: z.string().min(1).max(200).nullable(),
-  /** Why it was not imported, in words; null when it was. */
-  message: z.string().max(2000).nullable(),
-});
-export type HandInReport = z.infer<typeof HandInReportSchema>;
+export type { HandInReport } from './hand-in-records';
 
 /** A game to hand in: a result link's payload, or a run file. */
 export type HandInSource = { kind: 'link'; payload: string } | { kind: 'file'; file: Pick<Blob, 'size' | 'text'> };

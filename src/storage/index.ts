@@ -26,7 +26,10 @@ export {
   createRun,
   getRun,
   listRuns,
+  readRuns,
+  readRun,
   updateRun,
+  loadLines,
   deleteRun,
   markInterrupted,
   runLockName,
@@ -38,23 +41,21 @@ export {
   forEachNegotiation,
   scanRun,
   type NegotiationFilter,
+  type RunInit,
+  type RunPatch,
 } from './runs';
-export { NegotiationWriter, type WriterOptions } from './writer';
+export { GAMES, type Game, type StoredRun, type RunOf, type LineOf } from './games';
+export { RunWriter, type WriterOptions } from './writer';
 export { StorageFullError, isQuotaError } from './errors';
+// The page asks what an import would refuse; the importers themselves (transfer.ts, run-file.ts)
+// load every game's file checker, so only the worker and the command line import them.
 export {
-  exportRunJson,
-  exportRunJsonl,
-  importRun,
-  importRunFile,
   sizeProblem,
   EXPORT_FORMAT,
   EXPORT_FORMAT_JSONL,
-  EXPORT_VERSION,
   MAX_IMPORT_BYTES,
   IMPORT_ERROR_KINDS,
   type ImportError,
   type ImportErrorKind,
-  type ImportOptions,
-} from './transfer';
-export { readRunFile, type CheckedRun } from './run-file';
+} from './file-format';
 export { storageUsage, formatBytes } from './usage';

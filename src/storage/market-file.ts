@@ -1,97 +1,33 @@
 /**
- * Market runs as files: JSON (`parley-market`) and JSONL (`parley-market-jsonl` v1, the format
- * `npm run parley -- market-tournament --jsonl` writes). An import is checked completely before
- * anything is written: the envelope, every part against its schema, every market a job of the run's
- * own plan (configuration, index, seller, buyer and the scenario the plan generates), every log
- * replayed through the protocol, any metrics the file carries equal to the log's, and the counts.
+ * A market run file checked beyond its schemas (see run-file.ts for the envelope): every market a
+ * job of the run's own plan (configuration, index, seller, buyer and the scenario the plan
+ * generates), the plan's first ones; every log replayed through the protocol; any metrics the file
+ * carries equal to the log's; the counts. Markets come back in plan order, without metrics.
  */
-import { randomId } from '../core/id';
-import type { z } from 'zod';
-import { idTables, importedIdentity } from './import-id';
 import { MarketAggregator, type MarketStandingRow } from '../core/market/aggregate';
 import { computeMarketMetrics, MARKET_METRIC_NAMES } from '../core/market/metrics';
 import { replayMarketLog } from '../core/market/replay';
 import { planMarketJobs, plannedMarkets } from '../core/market/tournament';
-import { err, ok } from '../core/result';
+import { ok } from '../core/result';
 import { parseMarketSpec } from '../agents/market/specs';
-import type { ParleyDb } from './db';
-import { asStorageError } from './errors';
-import { addMarketBatches, loadMarkets } from './market-runs';
+import type { z } from 'zod';
+import { fail, firstDifference, quote, type Located, type Step } from './file-format';
+import type { FileRun, GameFiles, ParsedFile } from './games/store';
 import {
-  MARKET_EXPORT_FORMAT,
-  MARKET_EXPORT_FORMAT_JSONL,
-  MARKET_EXPORT_VERSION,
-  MarketLineSchema,
+  MarketFileLineSchema,
   MarketRunRecordSchema,
   tournamentOf,
+  type MarketFileLine,
   type MarketLine,
   type MarketRunConfig,
-  type MarketRunRecord,
   type MarketRunRow,
 } from './market-schema';
-import { fail, firstDifference, isRecord, jsonFile, jsonlFile, parseJson, parseJsonList, parseJsonlBody, parseWith, quote, runRecordOf, type Located, type Step } from './file-format';
-import { sizeProblem } from './run-file';
-
-export interface CheckedMarketRun {
-  run: MarketRunRecord;
-  lines: MarketLine[];
-}
-
-/** The file's format field when it names a market format, read from its first line or whole. */
-export function marketFormatOf(text: string): string | null {
-  const format = /^\uFEFF?\s*\{\s*"format"\s*:\s*"(parley-market(?:-jsonl)?)"/.exec(text)?.[1];
-  return format ?? null;
-}
-
-function checkEnvelope(value: unknown, at: string): Step<Record<string, unknown>> {
-  if (!isRecord(value)) return fail('wrong-format', `${at}this is not a Parley market run export`);
-  const version = value.version;
-  if (typeof version !== 'number' || !Number.isInteger(version) || version < 1) return fail('invalid-file', `${at}version: expected a positive whole number`);
-  if (version > MARKET_EXPORT_VERSION)
-    return fail('wrong-version', `${at}the file is format version ${version}, written by a newer Parley; this one reads version ${MARKET_EXPORT_VERSION}. Update Parley to import it.`);
-  return ok(value);
-}
-
-interface Parsed {
-  run: MarketRunRecord;
-  lines: { line: MarketLine; where: string }[];
-  jsonl: boolean;
-}
-
-const located = ({ value, where }: Located<z.infer<typeof MarketLineSchema>>): Parsed['lines'][number] => ({ line: value as MarketLine, where });
-
-function parseFile(text: string): Step<Parsed> {
-  if (text.trim() === '') return fail('invalid-file', 'the file is empty');
-  if (marketFormatOf(text) === MARKET_EXPORT_FORMAT_JSONL) {
-    const all = text.split('\n');
-    const head = parseJson(all[0] as string);
-    if (!head.ok) return fail('invalid-file', `line 1: not valid JSON: ${head.error}`);
-    const header = checkEnvelope(head.value, 'line 1: ');
-    if (!header.ok) return header;
-    const run = parseWith(MarketRunRecordSchema, header.value.run, 'line 1: ', 'run');
-    if (!run.ok) return run;
-    const lines = parseJsonlBody(all, MarketLineSchema);
-    if (!lines.ok) return lines;
-    return ok({ run: run.value, lines: lines.value.map(located), jsonl: true });
-  }
-  const whole = parseJson(text);
-  if (!whole.ok) return fail('invalid-file', `not valid JSON: ${whole.error}`);
-  const envelope = checkEnvelope(whole.value, '');
-  if (!envelope.ok) return envelope;
-  if (envelope.value.format !== MARKET_EXPORT_FORMAT) return fail('wrong-format', `this is not a Parley market run export`);
-  const run = parseWith(MarketRunRecordSchema, envelope.value.run, '', 'run');
-  if (!run.ok) return run;
-  const lines = parseJsonList(envelope.value.markets, 'markets', MarketLineSchema);
-  if (!lines.ok) return lines;
-  return ok({ run: run.value, lines: lines.value.map(located), jsonl: false });
-}
 
 const close = (a: unknown, b: number | null): boolean =>
   b === null ? a === null : typeof a === 'number' && Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b));
 
-function checkRun(file: Parsed): Step<CheckedMarketRun> {
-  const { run, lines, jsonl } = file;
-  const at = jsonl ? 'line 1: ' : '';
+export function checkMarketFile(file: ParsedFile<MarketRunRow, MarketFileLine>): Step<FileRun<MarketRunRow, MarketLine>> {
+  const { run, lines, jsonl, at } = file;
   const c = run.config;
   const names = new Set<string>();
   for (const named of c.configs) {
@@ -112,11 +48,11 @@ function checkRun(file: Parsed): Step<CheckedMarketRun> {
     const message = `run.done says ${run.done} markets but the file holds ${lines.length}`;
     return jsonl && lines.length < run.done ? fail('truncated', `${message}; it looks cut off`) : fail('invalid-file', `${at}${message}`);
   }
-  const byId = new Map<string, { line: MarketLine; where: string }>();
+  const byId = new Map<string, Located<MarketFileLine>>();
   for (const entry of lines) {
-    const other = byId.get(entry.line.id);
-    if (other) return fail('invalid-file', `${entry.where}: id "${entry.line.id}" is already used at ${other.where}`);
-    byId.set(entry.line.id, entry);
+    const other = byId.get(entry.value.id);
+    if (other) return fail('invalid-file', `${entry.where}: id "${entry.value.id}" is already used at ${other.where}`);
+    byId.set(entry.value.id, entry);
   }
   // A run holds the first markets of its plan, in plan order.
   const ordered: MarketLine[] = [];
@@ -124,12 +60,15 @@ function checkRun(file: Parsed): Step<CheckedMarketRun> {
     if (ordered.length === run.done) break;
     const entry = byId.get(job.id);
     if (!entry) {
-      const stray = lines.find((l) => !ordered.includes(l.line) && l.line.id !== job.id);
-      return fail('invalid-file', `market ${quote(job.id)} of the run's plan is missing${stray ? ` (${stray.where} holds ${quote(stray.line.id)}, which is not among the plan's first ${run.done})` : ''}`);
+      const planIds = new Set([...planMarketJobs(tournament)].slice(0, run.done).map((j) => j.id));
+      const stray = lines.find((l) => !planIds.has(l.value.id));
+      return fail('invalid-file', `market ${quote(job.id)} of the run's plan is missing${stray ? ` (${stray.where} holds ${quote(stray.value.id)}, which is not among the plan's first ${run.done})` : ''}`);
     }
-    const { line, where } = entry;
+    const { value: line, where } = entry;
     const named = `${where} (market ${quote(line.id)})`;
     const expect: [string, unknown, unknown][] = [
+      // Files written before version 4 name no plan index: the plan gives it.
+      ['index', line.index ?? job.index, job.index],
       ['config', line.config, job.config.name],
       ['heldOut', line.heldOut, job.config.heldOut],
       ['marketIndex', line.marketIndex, job.marketIndex],
@@ -152,18 +91,10 @@ function checkRun(file: Parsed): Step<CheckedMarketRun> {
       const wrong = MARKET_METRIC_NAMES.find((k) => !close(line.metrics?.[k], metrics[k]));
       if (wrong) return fail('invalid-file', `${named}: metrics.${wrong} is ${JSON.stringify(line.metrics[wrong] ?? null)} but the event log gives ${metrics[wrong]}`);
     }
-    const { metrics: _dropped, ...kept } = line;
-    ordered.push(kept);
+    const { metrics: _derived, ...kept } = line;
+    ordered.push({ ...kept, index: job.index });
   }
   return ok({ run, lines: ordered });
-}
-
-/** Reads a market run file and checks all of it; the markets come back in plan order, without metrics. */
-export function readMarketFile(text: string, size: number = text.length): Step<CheckedMarketRun> {
-  const tooLarge = sizeProblem(size);
-  if (tooLarge) return err(tooLarge);
-  const parsed = parseFile(text);
-  return parsed.ok ? checkRun(parsed.value) : parsed;
 }
 
 /** Standings over a run's markets in plan order (the live run and an import give the same). */
@@ -179,60 +110,20 @@ export function marketStandings(config: MarketRunConfig, lines: readonly MarketL
   return aggregator.standings({ samples: config.samples, seed: config.seed });
 }
 
-async function snapshot(db: ParleyDb, runId: string): Promise<{ run: MarketRunRecord; lines: string[] }> {
-  return db.transaction('r', db.marketRuns, db.marketBatches, async () => {
-    const run = await db.marketRuns.get(runId);
-    if (!run) throw new Error(`no market run with id ${runId}`);
-    // Each line carries its metrics, as the CLI's lines do.
-    const lines = (await loadMarkets(db, runId)).map((l) => JSON.stringify({ ...l, metrics: computeMarketMetrics(l.scenario, l.events) }));
-    return { run: runRecordOf(run, lines.length), lines };
-  });
-}
-
-export async function exportMarketJson(db: ParleyDb, runId: string): Promise<string> {
-  const { run, lines } = await snapshot(db, runId);
-  return jsonFile({ format: MARKET_EXPORT_FORMAT, version: MARKET_EXPORT_VERSION, run }, 'markets', lines);
-}
-
-export async function exportMarketJsonl(db: ParleyDb, runId: string): Promise<string> {
-  const { run, lines } = await snapshot(db, runId);
-  return jsonlFile({ format: MARKET_EXPORT_FORMAT_JSONL, version: MARKET_EXPORT_VERSION, run }, lines);
-}
-
-
-/**
- * Checks a market run file and stores it as a new run, in one transaction (nothing is written when
- * anything is wrong). A run whose id is taken, by a market run or a bilateral one, comes in as a
- * copy under a new id. Standings are recomputed.
- */
-export async function importMarketRun(
-  db: ParleyDb,
-  text: string,
-  opts: { now: number; size?: number; newId?: () => string },
-): Promise<Step<MarketRunRow>> {
-  const file = readMarketFile(text, opts.size);
-  if (!file.ok) return file;
-  const { run, lines } = file.value;
-  const standings = marketStandings(run.config, lines);
-  const newId = opts.newId ?? randomId;
-  try {
-    const stored = await db.transaction('rw', idTables(db), async () => {
-      const { id, name } = await importedIdentity(db, run, newId);
-      const row: MarketRunRow = {
-        ...run,
-        id,
-        name,
-        message: run.message ?? null,
-        updatedAt: opts.now,
-        status: run.done === run.planned ? 'done' : 'cancelled',
-        standings,
-      };
-      await db.marketRuns.add(row);
-      await addMarketBatches(db, id, 0, lines);
-      return row;
-    });
-    return ok(stored);
-  } catch (e) {
-    throw asStorageError(e);
-  }
-}
+/** The market game's file part (games/store.ts). */
+export const marketFiles: GameFiles<MarketRunRow, MarketLine, MarketFileLine> = {
+  fileVersion: () => 4,
+  // Each line of a file carries its metrics, as the CLI's lines do: derived data, checked on import.
+  exportLine: (json) => {
+    const line = JSON.parse(json) as MarketLine;
+    return JSON.stringify({ ...line, metrics: computeMarketMetrics(line.scenario, line.events) });
+  },
+  fileRecord: MarketRunRecordSchema,
+  // Parsed events are ones the runner could have written (events.ts checks it).
+  fileLine: MarketFileLineSchema as unknown as z.ZodType<MarketFileLine>,
+  checkFile: checkMarketFile,
+  standings: (run, lines) => marketStandings(run.config, lines),
+  // A market tournament resumes from the Runs page; a market game is never resumed.
+  importedStatus: (run) => (run.done === run.planned ? 'done' : 'cancelled'),
+  legacyFormats: { json: 'parley-market', jsonl: 'parley-market-jsonl', version: 1 },
+};

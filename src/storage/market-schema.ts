@@ -1,13 +1,13 @@
 /**
  * Market runs as stored, exported and imported: a market tournament (sellers over a grid of
  * configurations) or one Market-page game, which is the same thing with one seller, one
- * configuration and one market. The run's header is the CLI's `parley-market-jsonl` v1 header.
+ * configuration and one market.
  */
 import { z } from 'zod';
 import type { MarketStandingRow } from '../core/market/aggregate';
 import { MarketEventSchema, MarketResultSchema, type MarketEvent } from '../core/market/events';
 import { MarketConfigSchema, MarketScenarioSchema } from '../core/market/scenario';
-import type { MarketTournamentConfig } from '../core/market/tournament';
+import type { MarketTournamentConfig, MarketTournamentResult } from '../core/market/tournament';
 import { LlmSettingsSchema } from '../agents/llm/settings';
 import { RunStatusSchema } from './schema';
 import { SeedSchema } from '../core/rng';
@@ -16,10 +16,6 @@ const id = z.string().min(1).max(200);
 const spec = z.string().min(1).max(500);
 const timestamp = z.number().finite().nonnegative();
 const count = z.int().nonnegative();
-
-export const MARKET_EXPORT_FORMAT = 'parley-market';
-export const MARKET_EXPORT_FORMAT_JSONL = 'parley-market-jsonl';
-export const MARKET_EXPORT_VERSION = 1;
 
 export const NamedMarketConfigSchema = z.object({
   name: z.string().min(1).max(100).regex(/^[^:]*$/, { message: 'must not contain ":"' }),
@@ -53,22 +49,25 @@ export const MarketRunRecordSchema = z.object({
   config: MarketRunConfigSchema,
   planned: count,
   done: count,
-  message: z.string().max(2000).nullable().optional(),
+  // The CLI's market files before the run file named its game had none.
+  message: z.string().max(2000).nullable().default(null),
 });
 export type MarketRunRecord = z.infer<typeof MarketRunRecordSchema>;
 
 /** A stored market run; its standings are derived (an import recomputes them). */
 export interface MarketRunRow extends MarketRunRecord {
-  message: string | null;
+  game: 'market';
   standings: MarketStandingRow[] | null;
 }
 
 /** Events in one market: a budget of at most 10,000 seller turns, each with its answer and retries. */
 const MAX_EVENTS = 200_000;
 
-/** One market of a run, as a line of the JSONL file holds it (`metrics`, derived, only in files). */
+/** One market of a run, as it is stored and as a run file's line holds it; `id` is its job id. */
 export const MarketLineSchema = z.object({
   id: z.string().min(1).max(300).regex(/^[^:]*$/, { message: 'must not contain ":"' }),
+  /** Its place in the run's plan. */
+  index: count,
   config: z.string().min(1).max(100),
   heldOut: z.boolean(),
   marketIndex: count,
@@ -77,19 +76,39 @@ export const MarketLineSchema = z.object({
   scenario: MarketScenarioSchema,
   events: z.array(MarketEventSchema).min(1).max(MAX_EVENTS),
   outcome: MarketResultSchema,
-  metrics: z.record(z.string(), z.unknown()).optional(),
 });
 /** Parsed events are ones the runner could have written (events.ts checks it), so a line holds the runner's type. */
 export type MarketLine = Omit<z.infer<typeof MarketLineSchema>, 'events'> & { events: MarketEvent[] };
 
-/** A batch of a run's markets in plan order, each as its line's JSON (without metrics). */
-export interface MarketBatchRow {
-  /** `${runId}:${first}`. */
-  id: string;
-  runId: string;
-  first: number;
-  markets: string[];
-}
+/** A finished market as its run stores it (metrics are a fold over the events, so they are not kept). */
+export const marketLine = (r: MarketTournamentResult): MarketLine => ({
+  id: r.id,
+  index: r.index,
+  config: r.config.name,
+  heldOut: r.config.heldOut,
+  marketIndex: r.marketIndex,
+  seller: r.seller,
+  buyer: r.buyer,
+  scenario: r.scenario,
+  events: r.events,
+  outcome: r.outcome,
+});
+
+/**
+ * A market as a file's line may hold it: with its metrics (derived data, which exports write and an
+ * import checks against the log), and without its plan index in files written before version 4.
+ */
+export const MarketFileLineSchema = MarketLineSchema.extend({
+  index: count.optional(),
+  metrics: z.record(z.string(), z.unknown()).optional(),
+});
+export type MarketFileLine = Omit<z.infer<typeof MarketFileLineSchema>, 'events'> & { events: MarketEvent[] };
+
+/**
+ * What a market run's lists filter and count on, beyond job ids and plan indexes: nothing yet (the
+ * run page counts and pages its markets), so a market digest has no columns of its own.
+ */
+export type MarketColumns = Record<never, never>;
 
 /** The core's tournament config from a stored one (configs keep their names and held-out marks). */
 export const tournamentOf = (c: MarketRunConfig): MarketTournamentConfig => ({

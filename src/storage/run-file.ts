@@ -1,92 +1,79 @@
+/**
+ * Run files, one format for every game: `parley-run` (JSON: `{"format","version","game","run",
+ * "<items>":[…]}`) and `parley-run-jsonl` (the header on line 1, then one line a line), where
+ * `<items>` is the game's word for its lines (`negotiations`, `markets`). Reading checks the whole
+ * file before anything is used. docs/file-formats.md describes the format.
+ */
 import { err, ok, type Result } from '../core/result';
-import { replayLog } from '../core/bilateral/replay';
-import { plannedCount } from '../core/bilateral/tournament';
-import type { Scenario } from '../core/scenario';
-import { fail, isRecord, parseJson, parseJsonList, parseJsonlBody, parseWith, quote, type Located, type Step } from './file-format';
-import { planProblem } from './run-plan';
-import { ExportedLineSchema, RunRecordSchema, type ExportedLine, type ExportedNegotiation, type RunRecord } from './schema';
-import { OracleScorer, scoredMetrics } from '../agents/oracle';
-import { arenaSeat } from '../core/bilateral/tournament';
-import { Seat } from '../core/engine/seat';
-import { scriptedSeatProblem } from './scripted-replay';
+import { EXPORT_FORMAT, EXPORT_FORMAT_JSONL, fail, isRecord, parseJson, parseJsonList, parseJsonlBody, parseWith, sizeProblem, type ImportError, type Step } from './file-format';
+import { GAMES, isGame, storeOf, type AnyGameStore, type Game, type LineOf, type RunOf } from './games';
+import { FILE_GAMES, filesOf, type AnyGameFiles } from './games/files';
+import type { FileRecordOf, ParsedFile as ParsedFileOf, StoredRunBase } from './games/store';
 
-export const EXPORT_FORMAT = 'parley-run';
-export const EXPORT_FORMAT_JSONL = 'parley-run-jsonl';
+export { EXPORT_FORMAT, EXPORT_FORMAT_JSONL, IMPORT_ERROR_KINDS, MAX_IMPORT_BYTES, sizeProblem, type ImportError, type ImportErrorKind } from './file-format';
+
 /**
  * The newest version written. Version 2 stores a tournament's `deadline` and `firstMover` where
  * version 1 stored a fixed `turnLimit`; version-1 files still import (the config schema reads
- * `turnLimit` as a fixed deadline). Version 3 adds a tournament's own `scenarios` (a scenario file);
- * only such runs are written as version 3 (`exportVersionOf`), so every other file stays as an older
- * Parley reads it, and an older Parley refuses a version-3 file as newer rather than misreading it.
+ * `turnLimit` as a fixed deadline). Version 3 adds a tournament's own `scenarios` (a scenario file).
+ * Version 4 adds the market game: the header names its game (`game`, bilateral where a file names
+ * none), and a market's line its plan `index`; market runs were `parley-market` files before, which
+ * still import. A file is written as the oldest version that holds it (its game's `fileVersion`:
+ * 2 or 3 for a bilateral run, 4 for a market run), so every bilateral file stays as an older Parley
+ * reads it, and an older Parley refuses a newer file as newer rather than misreading it.
  */
-export const EXPORT_VERSION = 3;
+export const EXPORT_VERSION = 4;
 
-/** The version a run's file is written as: 3 with a scenario list of its own, 2 otherwise. */
-export const exportVersionOf = (run: Pick<RunRecord, 'config'>): 2 | 3 =>
-  run.config.kind === 'tournament' && run.config.tournament.scenarios !== undefined ? 3 : 2;
 /** The oldest version this Parley still reads; it reads every version from this to EXPORT_VERSION. */
 export const OLDEST_IMPORT_VERSION = 1;
-/** Larger files are refused before they are parsed. */
-export const MAX_IMPORT_BYTES = 512 * 1024 * 1024;
-/**
- * `conflict`: the file is valid but its records clash with ones already stored (nothing is written).
- * `tampered`: a scripted seat's moves are not what its strategy plays there (scripted-replay.ts).
- * `duplicate`: the same game is already stored (content.ts), under whatever name; nothing is written.
- */
-export const IMPORT_ERROR_KINDS = ['invalid-file', 'wrong-format', 'wrong-version', 'too-large', 'truncated', 'conflict', 'tampered', 'duplicate'] as const;
-export type ImportErrorKind = (typeof IMPORT_ERROR_KINDS)[number];
-export interface ImportError {
-  kind: ImportErrorKind;
-  /** One or two lines naming what is wrong and where, ready to show. */
-  message: string;
-  /** With `duplicate`: the stored run that already holds the game. */
-  same?: { id: string; name: string };
-}
+
+/** A run file checked whole: its game, its run, and its lines in plan order (`rows`) without derived data. */
+export type CheckedRun<G extends Game = 'bilateral'> = { [K in G]: { game: K; run: FileRecordOf<RunOf<K>>; rows: LineOf<K>[] } }[G];
+
+/** Which games a reader takes: one, or `'any'`. */
+export type GameChoice = Game | 'any';
+type Chosen<C extends GameChoice> = C extends 'any' ? Game : Exclude<C, 'any'>;
 
 /**
- * The refusal of a file of `size` bytes, or null when that size may be imported. Callers that can
- * learn the size without reading the file (a File's `size`, `stat`) ask this first.
+ * Reads a run file, JSON or JSONL, of `game` (bilateral unless told; `'any'` takes every game),
+ * and checks all of it: the envelope, every part against its game's schemas, then what schemas
+ * cannot say (the game's `checkFile`: each line a job of the run's own plan, each log replayed,
+ * counts that match the plan). Lines come back in plan order.
  */
-export function sizeProblem(size: number): ImportError | null {
-  if (size <= MAX_IMPORT_BYTES) return null;
-  return { kind: 'too-large', message: `the file is ${formatMb(size)}; Parley imports runs of up to ${formatMb(MAX_IMPORT_BYTES)}` };
-}
-
-/**
- * Reads an export file, JSON or JSONL, and checks all of it: the envelope, every part against its
- * schema, then what schemas cannot say: unique ids; each negotiation a job of the run's own plan
- * (index, agents and scenario as the plan makes them); each event log replayed through the
- * protocol, ending where the protocol ends; counts that match the plan. Rows come back in plan order.
- */
-export function readRunFile(text: string, size: number = text.length): Result<CheckedRun, ImportError> {
+export function readRunFile<C extends GameChoice = 'bilateral'>(text: string, size: number = text.length, game?: C): Result<CheckedRun<Chosen<C>>, ImportError> {
   const tooLarge = sizeProblem(size);
   if (tooLarge) return err(tooLarge);
-  const parsed = parseFile(text);
-  return parsed.ok ? checkRun(parsed.value) : parsed;
+  const parsed = parseFile(text, game ?? 'bilateral');
+  if (!parsed.ok) return parsed;
+  const file = parsed.value;
+  const checked = file.files.checkFile(file);
+  return checked.ok ? ok({ game: file.store.game, run: checked.value.run, rows: checked.value.lines } as CheckedRun<Chosen<C>>) : checked;
 }
 
 // ---------------------------------------------------------------------------------------------
-// Parsing: the file's envelope, then each part through its schema.
+// Parsing: the file's envelope names its game; each part goes through that game's schemas.
 
-export interface CheckedRun {
-  run: RunRecord;
-  rows: ExportedNegotiation[];
+interface ParsedFile extends ParsedFileOf<StoredRunBase, unknown> {
+  store: AnyGameStore;
+  files: AnyGameFiles;
 }
 
-interface ParsedFile {
-  run: RunRecord;
-  rows: { row: ExportedLine; where: string }[];
-  /** JSONL: a file cut at a line boundary is short of rows; JSON cannot be cut and still parse. */
-  jsonl: boolean;
+/** The format a file names at its start: a run file's (either layout), or one of a game's older formats. */
+function formatOf(format: unknown): { game: Game | null; jsonl: boolean; version?: number } | null {
+  if (format === EXPORT_FORMAT || format === EXPORT_FORMAT_JSONL) return { game: null, jsonl: format === EXPORT_FORMAT_JSONL };
+  for (const game of GAMES) {
+    const legacy = FILE_GAMES[game].legacyFormats;
+    if (legacy && (format === legacy.json || format === legacy.jsonl)) return { game, jsonl: format === legacy.jsonl, version: legacy.version };
+  }
+  return null;
 }
 
-function parseFile(text: string): Step<ParsedFile> {
+function parseFile(text: string, wanted: GameChoice): Step<ParsedFile> {
   if (text.trim() === '') return fail('invalid-file', 'the file is empty');
   const newline = text.indexOf('\n');
   const head = newline < 0 ? text : text.slice(0, newline);
   const first = parseJson(head);
-  if (first.ok && isRecord(first.value) && first.value.format === EXPORT_FORMAT_JSONL)
-    return parseJsonl(text, first.value);
+  if (first.ok && isRecord(first.value) && formatOf(first.value.format)?.jsonl) return parseBody(text, first.value, true, wanted);
   // A one-line JSON export has already been parsed whole.
   const whole = first.ok && (newline < 0 || text.slice(newline).trim() === '') ? first : parseJson(text);
   if (!whole.ok) {
@@ -94,31 +81,28 @@ function parseFile(text: string): Step<ParsedFile> {
       return fail('truncated', `the file ends in the middle of its JSON (${whole.error}); it looks cut off`);
     return fail('invalid-file', `not valid JSON: ${whole.error}`);
   }
-  const envelope = checkEnvelope(whole.value, EXPORT_FORMAT, '');
-  if (!envelope.ok) return envelope;
-  const run = parseWith(RunRecordSchema, envelope.value.run, '', 'run');
-  if (!run.ok) return run;
-  const rows = parseJsonList(envelope.value.negotiations, 'negotiations', ExportedLineSchema);
-  if (!rows.ok) return rows;
-  return ok({ run: run.value, rows: rows.value.map(located), jsonl: false });
+  return parseBody(text, whole.value, false, wanted);
 }
 
-const located = ({ value, where }: Located<ExportedLine>): ParsedFile['rows'][number] => ({ row: value, where });
-
-function parseJsonl(text: string, header: Record<string, unknown>): Step<ParsedFile> {
-  const envelope = checkEnvelope(header, EXPORT_FORMAT_JSONL, 'line 1: ');
-  if (!envelope.ok) return envelope;
-  const run = parseWith(RunRecordSchema, envelope.value.run, 'line 1: ', 'run');
+function parseBody(text: string, envelope: unknown, jsonl: boolean, wanted: GameChoice): Step<ParsedFile> {
+  const at = jsonl ? 'line 1: ' : '';
+  const header = checkEnvelope(envelope, jsonl, at);
+  if (!header.ok) return header;
+  const { game, value } = header.value;
+  if (wanted !== 'any' && game !== wanted) return fail('wrong-game', `${at}the file holds a ${game} run; only a ${wanted} run is read here`);
+  const [store, files] = [storeOf(game) as AnyGameStore, filesOf(game)];
+  const run = parseWith(files.fileRecord, value.run, at, 'run');
   if (!run.ok) return run;
-  const rows = parseJsonlBody(text.split('\n'), ExportedLineSchema);
-  if (!rows.ok) return rows;
-  return ok({ run: run.value, rows: rows.value.map(located), jsonl: true });
+  const lines = jsonl ? parseJsonlBody(text.split('\n'), files.fileLine) : parseJsonList(value[store.items], store.items, files.fileLine);
+  if (!lines.ok) return lines;
+  return ok({ store, files, run: run.value, lines: lines.value, jsonl, at });
 }
 
-function checkEnvelope(value: unknown, format: string, at: string): Step<Record<string, unknown>> {
+function checkEnvelope(value: unknown, jsonl: boolean, at: string): Step<{ game: Game; value: Record<string, unknown> }> {
   if (!isRecord(value) || !('format' in value))
     return fail('wrong-format', `${at}this is not a Parley run export: it has no "format" field`);
-  if (value.format !== format) {
+  const format = formatOf(value.format);
+  if (format === null || format.jsonl !== jsonl) {
     const shown = typeof value.format === 'string' ? `"${value.format.slice(0, 100)}"` : typeof value.format;
     const known = `"${EXPORT_FORMAT}" (JSON) and "${EXPORT_FORMAT_JSONL}" (JSONL) files`;
     return fail('wrong-format', `${at}the file's format is ${shown}; Parley imports ${known}`);
@@ -126,111 +110,18 @@ function checkEnvelope(value: unknown, format: string, at: string): Step<Record<
   const version = value.version;
   if (typeof version !== 'number' || !Number.isInteger(version) || version < 1)
     return fail('invalid-file', `${at}version: expected a positive whole number`);
-  if (version > EXPORT_VERSION)
-    return fail(
-      'wrong-version',
-      `${at}the file is format version ${version}, written by a newer Parley; ` +
-        `this one reads versions ${OLDEST_IMPORT_VERSION} to ${EXPORT_VERSION}. Update Parley to import it.`,
-    );
-  return ok(value);
-}
-
-// ---------------------------------------------------------------------------------------------
-// What the schemas cannot say: the rows against each other and against the run.
-
-function checkRun(file: ParsedFile): Step<CheckedRun> {
-  const { run, rows, jsonl } = file;
-  const at = jsonl ? 'line 1: ' : '';
-  const jobs = new Map<string, string>();
-  const indexes = new Map<number, string>();
-  const scenarios = new Map<number, Scenario>();
-  const scorer = new OracleScorer();
-  for (const { row, where } of rows) {
-    const otherJob = jobs.get(row.jobId);
-    if (otherJob) return fail('invalid-file', `${where}: jobId "${row.jobId}" is already used at ${otherJob}`);
-    jobs.set(row.jobId, where);
-    const otherIndex = indexes.get(row.index);
-    if (otherIndex) return fail('invalid-file', `${where}: index ${row.index} is already used at ${otherIndex}`);
-    indexes.set(row.index, where);
-    const last = row.events.length - 1;
-    const end = row.events.findIndex((e) => e.type === 'end');
-    if (end !== last)
-      return fail(
-        'invalid-file',
-        end < 0
-          ? `${where}: events: the log has no "end" event`
-          : `${where}: events[${end}]: an "end" event before the last event`,
-      );
-    const ending = row.events[last];
-    if (ending?.type === 'end' && ending.outcome.kind !== row.outcome) {
-      const ended = `the event log ends in "${ending.outcome.kind}" (events[${last}].outcome.kind)`;
-      return fail('invalid-file', `${where}: outcome is "${row.outcome}" but ${ended}`);
-    }
-    if (row.tier !== row.scenario.tier)
-      return fail('invalid-file', `${where}: tier is ${row.tier} but scenario.tier is ${row.scenario.tier}`);
-    const named = `${where} (job ${quote(row.jobId)})`;
-    const offPlan = planProblem(run, row, scenarios);
-    if (offPlan) return fail('invalid-file', `${named}: ${offPlan}`);
-    const replayed = replayLog(row.scenario, row.events);
-    if (!replayed.ok) {
-      const e = replayed.error;
-      if (e.at === 'scenario') return fail('invalid-file', `${named}: scenario: ${e.reason}`);
-      const type = row.events[e.event]?.type ?? 'event';
-      return fail('invalid-file', `${named}: events[${e.event}] (${type} at turn ${e.turn}): ${e.reason}`);
-    }
-    const scripted = scriptedSeatProblem(row.scenario, row.events, { buyer: row.buyer, seller: row.seller }, (role) =>
-      run.config.kind === 'arena' ? arenaSeat(run.id, role) : new Seat(run.config.tournament.seed, row.jobId, role),
-    );
-    if (scripted) return fail('tampered', `${named}: ${scripted}`);
-    if (row.oracle !== undefined) {
-      const wrong = oracleProblem(row, scorer);
-      if (wrong) return fail('invalid-file', `${named}: ${wrong}`);
-    }
+  const newest = format.version ?? EXPORT_VERSION;
+  const read = newest === OLDEST_IMPORT_VERSION ? `version ${newest}` : `versions ${OLDEST_IMPORT_VERSION} to ${newest}`;
+  if (version > newest)
+    return fail('wrong-version', `${at}the file is format version ${version}, written by a newer Parley; this one reads ${read}. Update Parley to import it.`);
+  if (format.game !== null) return ok({ game: format.game, value });
+  // A file older than version 4 names no game: it holds a bilateral run.
+  const game = value.game ?? 'bilateral';
+  if (!isGame(game)) {
+    const shown = typeof game === 'string' ? `"${game.slice(0, 60)}"` : typeof game;
+    return fail('invalid-file', `${at}game: ${shown} is no game this Parley knows (${GAMES.join(', ')})`);
   }
-  if (rows.length < run.done) {
-    const message = `run.done says ${run.done} negotiations but the file holds ${rows.length}`;
-    return jsonl ? fail('truncated', `${message}; it looks cut off`) : fail('invalid-file', `${at}${message}`);
-  }
-  if (rows.length > run.done)
-    return fail('invalid-file', `${at}run.done says ${run.done} negotiations but the file holds ${rows.length}`);
-  if (run.planned < run.done)
-    return fail('invalid-file', `${at}run.planned (${run.planned}) is less than run.done (${run.done})`);
-  const config = run.config;
-  const plans = config.kind === 'tournament' ? plannedCount(config.tournament) : 1;
-  if (run.planned !== plans) {
-    const what = config.kind === 'tournament' ? 'its tournament config plans' : 'an Arena run plays';
-    return fail('invalid-file', `${at}run.planned is ${run.planned} but ${what} ${plans}`);
-  }
-  const sorted = rows.sort((a, b) => a.row.index - b.row.index);
-  // Every row is a distinct job of the plan; a run that can resume holds the plan's first ones.
-  const gap = sorted.findIndex((r, i) => r.row.index !== i);
-  if (gap >= 0) {
-    const { row, where } = sorted[gap] as ParsedFile['rows'][number];
-    return fail(
-      'invalid-file',
-      `${where}: plan index ${gap} is missing before index ${row.index}; a run holds the first negotiations of its plan, so that resuming it plays each of the others once`,
-    );
-  }
-  // The oracle figures are derived: checked above, then left out, as the metrics are.
-  return ok({ run, rows: sorted.map(({ row: { oracle: _derived, ...kept } }) => kept) });
-}
-
-/** Where a line's oracle figures differ from the search's (derived data must be true), or null. */
-function oracleProblem(row: ExportedLine, scorer: OracleScorer): string | null {
-  const metrics = scoredMetrics(row.buyer, row.seller, row.scenario, row.events, scorer);
-  for (const seat of ['buyer', 'seller'] as const) {
-    const given = row.oracle?.[seat] ?? null;
-    const share = metrics[seat].oracleShare;
-    const gap = metrics[seat].oracleGap;
-    const expected = share === null || gap === null ? null : { oracleShare: share, oracleGap: gap };
-    const same =
-      given === null || expected === null
-        ? given === expected
-        : Math.abs(given.oracleShare - expected.oracleShare) < 1e-9 && Math.abs(given.oracleGap - expected.oracleGap) < 1e-9;
-    if (!same)
-      return `oracle.${seat} is ${JSON.stringify(given)} but the oracle search gives ${JSON.stringify(expected)}`;
-  }
-  return null;
+  return ok({ game, value });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -253,5 +144,3 @@ function endsInsideValue(text: string): boolean {
   }
   return inString || depth > 0;
 }
-
-const formatMb = (bytes: number): string => `${Math.round(bytes / (1024 * 1024))} MB`;

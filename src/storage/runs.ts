@@ -1,10 +1,11 @@
 import type { OutcomeKind } from '../core/bilateral/events';
 import { randomId } from '../core/id';
-import { decode, readRows, runBatches, runDigests, runSlots, scanJson, type Slot } from './batches';
+import { decode, readJson, readRows, runBatches, runDigests, runSlots, scanJson, type DigestRow, type Slot } from './batches';
 import type { ParleyDb } from './db';
+import { gameOfRow, isGame, storeOf, type Game, type LineOf, type RunOf, type StoredRun } from './games';
 import { handInKey } from './hand-in-records';
-import { ExportedNegotiationSchema, type NegotiationRow, type RunConfig, type RunRow } from './schema';
-import { checkRunRow, issueText, salvageFile, sortChecked, type Checked, type DamagedRun } from './stored-records';
+import type { NegotiationColumns, NegotiationRow } from './schema';
+import { issueText, salvageFile, sortChecked, unknownGame, type Checked, type DamagedRun } from './stored-records';
 
 /**
  * Hands `visit` a run's negotiations in plan order, a chunk at a time, inside the caller's
@@ -18,12 +19,20 @@ export async function scanRun(
   await scanJson(db, runId, (json) => visit(json.map((j) => decode(runId, j))));
 }
 
-export async function createRun(
-  db: ParleyDb,
-  init: { id?: string; name: string; config: RunConfig; planned: number; createdAt: number },
-): Promise<RunRow> {
-  const run: RunRow = {
+/** What a new run is made of; `game` is bilateral unless told. */
+export interface RunInit<G extends Game> {
+  id?: string;
+  game?: G;
+  name: string;
+  config: RunOf<G>['config'];
+  planned: number;
+  createdAt: number;
+}
+
+export async function createRun<G extends Game = 'bilateral'>(db: ParleyDb, init: RunInit<G>): Promise<RunOf<G>> {
+  const run = {
     id: init.id ?? randomId(),
+    game: init.game ?? 'bilateral',
     name: init.name,
     createdAt: init.createdAt,
     updatedAt: init.createdAt,
@@ -33,54 +42,89 @@ export async function createRun(
     done: 0,
     standings: null,
     message: null,
-  };
-  await db.runs.add(run);
+  } as RunOf<G>;
+  await db.runs.add(run as StoredRun);
   return run;
 }
 
-export const getRun = (db: ParleyDb, id: string): Promise<RunRow | undefined> => db.runs.get(id);
+/**
+ * Every stored run row of `game` as it lies in the table, unparsed. A row that names no game this
+ * Parley knows comes with the bilateral ones, whose list shows what is damaged. Reads the whole
+ * table, not the createdAt index, which leaves out a row whose createdAt is no valid key.
+ */
+export async function rawRuns(db: ParleyDb, game: Game = 'bilateral'): Promise<unknown[]> {
+  const rows = (await db.runs.toArray()) as unknown[];
+  return rows.filter((raw) => (gameOfRow(raw) ?? 'bilateral') === game);
+}
 
-/** Newest first. */
-export const listRuns = (db: ParleyDb): Promise<RunRow[]> => db.runs.orderBy('createdAt').reverse().toArray();
+/** A stored row read by its game's descriptor (or damaged, where it names no known game). */
+const checkRow = (raw: unknown): Checked<StoredRun> => {
+  const game = gameOfRow(raw);
+  return game === null ? unknownGame(raw) : storeOf(game).checkRun(raw);
+};
+
+/** A run of `game` (bilateral unless told); undefined when there is none, or it is of another game. */
+export async function getRun<G extends Game = 'bilateral'>(db: ParleyDb, id: string, game?: G): Promise<RunOf<G> | undefined> {
+  const run: unknown = await db.runs.get(id);
+  return run !== undefined && gameOfRow(run) === (game ?? 'bilateral') ? (run as RunOf<G>) : undefined;
+}
+
+/** The runs of `game` (bilateral unless told), newest first. */
+export async function listRuns<G extends Game = 'bilateral'>(db: ParleyDb, game?: G): Promise<RunOf<G>[]> {
+  const runs = (await db.runs.orderBy('createdAt').reverse().toArray()) as unknown[];
+  return runs.filter((run) => gameOfRow(run) === (game ?? 'bilateral')) as RunOf<G>[];
+}
 
 /**
- * Every stored run, each parsed: the readable ones newest first (with a note where a part of one,
- * its standings, was set aside), and apart the damaged ones, each with why it cannot be read. Reads
- * the whole table, not the createdAt index, which leaves out a row whose createdAt is no valid key.
+ * Every stored run of `game` (bilateral unless told), each parsed: the readable ones newest first
+ * (with a note where a part of one, its standings, was set aside), and apart the damaged ones, each
+ * with why it cannot be read.
  */
-export async function readRuns(db: ParleyDb): Promise<{ runs: RunRow[]; notes: Map<string, string>; damaged: DamagedRun[] }> {
-  return sortChecked((await db.runs.toArray()).map((raw: unknown) => checkRunRow(raw)));
+export async function readRuns<G extends Game = 'bilateral'>(
+  db: ParleyDb,
+  game?: G,
+): Promise<{ runs: RunOf<G>[]; notes: Map<string, string>; damaged: DamagedRun[] }> {
+  return sortChecked((await rawRuns(db, game)).map((raw) => checkRow(raw) as Checked<RunOf<G>>));
 }
 
-/** One stored run, parsed; undefined when there is none with that id. */
-export async function readRun(db: ParleyDb, id: string): Promise<Checked<RunRow> | undefined> {
+/** One stored run of `game` (bilateral unless told), parsed; undefined when there is none of that game with that id. */
+export async function readRun<G extends Game = 'bilateral'>(db: ParleyDb, id: string, game?: G): Promise<Checked<RunOf<G>> | undefined> {
   const raw: unknown = await db.runs.get(id);
-  return raw === undefined ? undefined : checkRunRow(raw);
+  if (raw === undefined || (gameOfRow(raw) ?? 'bilateral') !== (game ?? 'bilateral')) return undefined;
+  return checkRow(raw) as Checked<RunOf<G>>;
 }
 
-/** What can be read of a stored run, damaged or not, as one JSON file (see salvageFile); null when there is none. */
+/** What can be read of a stored run of any game, damaged or not, as one JSON file (see salvageFile); null when there is none. */
 export async function salvageRun(db: ParleyDb, id: string): Promise<{ name: string; text: string } | null> {
-  return db.transaction('r', db.runs, db.batches, async () => {
+  return db.transaction('r', db.runs, db.batches, db.digests, async () => {
     const raw: unknown = await db.runs.get(id);
     if (raw === undefined) return null;
-    const checked = checkRunRow(raw);
+    const checked = checkRow(raw);
     const problem = checked.ok ? (checked.note ?? 'none: the run record reads') : checked.damaged.problem;
+    // A record that names no game it can be read as leaves its batches' digests to say.
+    const digests = await runDigests(db, id).toArray();
+    const game = gameOfRow(raw) ?? digests.map((d) => d.game).find(isGame) ?? null;
     const batches = ((await runBatches(db, id).toArray()) as unknown[] as Partial<Record<string, unknown>>[]).map((b) => ({ id: b.id, items: b.negotiations }));
+    const store = game === null ? null : storeOf(game);
     const check = (item: unknown) => {
-      const parsed = ExportedNegotiationSchema.safeParse(item, { jitless: true });
+      if (store === null) return null;
+      const parsed = store.line.safeParse(item, { jitless: true });
       return parsed.success ? null : issueText(parsed.error);
     };
     const name = checked.ok ? checked.run.name : (checked.damaged.name ?? 'run');
-    return { name, text: salvageFile('runs', raw, problem, batches, check) };
+    return { name, text: salvageFile(game, raw, problem, batches, store?.items ?? 'lines', check) };
   });
 }
 
+/** A change to a stored run of any game (its id and game stay). */
+export type RunPatch = { [G in Game]: Partial<Omit<RunOf<G>, 'id' | 'game'>> }[Game];
+
 /** Does nothing when the run is gone (deleted while a worker was still reporting on it). */
-export async function updateRun(db: ParleyDb, id: string, patch: Partial<Omit<RunRow, 'id'>>): Promise<void> {
-  await db.runs.update(id, patch);
+export async function updateRun(db: ParleyDb, id: string, patch: RunPatch): Promise<void> {
+  await db.runs.update(id, patch as Partial<StoredRun>);
 }
 
-/** The run and all its negotiations, together or not at all. */
+/** The run and all its lines, whatever its game, together or not at all. */
 export async function deleteRun(db: ParleyDb, id: string): Promise<void> {
   await db.transaction('rw', [db.runs, db.batches, db.digests, db.settings], async () => {
     await runBatches(db, id).delete();
@@ -144,21 +188,21 @@ export async function markInterrupted(
 /**
  * A run whose worker died while playing it: once the browser has released the run's lock (it does
  * when the worker ends), the run, if still marked running, becomes 'interrupted', so it can be
- * resumed. Nothing stored is touched. Works for market runs too (`table`).
+ * resumed. Nothing stored is touched. Any game's run.
  */
-export async function markCutOff(db: ParleyDb, runId: string, table: 'runs' | 'marketRuns' = 'runs'): Promise<boolean> {
+export async function markCutOff(db: ParleyDb, runId: string): Promise<boolean> {
   const mark = () =>
-    db.transaction('rw', db[table], async () => {
-      const run: unknown = await db[table].get(runId);
+    db.transaction('rw', db.runs, async () => {
+      const run: unknown = await db.runs.get(runId);
       if ((run as { status?: unknown } | undefined)?.status !== 'running') return false;
-      await db[table].update(runId, { status: 'interrupted' });
+      await db.runs.update(runId, { status: 'interrupted' });
       return true;
     });
   if (typeof navigator === 'undefined' || !navigator.locks) return mark();
   return navigator.locks.request(runLockName(runId), mark);
 }
 
-/** Job ids of the negotiations already stored for a run (resume skips them); reads digests only. */
+/** Job ids of the lines already stored for a run of any game (resume skips them); reads digests only. */
 export async function storedJobIds(db: ParleyDb, runId: string): Promise<Set<string>> {
   const ids = new Set<string>();
   for (const digest of await runDigests(db, runId).toArray()) for (const id of digest.jobIds) ids.add(id);
@@ -172,7 +216,7 @@ export interface NegotiationFilter {
   tier?: number;
 }
 
-const matches = (f: NegotiationFilter) => ({ digest: d, at }: Slot) =>
+const matches = (f: NegotiationFilter) => ({ digest: d, at }: Slot<NegotiationColumns>) =>
   (f.buyer === undefined || d.buyers[at] === f.buyer) &&
   (f.seller === undefined || d.sellers[at] === f.seller) &&
   (f.outcome === undefined || d.outcomes[at] === f.outcome) &&
@@ -187,22 +231,48 @@ export async function loadNegotiations(
   runId: string,
   opts: { offset?: number; limit?: number; filter?: NegotiationFilter } = {},
 ): Promise<{ rows: NegotiationRow[]; total: number }> {
-  const offset = Math.max(0, Math.floor(opts.offset ?? 0));
-  const limit = opts.limit === undefined ? Infinity : Math.max(0, Math.floor(opts.limit));
   const filter = opts.filter ?? {};
   const filtered = Object.values(filter).some((v) => v !== undefined);
+  const { json, total } = await readPage<NegotiationColumns>(db, runId, opts, filtered ? matches(filter) : null);
+  return { rows: json.map((j) => decode(runId, j)), total };
+}
+
+/** One page of a run's lines as JSON in plan order, and how many match; only the page's batches are read. */
+async function readPage<Columns extends object>(
+  db: ParleyDb,
+  runId: string,
+  opts: { offset?: number; limit?: number },
+  match: ((slot: Slot<Columns>) => boolean) | null,
+): Promise<{ json: string[]; total: number }> {
+  const offset = Math.max(0, Math.floor(opts.offset ?? 0));
+  const limit = opts.limit === undefined ? Infinity : Math.max(0, Math.floor(opts.limit));
   return db.transaction('r', db.batches, db.digests, async () => {
-    const slots = await runSlots(db, runId);
-    const matching = filtered ? slots.filter(matches(filter)) : slots;
+    const slots = await runSlots<Columns>(db, runId);
+    const matching = match ? slots.filter(match) : slots;
     const page = limit === 0 ? [] : matching.slice(offset, limit === Infinity ? undefined : offset + limit);
-    return { rows: await readRows(db, runId, page), total: matching.length };
+    return { json: await readJson(db, page), total: matching.length };
   });
+}
+
+/**
+ * One page of a run's lines of `game` in plan order (all of them by default), each as its game
+ * stores it, and `total`, the count of them all; only the page's batches are read.
+ */
+export async function loadLines<G extends Game>(
+  db: ParleyDb,
+  runId: string,
+  game: G,
+  opts: { offset?: number; limit?: number } = {},
+): Promise<{ lines: LineOf<G>[]; total: number }> {
+  // A digest an older tab wrote names no game: that tab knew only the bilateral one.
+  const { json, total } = await readPage(db, runId, opts, ({ digest }) => (digest.game ?? 'bilateral') === game);
+  return { lines: json.map((j) => JSON.parse(j) as LineOf<G>), total };
 }
 
 /** One stored negotiation, found through the run's digests; only its batch is read. */
 export async function loadNegotiation(db: ParleyDb, runId: string, jobId: string): Promise<NegotiationRow | undefined> {
   return db.transaction('r', db.batches, db.digests, async () => {
-    for (const digest of await runDigests(db, runId).toArray()) {
+    for (const digest of (await runDigests(db, runId).toArray()) as DigestRow[]) {
       const at = digest.jobIds.indexOf(jobId);
       if (at >= 0) return (await readRows(db, runId, [{ digest, at }]))[0];
     }

@@ -135,8 +135,9 @@ export type RunRecord = z.infer<typeof RunRecordSchema>;
 export type StoredStandings = Omit<Standings, 'usage' | 'byZone' | 'intervals'> &
   Partial<Pick<Standings, 'usage' | 'byZone' | 'intervals'>>;
 
-/** A stored run. Standings are derived data (an import recomputes them), so they have no schema here. */
+/** A stored bilateral run. Standings are derived data (an import recomputes them), so they have no schema here. */
 export interface RunRow extends RunRecord {
+  game: 'bilateral';
   standings: StoredStandings | null;
 }
 
@@ -204,35 +205,10 @@ const outcomeKinds: Same<z.infer<typeof OutcomeKindSchema>, OutcomeKind> = true;
 void configFitsCore;
 void outcomeKinds;
 
-/**
- * What the Runs page filters on, for one stored batch of a run's negotiations, and where each of
- * them is: the batch record with the same id holds the negotiation at the same position.
- */
-export interface DigestRow {
-  /** `${runId}:${first}`, the id of its batch. */
-  id: string;
-  runId: string;
-  first: number;
-  jobIds: string[];
-  /** Plan indexes (a batch holds them in ascending order). */
-  indexes: number[];
+/** What the Runs page filters a bilateral run's negotiations on: a digest's columns (batches.ts). */
+export interface NegotiationColumns {
   buyers: string[];
   sellers: string[];
   outcomes: OutcomeKind[];
   tiers: number[];
-}
-
-/**
- * A few hundred negotiations of one run in one record: IndexedDB costs per record, not per byte.
- * Each negotiation is kept as its export JSON, so one can be read without parsing the others.
- */
-export interface BatchRow {
-  /** `${runId}:${first}`. */
-  id: string;
-  runId: string;
-  /** The batch's smallest plan index. */
-  first: number;
-  count: number;
-  /** `JSON.stringify` of each ExportedNegotiation, in ascending plan index. */
-  negotiations: string[];
 }

@@ -1,5 +1,5 @@
 /**
- * Stored records read back: a run row, a market run row or a negotiation is parsed before a page
+ * Stored records read back: a run row of either game or a negotiation is parsed before a page
  * uses it, so one record that cannot be read (written by a bug, an old version, or edited by hand)
  * is set apart as damaged, with the reason, instead of breaking every page that lists it.
  */
@@ -7,15 +7,14 @@ import { z } from 'zod';
 import { MarketStandingRowSchema, type MarketStandingRow } from '../core/market/aggregate';
 import { RATE_NAMES } from '../core/bilateral/aggregate';
 import { RoleSchema } from '../core/scenario';
+import type { Game } from './games';
 import { MarketRunRecordSchema, type MarketRunRow } from './market-schema';
 import { NegotiationRowSchema, RunRecordSchema, type NegotiationRow, type RunRow, type StoredStandings } from './schema';
 
-/** Which table a record lies in: bilateral runs, or market runs. */
-export type RunTable = 'runs' | 'marketRuns';
-
 /** A stored run that cannot be read: what can be told of it, and why it cannot be read. */
 export interface DamagedRun {
-  table: RunTable;
+  /** The game it says it is of, or null where it names none that this Parley knows. */
+  game: Game | null;
   id: string;
   /** Its name where that much is readable, else null. */
   name: string | null;
@@ -34,10 +33,10 @@ export function issueText(error: z.ZodError): string {
   return where ? `${where}: ${issue.message}` : issue.message;
 }
 
-const damaged = (table: RunTable, raw: unknown, problem: string): DamagedRun => {
+const damaged = (game: Game | null, raw: unknown, problem: string): DamagedRun => {
   const fields = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
   return {
-    table,
+    game,
     id: String(fields.id ?? ''),
     name: typeof fields.name === 'string' ? fields.name : null,
     createdAt: typeof fields.createdAt === 'number' && Number.isFinite(fields.createdAt) ? fields.createdAt : null,
@@ -70,10 +69,14 @@ const StoredStandingsShape = z.looseObject({
 
 const STANDINGS_NOTE = 'its stored standings could not be read, so none are shown; export the run and import the file to recompute them';
 
-/** A stored run row, parsed (legacy fields read as today's); its standings are kept only if readable. */
+// A row without a game was written by an older tab of Parley, which knew only the bilateral game.
+const StoredRunSchema = RunRecordSchema.extend({ game: z.literal('bilateral').default('bilateral') });
+const StoredMarketRunSchema = MarketRunRecordSchema.extend({ game: z.literal('market') });
+
+/** A stored bilateral run row, parsed (legacy fields read as today's); its standings are kept only if readable. */
 export function checkRunRow(raw: unknown): Checked<RunRow> {
-  const record = RunRecordSchema.safeParse(raw, { jitless: true });
-  if (!record.success) return { ok: false, damaged: damaged('runs', raw, issueText(record.error)) };
+  const record = StoredRunSchema.safeParse(raw, { jitless: true });
+  if (!record.success) return { ok: false, damaged: damaged('bilateral', raw, issueText(record.error)) };
   const stored = (raw as { standings?: unknown }).standings ?? null;
   if (stored === null) return { ok: true, run: { ...record.data, standings: null }, note: null };
   const readable = StoredStandingsShape.safeParse(stored, { jitless: true }).success;
@@ -84,9 +87,9 @@ export function checkRunRow(raw: unknown): Checked<RunRow> {
 
 /** A stored market run row, parsed; its standings are kept only if readable. */
 export function checkMarketRunRow(raw: unknown): Checked<MarketRunRow> {
-  const record = MarketRunRecordSchema.safeParse(raw, { jitless: true });
-  if (!record.success) return { ok: false, damaged: damaged('marketRuns', raw, issueText(record.error)) };
-  const run = { ...record.data, message: record.data.message ?? null };
+  const record = StoredMarketRunSchema.safeParse(raw, { jitless: true });
+  if (!record.success) return { ok: false, damaged: damaged('market', raw, issueText(record.error)) };
+  const run = record.data;
   const stored = (raw as { standings?: unknown }).standings ?? null;
   if (stored === null) return { ok: true, run: { ...run, standings: null }, note: null };
   const standings = z.array(MarketStandingRowSchema).safeParse(stored, { jitless: true });
@@ -94,6 +97,13 @@ export function checkMarketRunRow(raw: unknown): Checked<MarketRunRow> {
     ? { ok: true, run: { ...run, standings: stored as MarketStandingRow[] }, note: null }
     : { ok: true, run: { ...run, standings: null }, note: STANDINGS_NOTE };
 }
+
+/** A stored row that names no game this Parley knows: damaged, whatever else it holds. */
+export const unknownGame = (raw: unknown): Checked<never> => {
+  const game = (raw as { game?: unknown }).game;
+  const shown = typeof game === 'string' ? `"${game.slice(0, 60)}"` : typeof game;
+  return { ok: false, damaged: damaged(null, raw, `game: ${shown} is no game this Parley knows`) };
+};
 
 /** A stored negotiation (already decoded from its JSON), parsed: its scenario and every event. */
 export function checkNegotiation(raw: unknown): { ok: true; row: NegotiationRow } | { ok: false; problem: string } {
@@ -119,19 +129,21 @@ export function sortChecked<Row extends { createdAt: number }>(checked: readonly
 }
 
 export const SALVAGE_FORMAT = 'parley-salvage';
-export const SALVAGE_VERSION = 1;
+/** Version 2 names the run's game where version 1 named its table (`runs`, `marketRuns`). */
+export const SALVAGE_VERSION = 2;
 
 /**
  * What can be read of a damaged run, as one JSON file: the record as stored, each of its items
- * (negotiations or markets) that parses, and where the others were and why they could not be read.
- * It is not a run file (a damaged run has none that would pass an import); it keeps the data for
- * whoever mends it.
+ * (negotiations or markets, listed under `items`) that parses, and where the others were and why
+ * they could not be read. It is not a run file (a damaged run has none that would pass an import);
+ * it keeps the data for whoever mends it.
  */
 export function salvageFile(
-  table: RunTable,
+  game: Game | null,
   record: unknown,
   problem: string,
   batches: readonly { id: unknown; items: unknown }[],
+  items: string,
   check: (item: unknown) => string | null,
 ): string {
   const readable: unknown[] = [];
@@ -155,8 +167,7 @@ export function salvageFile(
       else unreadable.push({ batch: id, at, problem: wrong });
     });
   }
-  const items = table === 'runs' ? 'negotiations' : 'markets';
-  return JSON.stringify({ format: SALVAGE_FORMAT, version: SALVAGE_VERSION, table, problem, record: jsonSafe(record), [items]: readable, unreadable }, null, 1);
+  return JSON.stringify({ format: SALVAGE_FORMAT, version: SALVAGE_VERSION, game, problem, record: jsonSafe(record), [items]: readable, unreadable }, null, 1);
 }
 
 /** A stored value as JSON can hold it: IndexedDB also keeps big integers and cycles, which JSON cannot. */

@@ -1,16 +1,15 @@
 import { randomId } from '../core/id';
 import { idTables, importedIdentity } from './import-id';
-import { sameStoredGame } from './content';
 import { handInKey, type HandIn, type HandInVia } from './hand-in-records';
-import { Aggregator } from '../core/bilateral/aggregate';
-import { OracleScorer, scoredMetrics } from '../agents/oracle';
 import { err, ok, type Result } from '../core/result';
 import type { ParleyDb } from './db';
 import { addBatches, scanJson } from './batches';
 import { asStorageError } from './errors';
 import { jsonFile, jsonlFile, runRecordOf } from './file-format';
-import { EXPORT_FORMAT, EXPORT_FORMAT_JSONL, exportVersionOf, readRunFile, sizeProblem, type ImportError } from './run-file';
-import type { ExportedNegotiation, RunRecord, RunRow } from './schema';
+import { gameOfRow, storeOf, type AnyGameStore, type Game, type RunOf, type StoredRun } from './games';
+import { filesOf } from './games/files';
+import type { FileRecordOf } from './games/store';
+import { EXPORT_FORMAT, EXPORT_FORMAT_JSONL, readRunFile, sizeProblem, type GameChoice, type ImportError } from './run-file';
 
 export {
   EXPORT_FORMAT,
@@ -23,9 +22,11 @@ export {
   type ImportErrorKind,
 } from './run-file';
 
-export interface ImportOptions {
+export interface ImportOptions<C extends GameChoice = 'bilateral'> {
   /** Becomes the imported run's `updatedAt`. */
   now: number;
+  /** The games taken (default bilateral; `'any'` for the Runs page's import); a file of another game is refused. */
+  game?: C;
   /** Id for the copy made when the run's id is already taken (default a random UUID). */
   newId?: () => string;
   /** The file's size in bytes, when known; checked before anything else. */
@@ -34,49 +35,59 @@ export interface ImportOptions {
   via?: HandInVia;
 }
 
-/** The run and its negotiations as one consistent snapshot, each negotiation as stored: its export JSON. */
-async function snapshot(db: ParleyDb, runId: string): Promise<{ run: RunRecord; lines: string[] }> {
+type Chosen<C extends GameChoice> = C extends 'any' ? Game : Exclude<C, 'any'>;
+
+/** The run and its lines as one consistent snapshot, each line as its game's files write it. */
+async function snapshot(db: ParleyDb, runId: string): Promise<{ game: Game; run: FileRecordOf<StoredRun>; lines: string[] }> {
   return db.transaction('r', db.runs, db.batches, db.digests, async () => {
     const run = await db.runs.get(runId);
     if (!run) throw new Error(`no run with id ${runId}`);
+    const game = gameOfRow(run);
+    if (game === null) throw new Error(`run ${runId} names no game this Parley knows`);
+    const files = filesOf(game);
     const lines: string[] = [];
     await scanJson(db, runId, (json) => {
-      for (const line of json) lines.push(line);
+      for (const line of json) lines.push(files.exportLine(line));
     });
     // `done` is what the file holds, so the file always passes its own import check.
-    return { run: runRecordOf(run, lines.length), lines };
+    return { game, run: runRecordOf(run, lines.length), lines };
   });
 }
 
-/** `{"format":"parley-run","version":2,"run":{…},"negotiations":[…]}` (version 3 with a scenario list); standings are left out. */
+/** `{"format":"parley-run","version":N,"game":"…","run":{…},"negotiations":[…]}` (`"markets"` for a market run); standings are left out. */
 export async function exportRunJson(db: ParleyDb, runId: string): Promise<string> {
-  const { run, lines } = await snapshot(db, runId);
-  return jsonFile({ format: EXPORT_FORMAT, version: exportVersionOf(run), run }, 'negotiations', lines);
+  const { game, run, lines } = await snapshot(db, runId);
+  return jsonFile({ format: EXPORT_FORMAT, version: filesOf(game).fileVersion(run), game, run }, storeOf(game).items, lines);
 }
 
-/** A header line `{"format":"parley-run-jsonl","version":2,"run":{…}}`, then one negotiation a line. */
+/** A header line `{"format":"parley-run-jsonl","version":N,"game":"…","run":{…}}`, then one line (negotiation, market) a line. */
 export async function exportRunJsonl(db: ParleyDb, runId: string): Promise<string> {
-  const { run, lines } = await snapshot(db, runId);
-  return jsonlFile({ format: EXPORT_FORMAT_JSONL, version: exportVersionOf(run), run }, lines);
+  const { game, run, lines } = await snapshot(db, runId);
+  return jsonlFile({ format: EXPORT_FORMAT_JSONL, version: filesOf(game).fileVersion(run), game, run }, lines);
 }
 
 /**
- * Reads a JSON or JSONL export and stores it as a new run. Everything is validated before anything
- * is written, and everything is written in one transaction: on any error the database is untouched.
- * An Arena game already stored (content.ts: whatever its name) is refused as a duplicate; a run
- * whose id is taken by another (a tournament imported back) is imported as a copy under a new id. Standings are recomputed.
- * Throws StorageFullError when the browser refuses the space.
+ * Reads a JSON or JSONL run file of the games asked for (bilateral unless told) and stores it as a
+ * new run. Everything is validated before anything is written, and everything is written in one
+ * transaction: on any error the database is untouched. A game that counts once (an Arena game,
+ * content.ts: whatever its name) already stored is refused as a duplicate; a run whose id is taken
+ * by another (a tournament imported back) is imported as a copy under a new id. Standings are
+ * recomputed. Throws StorageFullError when the browser refuses the space.
  */
-export async function importRun(db: ParleyDb, text: string, opts: ImportOptions): Promise<Result<RunRow, ImportError>> {
-  const file = readRunFile(text, opts.size);
+export async function importRun<C extends GameChoice = 'bilateral'>(
+  db: ParleyDb,
+  text: string,
+  opts: ImportOptions<C>,
+): Promise<Result<RunOf<Chosen<C>>, ImportError>> {
+  const file = readRunFile(text, opts.size, opts.game);
   if (!file.ok) return file;
-  const { run, rows } = file.value;
-  const standings = recomputeStandings(run, rows);
+  const { game, run, rows } = file.value;
+  const standings = filesOf(game).standings(run, rows);
   try {
-    const stored = await store(db, run, rows, standings, opts);
+    const stored = await storeRun(db, game, run as FileRecordOf<StoredRun>, rows, standings, opts);
     if ('same' in stored)
       return err({ kind: 'duplicate', message: `this game is already stored, as “${stored.same.name}”; it counts once, so nothing was imported`, same: stored.same });
-    return ok(stored);
+    return ok(stored as RunOf<Chosen<C>>);
   } catch (e) {
     if (isConstraintError(e))
       return err({
@@ -91,11 +102,11 @@ export async function importRun(db: ParleyDb, text: string, opts: ImportOptions)
  * `importRun` on a file as the page hands it over: its size is checked before a byte of it is read,
  * so a file too large to hold as text is refused as too large, not as unreadable.
  */
-export async function importRunFile(
+export async function importRunFile<C extends GameChoice = 'bilateral'>(
   db: ParleyDb,
   file: Pick<Blob, 'size' | 'text'>,
-  opts: Omit<ImportOptions, 'size'>,
-): Promise<Result<RunRow, ImportError>> {
+  opts: Omit<ImportOptions<C>, 'size'>,
+): Promise<Result<RunOf<Chosen<C>>, ImportError>> {
   const tooLarge = sizeProblem(file.size);
   if (tooLarge) return err(tooLarge);
   let text: string;
@@ -104,7 +115,7 @@ export async function importRunFile(
   } catch (e) {
     return err({ kind: 'invalid-file', message: `the file could not be read (${e instanceof Error ? e.message : String(e)})` });
   }
-  return importRun(db, text, { ...opts, size: file.size });
+  return importRun<C>(db, text, { ...opts, size: file.size });
 }
 
 /** Whether a failed write was refused for a key already in use (Dexie wraps it, or lists it among a bulk write's failures). */
@@ -124,48 +135,25 @@ function constraintDetail(error: unknown): string {
   return text.slice(0, 200);
 }
 
-/** Bootstrap resamples for the standings an import recomputes (the CLI's default). */
-export const IMPORT_BOOTSTRAP_SAMPLES = 1000;
-
-function recomputeStandings(run: RunRecord, rows: ExportedNegotiation[]): RunRow['standings'] {
-  if (rows.length === 0) return null;
-  const aggregator = new Aggregator();
-  const scorer = new OracleScorer();
-  for (const row of rows) aggregator.add(row.buyer, row.seller, row.scenario, scoredMetrics(row.buyer, row.seller, row.scenario, row.events, scorer));
-  const seed = run.config.kind === 'tournament' ? run.config.tournament.seed : 0;
-  return aggregator.standings({ samples: IMPORT_BOOTSTRAP_SAMPLES, seed });
-}
-
-
-async function store(
+async function storeRun(
   db: ParleyDb,
-  run: RunRecord,
-  rows: ExportedNegotiation[],
-  standings: RunRow['standings'],
-  opts: ImportOptions,
-): Promise<RunRow | { same: { id: string; name: string } }> {
+  game: Game,
+  run: FileRecordOf<StoredRun>,
+  lines: readonly unknown[],
+  standings: unknown,
+  opts: ImportOptions<GameChoice>,
+): Promise<StoredRun | { same: { id: string; name: string } }> {
   const newId = opts.newId ?? randomId;
+  const [store, files] = [storeOf(game) as AnyGameStore, filesOf(game)];
   return db.transaction('rw', [...idTables(db), db.digests, db.settings], async () => {
-    // An Arena game counts once in a class's ranking, so one already stored (handed in twice, renamed,
-    // or its result link opened again) is refused. A tournament imported back is a copy, as it was.
     // In the same transaction as the write, so two imports of one game at once store it once.
-    const same = run.config.kind === 'arena' ? await sameStoredGame(db, run, rows) : null;
+    const same = (await files.sameStored?.(db, run, lines)) ?? null;
     if (same) return { same };
     const { id, name } = await importedIdentity(db, run, newId);
-    const stored: RunRow = {
-      ...run,
-      id,
-      name,
-      updatedAt: opts.now,
-      // An unfinished tournament resumes by its plan (the file was checked against it); an Arena
-      // game cannot resume, so one that never finished stays as it is.
-      status: run.done === run.planned ? 'done' : run.config.kind === 'tournament' ? 'interrupted' : 'cancelled',
-      standings,
-    };
+    const stored = { ...run, id, game, name, updatedAt: opts.now, status: files.importedStatus(run), standings } as StoredRun;
     await db.runs.add(stored);
-    await addBatches(db, id, rows);
+    await addBatches(db, store, id, lines);
     await db.settings.put({ key: handInKey(id), value: { via: opts.via ?? 'file', at: opts.now } satisfies HandIn });
     return stored;
   });
 }
-

@@ -1,59 +1,62 @@
 import type { ParleyDb } from './db';
 import { asStorageError } from './errors';
-import { batchOf } from './batches';
+import { batchOf, BATCH_SIZE } from './batches';
+import { storeOf, type Game, type LineOf } from './games';
 import { storedJobIds } from './runs';
-import type { NegotiationRow } from './schema';
 
 export { StorageFullError } from './errors';
 
-export interface WriterOptions {
-  /** Rows per transaction at most (default 500). */
+export interface WriterOptions<G extends Game = Game> {
+  /** The run's game, whose lines are written (default bilateral). */
+  game?: G;
+  /** Lines per transaction at most (default 500, a batch record's size). */
   maxBatch?: number;
-  /** A row added this long after the last flush is written at once (default 250 ms). */
+  /** A line added this long after the last flush is written at once (default 250 ms). */
   maxDelayMs?: number;
   now?: () => number;
 }
 
 /**
- * Buffers a run's finished negotiations and writes them in batches, each batch one record (and its
- * digest). Each batch goes in one transaction with the run's `done` and `updatedAt`, so progress
- * never counts a row that is not there. The run's stored job ids are read once, by the first write,
- * and kept in memory: a negotiation already stored (a job replayed after a crash) is neither stored
- * nor counted again. A row that arrives `maxDelayMs` or more after the last write goes in at once, so a slow run
- * writes every row as it arrives and a fast one writes every `maxDelayMs` or `maxBatch` rows. There
- * is no timer: rows wait until the next add() or flush(), so call flush() when the run stops.
+ * Buffers a run's finished lines (negotiations, markets: any game's) and writes them in batches,
+ * each batch one record (and its digest). Each batch goes in one transaction with the run's `done`
+ * and `updatedAt`, so progress never counts a line that is not there. The run's stored job ids are
+ * read once, by the first write, and kept in memory: a line already stored (a job replayed after a
+ * crash) is neither stored nor counted again. A line that arrives `maxDelayMs` or more after the
+ * last write goes in at once, so a slow run writes every line as it arrives and a fast one writes
+ * every `maxDelayMs` or `maxBatch` lines. There is no timer: lines wait until the next add() or
+ * flush(), so call flush() when the run stops.
  */
-export class NegotiationWriter {
+export class RunWriter<G extends Game = 'bilateral'> {
+  private readonly store;
   private readonly maxBatch: number;
   private readonly maxDelayMs: number;
   private readonly now: () => number;
-  private pending: NegotiationRow[] = [];
+  private pending: LineOf<G>[] = [];
   private lastFlushAt: number;
   private writing: Promise<void> | null = null;
-  /** Job ids of the run's stored negotiations, once the first write has read them. */
+  /** Job ids of the run's stored lines, once the first write has read them. */
   private stored: Set<string> | null = null;
 
   constructor(
     private readonly db: ParleyDb,
     private readonly runId: string,
-    opts: WriterOptions = {},
+    opts: WriterOptions<G> = {},
   ) {
-    this.maxBatch = Math.max(1, Math.floor(opts.maxBatch ?? 500));
+    this.store = storeOf((opts.game ?? 'bilateral') as G);
+    this.maxBatch = Math.max(1, Math.floor(opts.maxBatch ?? BATCH_SIZE));
     this.maxDelayMs = opts.maxDelayMs ?? 250;
     this.now = opts.now ?? (() => Date.now());
     this.lastFlushAt = this.now();
   }
 
-  /** Rows added but not yet written (after a StorageFullError, the ones a later flush retries). */
+  /** Lines added but not yet written (after a StorageFullError, the ones a later flush retries). */
   get buffered(): number {
     return this.pending.length;
   }
 
-  /** Throws StorageFullError when the batch it flushes does not fit; the rows stay buffered. */
-  async add(row: NegotiationRow): Promise<void> {
-    if (row.runId !== this.runId)
-      throw new Error(`negotiation ${row.id} belongs to run ${row.runId}, not ${this.runId}`);
-    this.pending.push(row);
+  /** Throws StorageFullError when the batch it flushes does not fit; the lines stay buffered. */
+  async add(line: LineOf<G>): Promise<void> {
+    this.pending.push(line);
     if (this.pending.length >= this.maxBatch || this.now() - this.lastFlushAt >= this.maxDelayMs) await this.flush();
   }
 
@@ -76,27 +79,28 @@ export class NegotiationWriter {
     }
   }
 
-  private async write(batch: NegotiationRow[]): Promise<void> {
-    const { db, runId } = this;
-    const fresh: NegotiationRow[] = [];
+  private async write(batch: LineOf<G>[]): Promise<void> {
+    const { db, runId, store } = this;
+    const fresh: LineOf<G>[] = [];
     await db.transaction('rw', db.runs, db.batches, db.digests, async () => {
-      // A run deleted while it was playing must not come back as orphaned negotiations.
+      // A run deleted while it was playing must not come back as orphaned lines.
       if ((await db.runs.where('id').equals(runId).count()) === 0) return;
       const stored = (this.stored ??= await storedJobIds(db, runId));
       const seen = new Set<string>();
-      for (const row of batch) {
-        if (stored.has(row.jobId) || seen.has(row.jobId)) continue;
-        seen.add(row.jobId);
-        fresh.push(row);
+      for (const line of batch) {
+        const jobId = store.jobId(line);
+        if (stored.has(jobId) || seen.has(jobId)) continue;
+        seen.add(jobId);
+        fresh.push(line);
       }
       if (fresh.length > 0) {
-        const { batch: record, digest } = batchOf(runId, fresh);
+        const { batch: record, digest } = batchOf(store, runId, fresh);
         await db.batches.add(record);
         await db.digests.add(digest);
       }
       await db.runs.update(runId, { done: stored.size + fresh.length, updatedAt: this.now() });
     });
     // Only now has the batch committed.
-    for (const row of fresh) this.stored?.add(row.jobId);
+    for (const line of fresh) this.stored?.add(store.jobId(line));
   }
 }

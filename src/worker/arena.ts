@@ -8,7 +8,7 @@ import type { Move } from '../core/bilateral/moves';
 import type { BilateralEvent } from '../core/bilateral/events';
 import { llmSettings, type LlmSettings } from '../agents/llm/settings';
 import { createRun, updateRun } from '../storage';
-import { NegotiationWriter } from '../storage/writer';
+import { RunWriter } from '../storage/writer';
 import { negotiationRow } from '../storage/schema';
 import { useEngines, type RunHost } from './tournament-run';
 import type { RemoteConfig } from './messages';
@@ -142,7 +142,7 @@ export class ArenaGame {
       planned: 1,
       createdAt: now(),
     });
-    const writer = new NegotiationWriter(db, run.id, { now });
+    const writer = new RunWriter(db, run.id, { now });
     await writer.add(
       negotiationRow(run.id, { id: '0', index: 0, scenarioIndex: 0, buyer, seller, scenario, ...result }),
     );

@@ -9,9 +9,10 @@ import { runTournament } from '../core/engine/tournament';
 import { createMarketAgentFactory, parseMarketSpec, parseMarketSpecs } from '../agents/market';
 import { withRunLock } from '../storage';
 import { marketStandings } from '../storage/market-file';
-import { createMarketRun, getMarketRun, loadMarkets, marketLine, MarketWriter, updateMarketRun } from '../storage/market-runs';
+import { createRun, getRun, loadLines, updateRun } from '../storage/runs';
+import { RunWriter } from '../storage/writer';
 import { computeMarketMetrics } from '../core/market/metrics';
-import { tournamentOf, type MarketRunConfig } from '../storage/market-schema';
+import { marketLine, tournamentOf, type MarketRunConfig } from '../storage/market-schema';
 import type { RunStatus } from '../storage/schema';
 import { StorageFullError } from '../storage/errors';
 import { Pacer } from './arena';
@@ -104,7 +105,8 @@ export class MarketGame {
     if (!save || played.outcome.kind === 'cancelled') return null;
     const { db, now } = this.host;
     const named = job.config;
-    await createMarketRun(db, {
+    await createRun(db, {
+      game: 'market',
       id: gameId,
       name: `${job.seller} sells to ${job.scenario.buyers.length} buyers (${named.name})`.slice(0, 200),
       config: { ...config, game: true },
@@ -112,10 +114,10 @@ export class MarketGame {
       createdAt: now(),
     });
     const line = marketLine({ ...job, ...played });
-    const writer = new MarketWriter(db, gameId, 0, now);
+    const writer = new RunWriter(db, gameId, { game: 'market', now });
     await writer.add(line);
     await writer.flush();
-    await updateMarketRun(db, gameId, { status: 'done', standings: marketStandings(config, [line]), updatedAt: now() });
+    await updateRun(db, gameId, { status: 'done', standings: marketStandings(config, [line]), updatedAt: now() });
     return gameId;
   }
 }
@@ -137,24 +139,29 @@ export class MarketTournamentRun {
   static async start(host: RunHost, runId: string, name: string, config: MarketRunConfig, remote?: RemoteConfig): Promise<MarketTournamentRun> {
     const problem = seatProblem(config);
     if (problem) throw new Error(problem);
-    await createMarketRun(host.db, { id: runId, name, config, planned: plannedMarkets(tournamentOf(config)), createdAt: host.now() });
+    await createRun(host.db, { game: 'market', id: runId, name, config, planned: plannedMarkets(tournamentOf(config)), createdAt: host.now() });
     return new MarketTournamentRun(host, runId, remote);
+  }
+
+  /** The markets the run has stored, as its row counts them (the writer counts each batch it commits). */
+  private async storedMarkets(): Promise<number> {
+    return (await getRun(this.host.db, this.runId, 'market'))?.done ?? 0;
   }
 
   /** Plays what the run still lacks: a resumed run skips the markets it has stored. */
   async play(): Promise<RunStatus> {
     const { db, post, now } = this.host;
-    const run = await getMarketRun(db, this.runId);
+    const run = await getRun(db, this.runId, 'market');
     if (!run) throw new Error(`no market run ${this.runId}`);
     if (run.config.game) throw new Error('a market game is not resumed; play it again on the Market page');
     const { config, planned } = run;
     return withRunLock(this.runId, async () => {
       // Stored markets are the plan's first ones, in order: fed first, they keep a resumed run's results identical.
       const aggregator = new MarketAggregator();
-      const stored = await loadMarkets(db, this.runId);
+      const stored = (await loadLines(db, this.runId, 'market')).lines;
       for (const m of stored) aggregator.add(m.config, m.heldOut, m.seller, computeMarketMetrics(m.scenario, m.events));
-      await updateMarketRun(db, this.runId, { status: 'running', message: null, done: stored.length, updatedAt: now() });
-      const writer = new MarketWriter(db, this.runId, stored.length, now);
+      await updateRun(db, this.runId, { status: 'running', message: null, done: stored.length, updatedAt: now() });
+      const writer = new RunWriter(db, this.runId, { game: 'market', now });
       let done = stored.length;
       let lastPost = -Infinity;
       let lastYield = now();
@@ -192,18 +199,18 @@ export class MarketTournamentRun {
         status = e instanceof StorageFullError ? 'paused' : 'failed';
         message =
           e instanceof StorageFullError
-            ? `Storage is full, so the run stopped after ${writer.done} markets; nothing already saved was lost. Delete old runs to free space.`
+            ? `Storage is full, so the run stopped after ${await this.storedMarkets()} markets; nothing already saved was lost. Delete old runs to free space.`
             : e instanceof Error
               ? e.message
               : String(e);
       } finally {
         engines.release();
       }
-      const kept = writer.done;
+      const kept = await this.storedMarkets();
       // The standings cover what is stored, in plan order: the same as an import of its export.
       const standings = kept === done ? aggregator.standings({ samples: config.samples, seed: config.seed }) : null;
-      await updateMarketRun(db, this.runId, { status, message, updatedAt: now() }).catch(() => undefined);
-      await updateMarketRun(db, this.runId, { standings }).catch(() => undefined);
+      await updateRun(db, this.runId, { status, message, updatedAt: now() }).catch(() => undefined);
+      await updateRun(db, this.runId, { standings }).catch(() => undefined);
       post({ type: 'market.progress', runId: this.runId, done: kept, planned, standings: standings ?? [] });
       post({ type: 'market.status', runId: this.runId, status, message, done: kept, planned });
       return status;

@@ -19,7 +19,7 @@ import { HumanPromptSchema } from '../agents/human';
 import { MarketEventSchema } from '../core/market/events';
 import { MarketStandingRowSchema } from '../core/market/aggregate';
 import { MarketRunConfigSchema } from '../storage/market-schema';
-import { HandInReportSchema } from '../storage/hand-ins';
+import { HandInReportSchema } from '../storage/hand-in-records';
 import { MAX_PAYLOAD_CHARS } from '../storage/result-link';
 import { SeedSchema } from '../core/rng';
 

@@ -2,7 +2,7 @@
 // The simulation worker: every negotiation runs here, never on the page's thread.
 import { isQuotaError, openDb } from '../storage';
 import { exportRunJson, exportRunJsonl, importRunFile } from '../storage/transfer';
-import { getRun, salvageRun } from '../storage/runs';
+import { salvageRun } from '../storage/runs';
 import { ArenaGame, compareInSeat } from './arena';
 import { FromWorkerSchema, messageIds, ToWorkerSchema, type FromWorker, type ToWorker } from './messages';
 import { TournamentRun, type RunHost } from './tournament-run';
@@ -13,9 +13,6 @@ import { deleteCached, listModels } from '../agents/backends/webllm/engine';
 import { engineLoader } from '../agents/backends/webllm/loader';
 import { WEBLLM_MODEL_IDS } from '../agents/specs';
 import { MarketGame, MarketTournamentRun } from './market';
-import { getMarketRun, salvageMarketRun } from '../storage/market-runs';
-import { exportMarketJson, exportMarketJsonl, importMarketRun, marketFormatOf } from '../storage/market-file';
-import { sizeProblem } from '../storage/run-file';
 import { handIn } from '../storage/hand-ins';
 import { runLearnExperiment } from './learn';
 import { buildSft } from './sft';
@@ -208,19 +205,13 @@ async function handle(message: ToWorker): Promise<void> {
       loads.get(message.modelId)?.abort(new Error('cancelled'));
       return;
     case 'export': {
-      const json = message.format === 'json';
-      const marketRun = await getMarketRun(host.db, message.runId);
-      if (marketRun) {
-        const text = json ? await exportMarketJson(host.db, marketRun.id) : await exportMarketJsonl(host.db, marketRun.id);
-        return postExport(message, 'parley-market', marketRun, 'market', text);
-      }
-      const run = await getRun(host.db, message.runId);
+      const run = await host.db.runs.get(message.runId);
       if (!run) throw new Error('that run is no longer stored');
-      const text = json ? await exportRunJson(host.db, run.id) : await exportRunJsonl(host.db, run.id);
-      return postExport(message, 'parley', run, 'run', text);
+      const text = message.format === 'json' ? await exportRunJson(host.db, run.id) : await exportRunJsonl(host.db, run.id);
+      return run.game === 'market' ? postExport(message, 'parley-market', run, 'market', text) : postExport(message, 'parley', run, 'run', text);
     }
     case 'salvage': {
-      const salvaged = (await salvageRun(host.db, message.runId)) ?? (await salvageMarketRun(host.db, message.runId));
+      const salvaged = await salvageRun(host.db, message.runId);
       if (!salvaged) throw new Error('that run is no longer stored');
       host.post({
         type: 'exported',
@@ -237,14 +228,7 @@ async function handle(message: ToWorker): Promise<void> {
       return;
     }
     case 'import': {
-      // A market run file names its format at its very start (the app and the CLI write it first).
-      if (!sizeProblem(message.file.size) && marketFormatOf(await message.file.slice(0, 200).text())) {
-        const market = await importMarketRun(host.db, await message.file.text(), { now: host.now(), size: message.file.size });
-        if (!market.ok) throw new Error(market.error.message);
-        host.post({ type: 'imported', requestId: message.requestId, runId: market.value.id });
-        return;
-      }
-      const result = await importRunFile(host.db, message.file, { now: host.now() });
+      const result = await importRunFile(host.db, message.file, { now: host.now(), game: 'any' });
       if (!result.ok) throw new Error(result.error.message);
       host.post({ type: 'imported', requestId: message.requestId, runId: result.value.id });
       return;

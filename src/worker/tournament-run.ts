@@ -4,7 +4,7 @@ import { plannedCount } from '../core/bilateral/tournament';
 import { createAgentFactory, everyModelThinks, parseAgentSpecs, webllmModels, type LocalBackends } from '../agents/registry';
 import type { EnginePool } from '../agents/backends/webllm/pool';
 import { createRun, forEachNegotiation, getRun, withRunLock, updateRun, type ParleyDb } from '../storage';
-import { NegotiationWriter, StorageFullError } from '../storage/writer';
+import { RunWriter, StorageFullError } from '../storage/writer';
 import { negotiationRow, type RunStatus } from '../storage/schema';
 import type { FromWorker, RemoteConfig, TournamentSettings } from './messages';
 import { remoteSettings } from './remote-settings';
@@ -119,7 +119,7 @@ export class TournamentRun {
       const skip = new Set<string>();
       let aggregator = await this.storedAggregate(skip);
       const planned = run.planned;
-      const writer = new NegotiationWriter(db, this.runId, { now });
+      const writer = new RunWriter(db, this.runId, { now });
       const started = now();
       const startDone = skip.size;
       let done = skip.size;

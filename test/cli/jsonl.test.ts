@@ -46,8 +46,8 @@ describe('tournament --jsonl', () => {
     expect(lines.at(-1)).toBe('');
     expect(lines).toHaveLength(plan.length + 2);
     // Drawn scenarios: still version 2, as an older Parley reads it (version 3 is for runs with a scenario list).
-    expect(JSON.parse(lines[0] as string)).toMatchObject({ format: EXPORT_FORMAT_JSONL, version: 2 });
-    expect(EXPORT_VERSION).toBe(3);
+    expect(JSON.parse(lines[0] as string)).toMatchObject({ format: EXPORT_FORMAT_JSONL, version: 2, game: 'bilateral' });
+    expect(EXPORT_VERSION).toBe(4);
     // What the app recomputes on import is what the CLI printed.
     const aggregator = new Aggregator();
     const scorer = new OracleScorer();

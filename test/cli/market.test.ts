@@ -137,17 +137,17 @@ describe('parley market-tournament', () => {
     expect(r.out).not.toMatch(/\[\d/);
   });
 
-  it('--jsonl writes a header and one market a line, events and all', async () => {
+  it('--jsonl writes a run file of the market game: a header and one market a line, events and all', async () => {
     const path = join(dir, 'markets.jsonl');
     const r = await cli('market-tournament', '--configs', 'small', '--markets', '2', '--jsonl', path);
     expect(r.status).toBe(0);
     const lines = (await readFile(path, 'utf8')).trimEnd().split('\n').map((l) => JSON.parse(l));
-    expect(lines[0]).toMatchObject({ format: 'parley-market-jsonl', version: 1, run: { status: 'done', planned: 6, done: 6 } });
+    expect(lines[0]).toMatchObject({ format: 'parley-run-jsonl', version: 4, game: 'market', run: { status: 'done', planned: 6, done: 6, message: null } });
     expect(lines).toHaveLength(7);
-    for (const m of lines.slice(1)) {
+    for (const [index, m] of lines.slice(1).entries()) {
       expect(MarketScenarioSchema.safeParse(m.scenario).success).toBe(true);
       expect(m.events.every((e: unknown) => MarketEventSchema.safeParse(e).success)).toBe(true);
-      expect(m.config).toBe('small');
+      expect(m).toMatchObject({ index, config: 'small', metrics: { sellerSurplus: expect.any(Number) } });
     }
     await expect(stat(`${path}.rows.tmp`)).rejects.toThrow();
   });
@@ -164,7 +164,7 @@ describe('parley market-tournament', () => {
     expect(err).toBe('parley: stopped after 0/6 markets; the results below cover those\n');
     expect(out).toMatch(/^0 markets: /);
     const [head] = (await readFile(path, 'utf8')).trimEnd().split('\n').map((l) => JSON.parse(l));
-    expect(head.run).toMatchObject({ status: 'cancelled', planned: 6, done: 0 });
+    expect(head.run).toMatchObject({ status: 'cancelled', planned: 6, done: 0, message: 'stopped from the command line after 0 of 6 markets' });
   });
 });
 

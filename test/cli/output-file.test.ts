@@ -10,7 +10,6 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main';
 import { HeadedJsonlFile, OutputFile } from '../../src/cli/output-file';
-import { readMarketFile } from '../../src/storage/market-file';
 import { readRunFile } from '../../src/storage/run-file';
 import { runCli } from './helpers';
 
@@ -80,7 +79,7 @@ describe('two tournaments writing one --jsonl path', () => {
     const [a, b] = await Promise.all([cliYielding(market('1')), cliYielding(market('2'))]);
     expect([a.status, a.err, b.status, b.err]).toEqual([0, '', 0, '']);
     const text = readFileSync(shared, 'utf8');
-    const checked = readMarketFile(text, Buffer.byteLength(text));
+    const checked = readRunFile(text, Buffer.byteLength(text), 'market');
     if (!checked.ok) throw new Error(checked.error.message);
     expect(beside('market.jsonl')).toEqual(['market.jsonl']);
   });

@@ -1,11 +1,11 @@
 /**
  * The built app's Market page: a market played live and a market tournament, both kept after a
- * reload and reopened from the Runs page with the same results.
+ * reload (as runs of the market game) and reopened from the Runs page with the same results.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { Browser } from './harness';
-import { openApp, screenshot } from './pages';
+import { openApp, screenshot, storedRows } from './pages';
 
 describe('Market page', () => {
   let browser: Browser;
@@ -48,6 +48,9 @@ describe('Market page', () => {
     const tournament = rows.filter({ hasText: 'market tournament' });
     expect(await tournament.textContent()).toContain('done');
     expect(await rows.filter({ hasText: 'market game' }).count()).toBe(1);
+    // Both stored in the one store, as runs of the market game.
+    const stored = await storedRows<{ game: string; done: number }>(page, 'runs');
+    expect(stored.map((r) => [r.game, r.done]).toSorted()).toEqual([['market', 1], ['market', 27]]);
     await tournament.getByRole('link').click();
     await page.locator('.market-standings').waitFor();
     expect(await page.locator('.market-standings').textContent()).toBe(standings);

@@ -1,50 +1,33 @@
 /**
  * An update never loses stored runs: the built app opens a database that the previous schema
- * version (3: one row per negotiation) wrote, with a finished tournament and an Arena game in it,
- * migrates it once, and shows both whole. test/storage/db.browser.test.ts checks the migration
- * itself, run by run and field by field; this is the same step as a user meets it.
+ * version (5: market runs in tables of their own) wrote, with runs of both games in it
+ * (test/fixtures/runs-v5: a bilateral tournament, an Arena game, a market tournament and a market
+ * game), migrates it once, and shows every run whole. test/storage/one-store.browser.test.ts checks
+ * the migration itself, run by run against each run's old export; this is the same step as a user meets it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { Browser } from './harness';
 import { openApp, screenshot, storedRows, storedRuns } from './pages';
-import { standingsOf, TOURNAMENT, TOURNAMENT_CONFIG, tournamentRows } from '../storage/helpers';
-import type { NegotiationRow, RunRow } from '../../src/storage/schema';
+import database from '../fixtures/runs-v5/database.json';
 
-interface V3Run {
-  run: RunRow;
-  rows: NegotiationRow[];
-}
+type Rows = Record<string, Record<string, unknown>[]>;
 
-async function previousVersionRuns(): Promise<V3Run[]> {
-  const rows = await tournamentRows('old-tournament');
-  const game = { ...rows[3]!, id: 'old-game:0', runId: 'old-game', jobId: '0', index: 0 };
-  const run = (id: string, name: string, config: RunRow['config'], own: NegotiationRow[], createdAt: number): V3Run => ({
-    run: { id, name, createdAt, updatedAt: createdAt, status: 'done', config, planned: own.length, done: own.length, standings: standingsOf(own, TOURNAMENT.seed), message: null },
-    rows: own,
-  });
-  return [
-    run('old-tournament', 'a tournament from the previous version', TOURNAMENT_CONFIG, rows, 1_000),
-    run('old-game', 'an Arena game from the previous version', { kind: 'arena', buyer: game.buyer, seller: game.seller, scenario: game.scenario }, [game], 2_000),
-  ];
-}
-
-/** Writes the database as version 3 of the app left it, with the raw IndexedDB API (Dexie stores version n as n × 10). */
-function writeVersion3(page: Page, runs: V3Run[]): Promise<number> {
+/** Writes the database as version 5 of the app left it, with the raw IndexedDB API (Dexie stores version n as n × 10). */
+function writeVersion5(page: Page, rows: Rows): Promise<number> {
   return page.evaluate(async (stored) => {
-    const open = indexedDB.open('parley', 30);
+    const open = indexedDB.open('parley', 50);
     open.onupgradeneeded = () => {
       const db = open.result;
       db.createObjectStore('runs', { keyPath: 'id' }).createIndex('createdAt', 'createdAt');
-      db.createObjectStore('negotiations', { keyPath: 'id' }).createIndex('[runId+index]', ['runId', 'index']);
       db.createObjectStore('settings', { keyPath: 'key' });
       db.createObjectStore('digests', { keyPath: 'id' }).createIndex('[runId+first]', ['runId', 'first']);
       db.createObjectStore('keys', { keyPath: 'provider' });
+      db.createObjectStore('batches', { keyPath: 'id' }).createIndex('[runId+first]', ['runId', 'first']);
+      db.createObjectStore('marketRuns', { keyPath: 'id' }).createIndex('createdAt', 'createdAt');
+      db.createObjectStore('marketBatches', { keyPath: 'id' }).createIndex('[runId+first]', ['runId', 'first']);
       const tx = open.transaction!;
-      for (const { run, rows } of stored) {
-        tx.objectStore('runs').put(run);
-        for (const row of rows) tx.objectStore('negotiations').put(row);
-      }
+      for (const [table, list] of Object.entries(stored)) for (const row of list) tx.objectStore(table).put(row);
     };
     const db: IDBDatabase = await new Promise((resolve, reject) => {
       open.onsuccess = () => resolve(open.result);
@@ -53,7 +36,7 @@ function writeVersion3(page: Page, runs: V3Run[]): Promise<number> {
     const version = db.version;
     db.close();
     return version;
-  }, runs);
+  }, rows);
 }
 
 describe('an update with stored runs', () => {
@@ -69,31 +52,35 @@ describe('an update with stored runs', () => {
     await browser?.close();
   });
 
-  it('opens the previous version’s database, migrates it, and shows every run whole', async () => {
-    const runs = await previousVersionRuns();
+  it('opens the previous version’s database, migrates it, and shows every run of both games whole', async () => {
     // A file of the app's origin that is not the app, so nothing opens the database first.
     await page.goto(`${url}favicon.svg`);
-    expect(await writeVersion3(page, runs)).toBe(30);
+    expect(await writeVersion5(page, database as unknown as Rows)).toBe(50);
 
     await page.goto(`${url}#/runs`);
-    for (const { run } of runs) await page.locator(`tr[data-run-id="${run.id}"]`).waitFor();
-    expect(await page.locator('tr[data-run-id="old-tournament"]').textContent()).toContain('36 / 36');
+    for (const { id } of [...database.runs, ...database.marketRuns]) await page.locator(`tr[data-run-id="${id}"]`).waitFor();
+    expect(await page.locator('tr[data-run-id="v5-tournament"]').textContent()).toContain('4 / 4');
+    const markets = page.locator('section[aria-labelledby="market-runs-title"]');
+    expect(await markets.locator('tr[data-run-id="v5-market-tournament"]').textContent()).toContain('4 / 4');
+    expect(await markets.locator('tr[data-run-id="v5-market-game"]').textContent()).toContain('market game');
     await screenshot(page, 'upgraded-runs');
 
-    // Every negotiation moved into batch records, once, with the runs unchanged.
+    // One store: every run in `runs`, marked with its game, and every line in batch records.
     const stored = await storedRuns(page);
-    expect(stored.toSorted((a, b) => a.id.localeCompare(b.id))).toEqual(
-      runs
-        .map(({ run, rows }) => ({ id: run.id, status: 'done', done: rows.length, negotiations: rows.length, standings: run.standings }))
-        .toSorted((a, b) => a.id.localeCompare(b.id)),
-    );
-    const batches = await storedRows<{ runId: string; negotiations: string[] }>(page, 'batches');
-    const jobs = batches.flatMap((b) => b.negotiations.map((json) => `${b.runId}/${(JSON.parse(json) as { jobId: string }).jobId}`));
-    expect(jobs.toSorted()).toEqual(runs.flatMap(({ run, rows }) => rows.map((r) => `${run.id}/${r.jobId}`)).toSorted());
+    const expected = [
+      ...database.runs.map((r) => ({ id: r.id, status: r.status, done: r.done, negotiations: r.done, standings: r.standings })),
+      ...database.marketRuns.map((r) => ({ id: r.id, status: r.status, done: r.done, negotiations: r.done, standings: r.standings })),
+    ];
+    expect(stored.toSorted((a, b) => a.id.localeCompare(b.id))).toEqual(expected.toSorted((a, b) => a.id.localeCompare(b.id)));
+    const games = Object.fromEntries((await storedRows<{ id: string; game: string }>(page, 'runs')).map((r) => [r.id, r.game]));
+    expect(games).toEqual({ 'v5-tournament': 'bilateral', 'v5-arena': 'bilateral', 'v5-market-tournament': 'market', 'v5-market-game': 'market' });
 
-    // The run opens from storage, and so does one of its negotiations.
-    const last = runs[0]!.rows.at(-1)!;
-    await page.goto(`${url}#/runs/old-tournament/${last.jobId}`);
+    // A market run opens from storage with its standings and markets, and a bilateral one with a negotiation.
+    await page.goto(`${url}#/runs/v5-market-tournament`);
+    await page.locator('.market-standings').waitFor();
+    await expect.poll(() => page.locator('table.markets tbody tr').count()).toBe(4);
+    const jobId = (JSON.parse((database.batches.find((b) => b.runId === 'v5-tournament')!.negotiations.at(-1))!) as { jobId: string }).jobId;
+    await page.goto(`${url}#/runs/v5-tournament/${jobId}`);
     await page.getByRole('group', { name: 'Step through the events' }).waitFor();
     expect(errors).toEqual([]);
   });

@@ -1,6 +1,7 @@
 import { describe, expect, onTestFinished, test } from 'vitest';
 import { ParleyDb, openDb } from '../../src/storage/db';
-import { digestOf } from '../../src/storage/digest';
+import { batchOf } from '../../src/storage/batches';
+import { bilateralStore } from '../../src/storage/games/bilateral';
 import { getRun, listRuns, loadNegotiation, loadNegotiations, scanRun, storedJobIds } from '../../src/storage/runs';
 import { NegotiationRowSchema, RunRecordSchema, type NegotiationRow, type RunConfig, type RunRow } from '../../src/storage/schema';
 import { exportRunJson, exportRunJsonl } from '../../src/storage/transfer';
@@ -41,7 +42,10 @@ function cleanup(name: string) {
   });
 }
 
-const v1Run = (id: string, createdAt: number): RunRow => ({
+/** A run row as versions 1 to 5 stored one: bilateral, and without a game. */
+type OldRun = Omit<RunRow, 'game'>;
+
+const v1Run = (id: string, createdAt: number): OldRun => ({
   id,
   name: `run ${id}`,
   createdAt,
@@ -56,7 +60,7 @@ const v1Run = (id: string, createdAt: number): RunRow => ({
 
 /** A stored run and its negotiations, as any version holds them. */
 interface StoredRun {
-  run: RunRow;
+  run: OldRun;
   rows: NegotiationRow[];
 }
 
@@ -94,19 +98,20 @@ async function v3Runs(): Promise<StoredRun[]> {
   ];
 }
 
-/** Digests as version 3's writer left them: one per written batch of 4, without indexes, a replayed batch twice. */
+/** Digests as version 3's writer left them: one per written batch of 4, without indexes or game, a replayed batch twice. */
 function v3Digests({ run, rows }: StoredRun): object[] {
+  const v3 = (chunk: NegotiationRow[]) => {
+    const { indexes: _indexes, game: _game, ...old } = batchOf(bilateralStore, run.id, chunk).digest;
+    return old;
+  };
   const digests: object[] = [];
-  for (let i = 0; i < rows.length; i += 4) {
-    const { indexes: _indexes, ...old } = digestOf(run.id, rows.slice(i, i + 4));
-    digests.push(old);
-  }
-  if (rows.length > 6) {
-    const { indexes: _indexes, ...replayed } = digestOf(run.id, rows.slice(2, 6));
-    digests.push(replayed);
-  }
+  for (let i = 0; i < rows.length; i += 4) digests.push(v3(rows.slice(i, i + 4)));
+  if (rows.length > 6) digests.push(v3(rows.slice(2, 6)));
   return digests;
 }
+
+/** A run as today's code reads it back: every run row names its game. */
+const marked = (run: OldRun): RunRow => ({ ...run, game: 'bilateral' });
 
 describe('ParleyDb versions', () => {
   test('opens a version-1 database written without Dexie and reads its rows through the indexes', async () => {
@@ -129,9 +134,11 @@ describe('ParleyDb versions', () => {
       expect(page.rows).toEqual(rows);
       for (const row of page.rows) expect(NegotiationRowSchema.safeParse(row).success).toBe(true);
       expect(await db.settings.get('theme')).toEqual({ key: 'theme', value: 'dark' });
-      // Opening with today's code migrated it to version 5: version 2 digests the stored
-      // negotiations, version 4 moves them into batch records, version 5 adds the market tables.
-      expect(db.verno).toBe(5);
+      // Opening with today's code migrated it to version 6: version 2 digests the stored
+      // negotiations, version 4 moves them into batch records, version 5 adds the market tables and
+      // version 6 folds them into these (test/storage/one-store.browser.test.ts), marking every run.
+      expect(db.verno).toBe(6);
+      expect((await db.runs.toArray()).map((r) => r.game)).toEqual(['bilateral', 'bilateral']);
       expect(await db.batches.count()).toBe(1);
       expect(await db.keys.count()).toBe(0);
       const digested = await loadNegotiations(db, 'old', { filter: { outcome: rows[1]!.outcome } });
@@ -158,19 +165,19 @@ describe('ParleyDb versions', () => {
     // The same runs stored by today's code, to compare reads and exports with.
     const reference = freshDb();
     for (const { run, rows } of runs) {
-      await reference.runs.put(run);
+      await reference.runs.put(marked(run));
       await storeRows(reference, run.id, rows);
     }
 
     const db = openDb(name);
     try {
-      expect(db.verno).toBe(5);
+      expect(db.verno).toBe(6);
       await db.open();
-      expect(db.tables.map((t) => t.name).sort()).toEqual(['batches', 'digests', 'keys', 'marketBatches', 'marketRuns', 'runs', 'settings']);
+      expect(db.tables.map((t) => t.name).sort()).toEqual(['batches', 'digests', 'keys', 'runs', 'settings']);
       expect((db.backendDB().objectStoreNames as DOMStringList).contains('negotiations')).toBe(false);
       expect(await db.settings.get('theme')).toEqual({ key: 'theme', value: 'dark' });
       expect(await db.keys.get('openai')).toEqual({ provider: 'openai', apiKey: 'sk-test', baseUrl: '' });
-      expect(await listRuns(db)).toEqual(runs.map((r) => r.run).sort((a, b) => b.createdAt - a.createdAt));
+      expect(await listRuns(db)).toEqual(runs.map((r) => marked(r.run)).sort((a, b) => b.createdAt - a.createdAt));
 
       for (const { run, rows } of runs) {
         const scanned: NegotiationRow[] = [];
@@ -198,6 +205,7 @@ describe('ParleyDb versions', () => {
       const digests = await db.digests.orderBy('[runId+first]').toArray();
       expect(digests.map((d) => d.id)).toEqual(batches.map((b) => b.id));
       for (const [i, digest] of digests.entries()) {
+        expect(digest.game).toBe('bilateral');
         expect(digest.indexes).toHaveLength(batches[i]!.count);
         expect(batches[i]!.negotiations).toHaveLength(batches[i]!.count);
       }
@@ -219,7 +227,7 @@ describe('ParleyDb versions', () => {
     class NextParleyDb extends ParleyDb {
       constructor(dbName: string) {
         super(dbName);
-        this.version(6)
+        this.version(7)
           .stores({ runs: 'id, createdAt, status' })
           .upgrade(async (tx) => {
             await tx
@@ -235,7 +243,7 @@ describe('ParleyDb versions', () => {
     try {
       expect((await db.runs.where('status').equals('done').toArray()).map((r) => r.id)).toEqual(['b']);
       expect((await getRun(db, 'a'))?.message).toBe('migrated from interrupted');
-      expect(db.verno).toBe(6);
+      expect(db.verno).toBe(7);
     } finally {
       db.close();
     }
@@ -248,7 +256,7 @@ describe('ParleyDb versions', () => {
     }
   });
 
-  test('a new database has exactly the version-5 tables and indexes', async () => {
+  test('a new database has exactly the version-6 tables and indexes', async () => {
     const name = `parley-test-${crypto.randomUUID()}`;
     cleanup(name);
     const db = openDb(name);
@@ -263,8 +271,6 @@ describe('ParleyDb versions', () => {
       digests: 'id, [runId+first]',
       keys: 'provider',
       batches: 'id, [runId+first]',
-      marketRuns: 'id, createdAt',
-      marketBatches: 'id, [runId+first]',
     });
   });
 });

@@ -7,6 +7,7 @@ import type { NegotiationResult } from '../../src/core/bilateral/tournament';
 import { Aggregator } from '../../src/core/bilateral/aggregate';
 import { OracleScorer, scoredMetrics } from '../../src/agents/oracle';
 import { addBatches } from '../../src/storage/batches';
+import { bilateralStore } from '../../src/storage/games/bilateral';
 import { openDb, type ParleyDb } from '../../src/storage/db';
 import { createRun } from '../../src/storage/runs';
 import { negotiationRow, type NegotiationRow, type RunConfig, type RunRow } from '../../src/storage/schema';
@@ -85,7 +86,7 @@ export async function storedTournament(
     standings: done ? standingsOf(rows, TOURNAMENT.seed) : null,
   };
   await db.transaction('rw', db.runs, db.batches, db.digests, async () => {
-    await addBatches(db, run.id, rows);
+    await addBatches(db, bilateralStore, run.id, rows);
     await db.runs.put(finished);
   });
   return { run: finished, rows };
@@ -93,7 +94,7 @@ export async function storedTournament(
 
 /** Stores negotiations of one run as an import does, in batches of 500 with their digests. */
 export async function storeRows(db: ParleyDb, runId: string, rows: readonly NegotiationRow[]): Promise<void> {
-  await db.transaction('rw', db.batches, db.digests, () => addBatches(db, runId, rows));
+  await db.transaction('rw', db.batches, db.digests, () => addBatches(db, bilateralStore, runId, rows));
 }
 
 /** Every row of every table, in key order: equal dumps mean an unchanged database. */
@@ -191,7 +192,7 @@ export async function bulkyModelRun(db: ParleyDb, id: string): Promise<{ run: Ru
   const rows = results.map((r) => toRow(run.id, r));
   const finished: RunRow = { ...run, status: 'done', done: rows.length, updatedAt: 2_000, standings: standingsOf(rows, tournament.seed) };
   await db.transaction('rw', db.runs, db.batches, db.digests, async () => {
-    await addBatches(db, run.id, rows);
+    await addBatches(db, bilateralStore, run.id, rows);
     await db.runs.put(finished);
   });
   return { run: finished, rows };

@@ -3,7 +3,7 @@ import type { BilateralEvent } from '../../src/core/bilateral/events';
 import { createRun, deleteRun, getRun, loadNegotiations } from '../../src/storage/runs';
 import type { NegotiationRow, RunConfig } from '../../src/storage/schema';
 import { exportRunJson, exportRunJsonl, importRun, importRunFile, type ImportErrorKind } from '../../src/storage/transfer';
-import { NegotiationWriter } from '../../src/storage/writer';
+import { RunWriter } from '../../src/storage/writer';
 import { dump, freshDb, storedTournament, tournamentRows } from './helpers';
 
 const NOW = 2_000;
@@ -161,7 +161,7 @@ describe('import checks a run against its own plan', () => {
     const row = { ...(await tournamentRows('a'))[3]!, id: 'a:0', jobId: '0', index: 0 };
     const config: RunConfig = { kind: 'arena', buyer: row.buyer, seller: row.seller, scenario: row.scenario };
     await createRun(db, { id: 'a', name: 'one game', config, planned: 1, createdAt: 3 });
-    await new NegotiationWriter(db, 'a', { maxBatch: 1, now: () => 4 }).add(row);
+    await new RunWriter(db, 'a', { maxBatch: 1, now: () => 4 }).add(row);
     const file = JSON.parse(await exportRunJson(db, 'a')) as File;
     await deleteRun(db, 'a');
     const before = await dump(db);

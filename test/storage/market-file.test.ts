@@ -1,13 +1,14 @@
 /**
- * Market run files in Node: the file `market-tournament --jsonl` writes passes the app's import
- * check, and its standings recomputed there are the CLI's own; a changed file is refused with a
- * message that names the problem and where it is.
+ * Market run files in Node: the file `market-tournament --jsonl` writes (a run file of the market
+ * game) passes the app's import check, and its standings recomputed there are the CLI's own; a
+ * changed file is refused with a message that names the problem and where it is.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { marketStandings, readMarketFile } from '../../src/storage/market-file';
+import { marketStandings } from '../../src/storage/market-file';
+import { readRunFile } from '../../src/storage/run-file';
 import { runCli } from '../cli/helpers';
 
 let dir: string;
@@ -33,14 +34,18 @@ function edited(n: number, edit: (value: Record<string, any>) => void): string {
   return lines.join('\n');
 }
 
-describe('the CLI’s parley-market-jsonl v1 file', () => {
+/** The app's import check for a market run. */
+const readMarketFile = (file: string) => readRunFile(file, undefined, 'market');
+
+describe('the CLI’s market run file', () => {
   it('passes the import check whole, in plan order, and gives the CLI’s standings', () => {
     const read = readMarketFile(text);
     if (!read.ok) throw new Error(read.error.message);
+    expect(JSON.parse(text.split('\n')[0]!)).toMatchObject({ format: 'parley-run-jsonl', version: 4, game: 'market' });
     expect(read.value.run.done).toBe(12);
-    expect(read.value.lines.map((l) => l.id).slice(0, 3)).toEqual(['small-0-0', 'small-0-1', 'small-1-0']);
-    expect(read.value.lines.every((l) => !('metrics' in l))).toBe(true);
-    expect(marketStandings(read.value.run.config, read.value.lines)).toEqual(cliStandings);
+    expect(read.value.rows.map((l) => [l.id, l.index]).slice(0, 3)).toEqual([['small-0-0', 0], ['small-0-1', 1], ['small-1-0', 2]]);
+    expect(read.value.rows.every((l) => !('metrics' in l))).toBe(true);
+    expect(marketStandings(read.value.run.config, read.value.rows)).toEqual(cliStandings);
   });
 
   it.each([
@@ -48,7 +53,9 @@ describe('the CLI’s parley-market-jsonl v1 file', () => {
     ['a buyer value changed', 2, (v: any) => void (v.scenario.buyers[0].values[0] += 1), /line 2 \(market "small-0-0"\): scenario\.buyers\[0\]\.values\[0\] is .* where .* was expected: not market 0 of "small"/],
     ['metrics that the log does not give', 4, (v: any) => void (v.metrics.sellerSurplus += 5), /line 4 \(market "small-1-0"\): metrics\.sellerSurplus is .* but the event log gives/],
     ['a seller the run does not have', 2, (v: any) => void (v.seller = 'greedy'), /line 2 \(market "small-0-0"\): seller is "greedy" but the run's plan has "catalog"/],
-    ['a newer version', 1, (v: any) => void (v.version = 2), /line 1: the file is format version 2, written by a newer Parley/],
+    ['a plan index off the plan', 3, (v: any) => void (v.index = 7), /line 3 \(market "small-0-1"\): index is 7 but the run's plan has 1/],
+    ['a newer version', 1, (v: any) => void (v.version = 5), /line 1: the file is format version 5, written by a newer Parley/],
+    ['a game this Parley does not know', 1, (v: any) => void (v.game = 'auction'), /line 1: game: "auction" is no game this Parley knows \(bilateral, market\)/],
     ['a planned count off the plan', 1, (v: any) => void (v.run.planned = 13), /line 1: run\.planned is 13 but its config plans 12 markets/],
   ])('refuses %s, naming it', (_what, line, edit, message) => {
     const read = readMarketFile(edited(line, edit));

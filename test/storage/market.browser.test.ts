@@ -1,21 +1,21 @@
 /**
- * Market runs in IndexedDB: schema version 5 opens a version-4 database with its bilateral runs
- * untouched; a market tournament stored as it plays exports (JSON and parley-market-jsonl) and
- * imports back with the same markets and standings; a bad file writes nothing.
+ * Market runs in the one store: a market tournament stored as it plays, through the writer every
+ * game uses (batch records with a digest, each market counted once, resumed by its job ids),
+ * exports and imports back with the same markets and standings; runs of both games share one
+ * address space; a file with one changed event writes nothing; delete and salvage serve it as well.
  */
-import Dexie from 'dexie';
 import { describe, expect, test } from 'vitest';
 import { makeMarketAgent } from '../../src/agents/market';
 import { ALL_MARKET_CONFIGS } from '../../src/core/market/scenario';
-import { openDb, SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, type ParleyDb } from '../../src/storage/db';
-import { exportMarketJson, exportMarketJsonl, importMarketRun, marketStandings } from '../../src/storage/market-file';
-import { createMarketRun, getMarketRun, listMarketRuns, loadMarkets, marketLine, MarketWriter, updateMarketRun } from '../../src/storage/market-runs';
-import { tournamentOf, type MarketRunConfig } from '../../src/storage/market-schema';
-import { listRuns, loadNegotiations } from '../../src/storage/runs';
-import { exportRunJsonl, importRun } from '../../src/storage/transfer';
-import { freshDb, storedTournament } from './helpers';
 import { runTournament } from '../../src/core/engine/tournament';
 import { marketGame } from '../../src/core/market/game';
+import type { ParleyDb } from '../../src/storage/db';
+import { marketStandings } from '../../src/storage/market-file';
+import { marketLine, tournamentOf, type MarketLine, type MarketRunConfig } from '../../src/storage/market-schema';
+import { createRun, deleteRun, getRun, listRuns, loadLines, readRuns, salvageRun, storedJobIds, updateRun } from '../../src/storage/runs';
+import { exportRunJson, exportRunJsonl, importRun } from '../../src/storage/transfer';
+import { RunWriter } from '../../src/storage/writer';
+import { freshDb, storedTournament } from './helpers';
 
 const CONFIG: MarketRunConfig = {
   sellers: ['catalog', 'explore'],
@@ -26,98 +26,126 @@ const CONFIG: MarketRunConfig = {
   samples: 200,
 };
 
-/** CONFIG played by the core and stored as the worker stores it: in plan order, through the writer. */
+let played: Promise<MarketLine[]> | null = null;
+/** CONFIG's 12 markets, played once by the core. */
+function playedMarkets(): Promise<MarketLine[]> {
+  played ??= (async () => {
+    const lines: MarketLine[] = [];
+    await runTournament(marketGame, tournamentOf(CONFIG), makeMarketAgent, { onResult: (r) => void lines.push(marketLine(r)) });
+    return lines;
+  })();
+  return played;
+}
+
+/** CONFIG played and stored as the worker stores it: in plan order, through the writer. */
 async function storedMarketRun(db: ParleyDb, id = 'market-run'): Promise<string> {
-  await createMarketRun(db, { id, name: 'two sellers', config: CONFIG, planned: 12, createdAt: 5_000 });
-  const writer = new MarketWriter(db, id, 0, () => 0);
-  await runTournament(marketGame, tournamentOf(CONFIG), makeMarketAgent, { onResult: (r) => writer.add(marketLine(r)) });
+  await createRun(db, { game: 'market', id, name: 'two sellers', config: CONFIG, planned: 12, createdAt: 5_000 });
+  const writer = new RunWriter(db, id, { game: 'market', now: () => 0 });
+  for (const line of await playedMarkets()) await writer.add(line);
   await writer.flush();
-  await updateMarketRun(db, id, { status: 'done', standings: marketStandings(CONFIG, await loadMarkets(db, id)) });
+  await updateRun(db, id, { status: 'done', standings: marketStandings(CONFIG, (await loadLines(db, id, 'market')).lines) });
   return id;
 }
 
-describe('market runs in storage', () => {
-  test('version 5 opens a version-4 database with bilateral runs in it, and leaves them as they were', async () => {
-    const name = `parley-test-${crypto.randomUUID()}`;
-    const v4 = new Dexie(name);
-    v4.version(1).stores(SCHEMA_V1);
-    v4.version(2).stores(SCHEMA_V2);
-    v4.version(3).stores(SCHEMA_V3);
-    v4.version(4).stores(SCHEMA_V4);
-    const old = v4 as unknown as ParleyDb;
-    const finished = await storedTournament(old, { id: 'bilateral', createdAt: 1_000 });
-    const cut = await storedTournament(old, { id: 'cut-short', createdAt: 2_000, rows: 10 });
-    const before = { runs: await listRuns(old), jsonl: [await exportRunJsonl(old, 'bilateral'), await exportRunJsonl(old, 'cut-short')] };
-    v4.close();
-
-    const db = openDb(name);
-    try {
-      await db.open();
-      expect(db.verno).toBe(5);
-      expect(await listRuns(db)).toEqual(before.runs);
-      expect(await loadNegotiations(db, 'bilateral')).toEqual({ rows: finished.rows, total: 36 });
-      expect(await loadNegotiations(db, 'cut-short')).toEqual({ rows: cut.rows, total: 10 });
-      expect([await exportRunJsonl(db, 'bilateral'), await exportRunJsonl(db, 'cut-short')]).toEqual(before.jsonl);
-      expect(await db.marketRuns.count()).toBe(0);
-      // Market runs go in beside them, and touch none of them.
-      await storedMarketRun(db);
-      expect(await listMarketRuns(db)).toHaveLength(1);
-      expect(await listRuns(db)).toEqual(before.runs);
-    } finally {
-      db.close();
-      // Let the last auto-committing transaction finish, or the delete waits on it.
-      await new Promise((resolve) => setTimeout(resolve, 0));
-      await Dexie.delete(name);
-    }
+describe('market runs in the one store', () => {
+  test('the writer stores markets as it stores negotiations: batch records with digests, each market once, resumed by job ids', async () => {
+    const db = freshDb();
+    const lines = await playedMarkets();
+    await createRun(db, { game: 'market', id: 'm', name: 'two sellers', config: CONFIG, planned: 12, createdAt: 5_000 });
+    const first = new RunWriter(db, 'm', { game: 'market', maxBatch: 5, maxDelayMs: Infinity });
+    for (const line of [...lines.slice(0, 7), lines[2]!]) await first.add(line);
+    await first.flush();
+    expect((await getRun(db, 'm', 'market'))?.done).toBe(7);
+    expect(await storedJobIds(db, 'm')).toEqual(new Set(lines.slice(0, 7).map((l) => l.id)));
+    // A resumed run replays what it stored with what it did not: each market is stored and counted once.
+    const resumed = new RunWriter(db, 'm', { game: 'market', maxBatch: 5, maxDelayMs: Infinity });
+    for (const line of lines.slice(5)) await resumed.add(line);
+    await resumed.flush();
+    expect((await getRun(db, 'm', 'market'))?.done).toBe(12);
+    expect(await loadLines(db, 'm', 'market')).toEqual({ lines, total: 12 });
+    expect(await loadLines(db, 'm', 'market', { offset: 3, limit: 4 })).toEqual({ lines: lines.slice(3, 7), total: 12 });
+    const digests = await db.digests.orderBy('[runId+first]').toArray();
+    expect(digests.map((d) => [d.game, d.first, d.jobIds.length])).toEqual([
+      ['market', 0, 5],
+      ['market', 5, 2],
+      ['market', 7, 3],
+      ['market', 10, 2],
+    ]);
+    expect(digests.flatMap((d) => d.indexes)).toEqual(lines.map((_, i) => i));
+    // The run is listed with the market runs only.
+    expect((await readRuns(db, 'market')).runs.map((r) => r.id)).toEqual(['m']);
+    expect(await listRuns(db)).toEqual([]);
+    expect(await getRun(db, 'm')).toBeUndefined();
   });
 
   test.each(['json', 'jsonl'] as const)('a stored market tournament exported as %s imports back with the same markets and standings', async (format) => {
     const db = freshDb();
     const id = await storedMarketRun(db);
-    const run = await getMarketRun(db, id);
+    const run = await getRun(db, id, 'market');
     expect(run?.done).toBe(12);
     expect(run?.standings?.some((r) => r.heldOut && r.scope === 'config')).toBe(true);
-    const text = format === 'json' ? await exportMarketJson(db, id) : await exportMarketJsonl(db, id);
+    const text = format === 'json' ? await exportRunJson(db, id) : await exportRunJsonl(db, id);
+    const header = JSON.parse(format === 'json' ? text : text.split('\n')[0]!) as Record<string, unknown>;
+    expect(header).toMatchObject({ format: format === 'json' ? 'parley-run' : 'parley-run-jsonl', version: 4, game: 'market', run: { id, done: 12 } });
 
     const other = freshDb();
-    const imported = await importMarketRun(other, text, { now: 9_000 });
+    const imported = await importRun(other, text, { now: 9_000, game: 'any' });
     if (!imported.ok) throw new Error(imported.error.message);
-    expect(imported.value.id).toBe(id);
-    expect(imported.value.standings).toEqual(run?.standings);
-    expect(await loadMarkets(other, id)).toEqual(await loadMarkets(db, id));
+    expect(imported.value).toMatchObject({ id, game: 'market', status: 'done', standings: run?.standings });
+    expect(await loadLines(other, id, 'market')).toEqual(await loadLines(db, id, 'market'));
     // Into the database it came from: a copy under a new id, named as one.
-    const copy = await importMarketRun(db, text, { now: 9_000, newId: () => 'copy' });
+    const copy = await importRun(db, text, { now: 9_000, game: 'market', newId: () => 'copy' });
     if (!copy.ok) throw new Error(copy.error.message);
     expect([copy.value.id, copy.value.name]).toEqual(['copy', 'two sellers (imported)']);
-    expect(await loadMarkets(db, 'copy')).toEqual(await loadMarkets(db, id));
+    expect(await loadLines(db, 'copy', 'market')).toEqual(await loadLines(db, id, 'market'));
+    // A reader of bilateral runs (the class page's hand-in) refuses it for its game, writing nothing.
+    const bilateral = await importRun(other, text, { now: 9_000 });
+    expect(bilateral.ok ? null : bilateral.error.kind).toBe('wrong-game');
   });
 
-  test('bilateral and market runs share one address space: an import whose id the other kind holds is stored under a new id', async () => {
+  test('runs of both games share one address space: an import whose id the other game holds is stored under a new id', async () => {
     const db = freshDb();
     const marketId = await storedMarketRun(db, 'shared-id');
     await storedTournament(db, { id: 'bilateral' });
     const bilateralFile = (await exportRunJsonl(db, 'bilateral')).replace(/"id":"bilateral"/, `"id":"${marketId}"`);
     const bilateral = await importRun(db, bilateralFile, { now: 9_000, newId: () => 'fresh-bilateral' });
     expect(bilateral.ok && bilateral.value.id).toBe('fresh-bilateral');
-    const marketFile = (await exportMarketJsonl(db, marketId)).replace(`"id":"${marketId}"`, '"id":"bilateral"');
-    const market = await importMarketRun(db, marketFile, { now: 9_000, newId: () => 'fresh-market' });
+    const marketFile = (await exportRunJsonl(db, marketId)).replace(`"id":"${marketId}"`, '"id":"bilateral"');
+    const market = await importRun(db, marketFile, { now: 9_000, game: 'market', newId: () => 'fresh-market' });
     if (!market.ok) throw new Error(market.error.message);
     expect(market.value.id).toBe('fresh-market');
     expect((await listRuns(db)).map((r) => r.id).sort()).toEqual(['bilateral', 'fresh-bilateral']);
-    expect((await listMarketRuns(db)).map((r) => r.id).sort()).toEqual(['fresh-market', 'shared-id']);
+    expect((await listRuns(db, 'market')).map((r) => r.id).sort()).toEqual(['fresh-market', 'shared-id']);
   });
 
   test('a file with one changed event is refused, naming it, and nothing is written', async () => {
     const db = freshDb();
-    const text = await exportMarketJsonl(db, await storedMarketRun(db));
+    const text = await exportRunJsonl(db, await storedMarketRun(db));
     const lines = text.split('\n');
     const market = JSON.parse(lines[5] as string);
     market.events[0].move.buyer = 'b99';
     lines[5] = JSON.stringify(market);
     const target = freshDb();
-    const refused = await importMarketRun(target, lines.join('\n'), { now: 1 });
+    const refused = await importRun(target, lines.join('\n'), { now: 1, game: 'any' });
     expect(refused.ok ? null : refused.error.message).toMatch(/^line 6 \(market "small-2-0"\): events\[0\] \(move at turn 0\): an illegal move: unknown buyer "b99"/);
-    expect(await target.marketRuns.count()).toBe(0);
-    expect(await target.marketBatches.count()).toBe(0);
+    expect([await target.runs.count(), await target.batches.count(), await target.digests.count()]).toEqual([0, 0, 0]);
+  });
+
+  test('one delete takes a market run with all its markets; one salvage reads what is left of a damaged one', async () => {
+    const db = freshDb();
+    const id = await storedMarketRun(db);
+    await storedTournament(db, { id: 'bilateral' });
+    const batch = (await db.batches.get(`${id}:0`))!;
+    await db.batches.update(batch.id, { negotiations: [batch.negotiations[0]!, '{ not json', ...batch.negotiations.slice(2)] });
+    await db.runs.update(id, { config: null as never });
+    expect((await readRuns(db, 'market')).damaged).toEqual([{ game: 'market', id, name: 'two sellers', createdAt: 5_000, problem: expect.stringMatching(/^config: /) }]);
+    const salvaged = JSON.parse((await salvageRun(db, id))!.text) as Record<string, unknown>;
+    expect(salvaged).toMatchObject({ format: 'parley-salvage', version: 2, game: 'market', record: { id, config: null }, unreadable: [{ batch: batch.id, at: 1, problem: 'not JSON' }] });
+    expect((salvaged.markets as MarketLine[]).map((m) => m.id)).toEqual((await playedMarkets()).filter((_, i) => i !== 1).map((m) => m.id));
+
+    await deleteRun(db, id);
+    expect(await db.runs.get(id)).toBeUndefined();
+    expect((await db.batches.toArray()).map((b) => b.runId)).toEqual(['bilateral']);
+    expect((await db.digests.toArray()).map((d) => d.runId)).toEqual(['bilateral']);
   });
 });

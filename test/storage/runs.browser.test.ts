@@ -16,12 +16,12 @@ import {
 } from '../../src/storage/runs';
 import { RunRecordSchema, type NegotiationRow } from '../../src/storage/schema';
 import type { ParleyDb } from '../../src/storage/db';
-import { NegotiationWriter } from '../../src/storage/writer';
+import { RunWriter } from '../../src/storage/writer';
 import { freshDb, storedTournament, TOURNAMENT_CONFIG, tournamentRows } from './helpers';
 
 /** Stores rows through the writer in the order given, `maxBatch` to a batch record. */
 async function store(db: ParleyDb, runId: string, rows: readonly NegotiationRow[], maxBatch: number): Promise<void> {
-  const writer = new NegotiationWriter(db, runId, { maxBatch, maxDelayMs: Infinity });
+  const writer = new RunWriter(db, runId, { maxBatch, maxDelayMs: Infinity });
   for (const row of rows) await writer.add(row);
   await writer.flush();
 }
@@ -32,6 +32,7 @@ describe('runs', () => {
     const run = await createRun(db, { name: 'first', config: TOURNAMENT_CONFIG, planned: 36, createdAt: 5 });
     expect(run).toEqual({
       id: run.id,
+      game: 'bilateral',
       name: 'first',
       createdAt: 5,
       updatedAt: 5,

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { MAX_FILE_SCENARIOS, parseScenarioFile } from '../../src/core/bilateral/scenario-file';
 import type { TournamentConfig } from '../../src/core/bilateral/tournament';
 import { DEFAULT_DEADLINE, DEFAULT_FIRST_MOVER, type Scenario } from '../../src/core/scenario';
-import { exportVersionOf } from '../../src/storage/run-file';
+import { exportVersionOf } from '../../src/storage/bilateral-file';
 import { fullTournamentConfig, TournamentConfigSchema } from '../../src/storage/schema';
 
 const SCENARIOS: Scenario[] = (() => {

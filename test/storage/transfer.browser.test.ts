@@ -11,7 +11,7 @@ import {
   type ImportErrorKind,
 } from '../../src/storage/transfer';
 import { StorageFullError } from '../../src/storage/errors';
-import { NegotiationWriter } from '../../src/storage/writer';
+import { RunWriter } from '../../src/storage/writer';
 import { bulkyModelRun, dbWithQuota, dump, freshDb, standingsOf, storedTournament, TOURNAMENT, tournamentRows } from './helpers';
 
 const NOW = 2_000;
@@ -41,9 +41,10 @@ describe('export and import round trip', () => {
   test('the JSON file: format, version, the run without standings, negotiations without ids', async () => {
     const { text } = await roundTrip('json');
     const file = JSON.parse(text);
-    expect(Object.keys(file)).toEqual(['format', 'version', 'run', 'negotiations']);
+    expect(Object.keys(file)).toEqual(['format', 'version', 'game', 'run', 'negotiations']);
     expect(file.format).toBe('parley-run');
     expect(file.version).toBe(2);
+    expect(file.game).toBe('bilateral');
     expect(file.run).not.toHaveProperty('standings');
     expect(file.run).toMatchObject({ id: 'r', done: 36, planned: 36, status: 'done' });
     expect(file.negotiations).toHaveLength(36);
@@ -57,8 +58,8 @@ describe('export and import round trip', () => {
     expect(lines).toHaveLength(38);
     expect(lines[37]).toBe('');
     const header = JSON.parse(lines[0]!);
-    expect(Object.keys(header)).toEqual(['format', 'version', 'run']);
-    expect(header).toMatchObject({ format: 'parley-run-jsonl', version: 2, run: { id: 'r', done: 36 } });
+    expect(Object.keys(header)).toEqual(['format', 'version', 'game', 'run']);
+    expect(header).toMatchObject({ format: 'parley-run-jsonl', version: 2, game: 'bilateral', run: { id: 'r', done: 36 } });
     expect(JSON.parse(lines[5]!)).toMatchObject({ index: 4, jobId: expect.any(String) });
   });
 
@@ -89,7 +90,7 @@ describe('export and import round trip', () => {
     const row = { ...(await tournamentRows('a'))[3]!, id: 'a:0', jobId: '0', index: 0 };
     const config: RunConfig = { kind: 'arena', buyer: row.buyer, seller: row.seller, scenario: row.scenario };
     await createRun(db, { id: 'a', name: 'one game', config, planned: 1, createdAt: 3 });
-    await new NegotiationWriter(db, 'a', { maxBatch: 1, now: () => 4 }).add(row);
+    await new RunWriter(db, 'a', { maxBatch: 1, now: () => 4 }).add(row);
     const text = await exportRunJson(db, 'a');
     await deleteRun(db, 'a');
     const result = await importRun(db, text, { now: 5 });
@@ -103,7 +104,7 @@ describe('export and import round trip', () => {
     const row = { ...(await tournamentRows('a'))[3]!, id: 'a:0', jobId: '0', index: 0 };
     const config: RunConfig = { kind: 'arena', buyer: row.buyer, seller: row.seller, scenario: row.scenario };
     await createRun(db, { id: 'a', name: 'first', config, planned: 1, createdAt: 3 });
-    await new NegotiationWriter(db, 'a', { maxBatch: 1, now: () => 4 }).add(row);
+    await new RunWriter(db, 'a', { maxBatch: 1, now: () => 4 }).add(row);
     const file = JSON.parse(await exportRunJson(db, 'a'));
     const before = await dump(db);
     for (const text of [JSON.stringify(file), JSON.stringify({ ...file, run: { ...file.run, id: 'other', name: 'renamed' } })])
@@ -201,7 +202,11 @@ describe('import refuses a bad file, names the place, and changes nothing', () =
 
   test('a file of another format', async () => {
     const { json, jsonl, expectRefused } = await fixture();
-    await expectRefused(JSON.stringify({ ...json, format: 'parley-market' }), 'wrong-format', /format is "parley-market".*"parley-run"/);
+    await expectRefused(JSON.stringify({ ...json, format: 'parley-auction' }), 'wrong-format', /format is "parley-auction".*"parley-run"/);
+    // A market run file (the old market format among them) is a run file of another game.
+    await expectRefused(JSON.stringify({ ...json, format: 'parley-market', version: 1 }), 'wrong-game', /^the file holds a market run; only a bilateral run is read here$/);
+    await expectRefused(JSON.stringify({ ...json, version: 4, game: 'market' }), 'wrong-game', /market run/);
+    await expectRefused(JSON.stringify({ ...json, game: 'auction' }), 'invalid-file', /^game: "auction" is no game this Parley knows/);
     await expectRefused('[1, 2, 3]', 'wrong-format', /not a Parley run export/);
     await expectRefused(JSON.stringify({ runs: [] }), 'wrong-format', /no "format" field/);
     const header = JSON.parse(jsonl[0]!);
@@ -211,9 +216,10 @@ describe('import refuses a bad file, names the place, and changes nothing', () =
 
   test('a file from a newer Parley', async () => {
     const { json, jsonl, expectRefused } = await fixture();
-    await expectRefused(JSON.stringify({ ...json, version: 4 }), 'wrong-version', /version 4.*newer Parley.*reads versions 1 to 3/);
+    await expectRefused(JSON.stringify({ ...json, version: 5 }), 'wrong-version', /version 5.*newer Parley.*reads versions 1 to 4/);
     const header = JSON.parse(jsonl[0]!);
-    await expectRefused([JSON.stringify({ ...header, version: 4 }), ...jsonl.slice(1)].join('\n'), 'wrong-version', /^line 1: .*version 4/);
+    await expectRefused([JSON.stringify({ ...header, version: 5 }), ...jsonl.slice(1)].join('\n'), 'wrong-version', /^line 1: .*version 5/);
+    await expectRefused(JSON.stringify({ ...json, format: 'parley-market', version: 2 }), 'wrong-version', /version 2, written by a newer Parley; this one reads version 1\./);
     await expectRefused(JSON.stringify({ ...json, version: 'one' }), 'invalid-file', /version: expected a positive whole number/);
   });
 

@@ -14,7 +14,7 @@ import { money } from '../../src/ui/components/format';
 import { seatPlayers } from '../../src/ui/pass-and-play';
 import { classExport, runTitle } from '../../src/ui/class-export';
 import { storedGames } from '../../src/ui/state/player.svelte';
-import { loadNegotiation } from '../../src/storage/runs';
+import { getRun, loadNegotiation } from '../../src/storage/runs';
 import { replayLog } from '../../src/core/bilateral/replay';
 import { database } from '../../src/ui/state/sim';
 import { HAND_IN_PATH, readResultPayload } from '../../src/storage/result-link';
@@ -124,7 +124,7 @@ describe.each([
     // Stored like any game, under both names; its log replays.
     const runId = given(session.runId);
     await vi.waitFor(async () => expect((await database().runs.get(runId))?.name).toBe('Ada (buyer), Ben (seller): human buys Blender from human'));
-    const run = given(await database().runs.get(runId));
+    const run = given(await getRun(database(), runId));
     expect(run.config).toMatchObject({ kind: 'arena', buyer: 'human', seller: 'human' });
     expect(seatPlayers(run.name)).toEqual(NAMES);
     expect(runTitle(run)).toBe('Ada buys Blender from Ben');

@@ -9,7 +9,7 @@ import { CATALOG } from '../../src/core/catalog';
 import { makeScenario, type Role, type Scenario } from '../../src/core/scenario';
 import type { BilateralEvent } from '../../src/core/bilateral/events';
 import { control, must, text } from './helpers.svelte';
-import { deleteRun } from '../../src/storage/runs';
+import { deleteRun, listRuns } from '../../src/storage/runs';
 import { database } from '../../src/ui/state/sim';
 
 export type Input = 'keyboard' | 'touch';
@@ -112,6 +112,6 @@ export function deleteArenaGamesAfterAll(): void {
     before = new Set((await database().runs.toArray()).map((r) => r.id));
   });
   afterAll(async () => {
-    for (const run of await database().runs.toArray()) if (!before.has(run.id) && run.config.kind === 'arena') await deleteRun(database(), run.id);
+    for (const run of await listRuns(database())) if (!before.has(run.id) && run.config.kind === 'arena') await deleteRun(database(), run.id);
   });
 }

@@ -11,6 +11,7 @@ import { generateScenarios, type Scenario } from '../../src/core/scenario';
 import { DEFAULT_LLM_SETTINGS } from '../../src/agents/llm/settings';
 import type { ParleyDb } from '../../src/storage/db';
 import { addBatches } from '../../src/storage/batches';
+import { bilateralStore } from '../../src/storage/games/bilateral';
 import { createRun, deleteRun, updateRun } from '../../src/storage/runs';
 import { negotiationRow } from '../../src/storage/schema';
 import { exportRunJson } from '../../src/storage/transfer';
@@ -41,7 +42,7 @@ async function studentGame(db: ParleyDb, id: string, player: string, scenario: S
     planned: 1,
     createdAt: Date.now(),
   });
-  await addBatches(db, run.id, [negotiationRow(run.id, { id: '0', index: 0, scenarioIndex: 0, buyer: 'human', seller: 'conceder', scenario, ...played })]);
+  await addBatches(db, bilateralStore, run.id, [negotiationRow(run.id, { id: '0', index: 0, scenarioIndex: 0, buyer: 'human', seller: 'conceder', scenario, ...played })]);
   const aggregator = new Aggregator();
   aggregator.add('human', 'conceder', scenario, played.metrics);
   await updateRun(db, run.id, { status: 'done', done: 1, standings: aggregator.standings({ samples: 0 }) });

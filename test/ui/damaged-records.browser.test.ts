@@ -15,10 +15,10 @@ import { playNegotiation } from '../../src/core/bilateral/tournament';
 import { generateScenarios } from '../../src/core/scenario';
 import { DEFAULT_LLM_SETTINGS } from '../../src/agents/llm/settings';
 import { addBatches, runBatches } from '../../src/storage/batches';
+import { bilateralStore } from '../../src/storage/games/bilateral';
 import type { ParleyDb } from '../../src/storage/db';
 import { createRun, deleteRun, readRuns, salvageRun, updateRun } from '../../src/storage/runs';
 import { negotiationRow } from '../../src/storage/schema';
-import { createMarketRun } from '../../src/storage/market-runs';
 import { ALL_MARKET_CONFIGS } from '../../src/core/market/scenario';
 import type { ClassExport as ClassFile } from '../../src/ui/class-export';
 import { RunsStore } from '../../src/ui/state/runs.svelte';
@@ -59,7 +59,7 @@ async function arenaGame(db: ParleyDb, id: string, name: string, breakEvent = fa
   const scenario = generateScenarios({ preset: 'wide', seed: 3, count: 1, deadline: { kind: 'fixed', turns: 10 } })[0]!;
   const played = await playNegotiation(scenario, { buyer: agent('boulware', 'buyer'), seller: agent('conceder', 'seller') });
   await createRun(db, { id, name, config: { kind: 'arena', buyer: 'human', seller: 'conceder', scenario, llm: { ...DEFAULT_LLM_SETTINGS } }, planned: 1, createdAt: Date.now() });
-  await addBatches(db, id, [negotiationRow(id, { id: '0', index: 0, scenarioIndex: 0, buyer: 'human', seller: 'conceder', scenario, ...played })]);
+  await addBatches(db, bilateralStore, id, [negotiationRow(id, { id: '0', index: 0, scenarioIndex: 0, buyer: 'human', seller: 'conceder', scenario, ...played })]);
   const aggregator = new Aggregator();
   aggregator.add('human', 'conceder', scenario, played.metrics);
   await updateRun(db, id, { status: 'done', done: 1, standings: aggregator.standings({ samples: 0 }) });
@@ -78,7 +78,7 @@ describe('a stored run that cannot be read', () => {
     await db.runs.put(noConfig('broken') as never);
     await storedTournament(db, { id: 'garbled', name: 'garbled standings', createdAt: 2_000 });
     await db.runs.update('garbled', { standings: { leaderboard: 'not a list' } as never });
-    await db.marketRuns.put({ id: 'market-broken', name: 'a market run with no config', createdAt: 3_000, status: 'done', config: null } as never);
+    await db.runs.put({ id: 'market-broken', game: 'market', name: 'a market run with no config', createdAt: 3_000, status: 'done', config: null } as never);
 
     const store = new RunsStore(() => db);
     const target = render(RunsPage, { store, tournament: new TournamentSession() });
@@ -144,8 +144,8 @@ describe('a stored run that cannot be read', () => {
     const file = (await (await fetch(saved[0]!.href)).json()) as Record<string, unknown>;
     expect(file).toMatchObject({
       format: 'parley-salvage',
-      version: 1,
-      table: 'runs',
+      version: 2,
+      game: 'bilateral',
       problem: expect.stringMatching(/^status: /),
       record: { id, status: 'lost in time', config: { kind: 'tournament', tournament: TOURNAMENT } },
       unreadable: [{ batch: batch.id, at: 1, problem: expect.any(String) }],
@@ -209,8 +209,9 @@ describe('a stored market run whose markets cannot be read', () => {
       seed: 6,
       samples: 0,
     };
-    await createMarketRun(db, { id: 'markets-broken', name: 'broken markets', config, planned: 1, createdAt: 1 });
-    await db.marketBatches.put({ id: 'markets-broken:0', runId: 'markets-broken', first: 0, markets: ['{ not json'] });
+    await createRun(db, { game: 'market', id: 'markets-broken', name: 'broken markets', config, planned: 1, createdAt: 1 });
+    await db.batches.put({ id: 'markets-broken:0', runId: 'markets-broken', first: 0, count: 1, negotiations: ['{ not json'] });
+    await db.digests.put({ id: 'markets-broken:0', runId: 'markets-broken', first: 0, game: 'market', jobIds: [''], indexes: [0] });
     const target = render(RunPage, { runId: 'markets-broken', store: new RunsStore(() => db), tournament: new TournamentSession() });
     await expect.poll(() => text(target.querySelector('[role="alert"]'))).toMatch(/^The markets stored for this run could not be read/);
     expect(text(target)).not.toContain('Loading…');

@@ -13,9 +13,10 @@ import { generateMarket, marketConfigByName } from '../../src/core/market/scenar
 import { playMarket } from '../../src/core/market/tournament';
 import { Seat } from '../../src/core/engine/seat';
 import { openDb } from '../../src/storage/db';
-import { createMarketRun, getMarketRun, loadMarkets, marketLine, MarketWriter } from '../../src/storage/market-runs';
+import { createRun, getRun, loadLines } from '../../src/storage/runs';
+import { RunWriter } from '../../src/storage/writer';
 import { marketStandings } from '../../src/storage/market-file';
-import { tournamentOf, type MarketLine, type MarketRunConfig } from '../../src/storage/market-schema';
+import { marketLine, tournamentOf, type MarketLine, type MarketRunConfig } from '../../src/storage/market-schema';
 import { makeMarketAgent } from '../../src/agents/market';
 import { ALL_MARKET_CONFIGS } from '../../src/core/market/scenario';
 import { showMetric } from '../../src/ui/components/market/describe';
@@ -78,7 +79,7 @@ describe('Market page', () => {
     // Saved as a run of one market, with the same events.
     const runId = marketSessions().game.runId;
     expect(runId).not.toBeNull();
-    expect((await loadMarkets(database(), runId as string))[0]?.events).toEqual(played.events);
+    expect((await loadLines(database(), runId as string, 'market')).lines[0]?.events).toEqual(played.events);
   });
 
   test('stop ends a paused market as stopped, and nothing is saved', async () => {
@@ -156,8 +157,8 @@ describe('market tournaments', () => {
       const imported = await sim().request({ type: 'import', requestId: newId(), file });
       if (imported.type !== 'imported') throw new Error(imported.message);
       expect(imported.runId).not.toBe(runId);
-      expect((await getMarketRun(db, imported.runId))?.standings).toEqual((await getMarketRun(db, runId))?.standings);
-      expect(await loadMarkets(db, imported.runId)).toEqual(await loadMarkets(db, runId));
+      expect((await getRun(db, imported.runId, 'market'))?.standings).toEqual((await getRun(db, runId, 'market'))?.standings);
+      expect(await loadLines(db, imported.runId, 'market')).toEqual(await loadLines(db, runId, 'market'));
     }
     const bad = await sim().request({ type: 'import', requestId: newId(), file: new File(['{"format":"parley-market-jsonl","version":1,"run":{}}\n'], 'bad.jsonl') });
     expect(bad.type === 'failed' ? bad.message : null).toMatch(/^line 1: run\.id: expected string/);
@@ -177,8 +178,8 @@ describe('market tournaments', () => {
     // The worker's database, as a tab closed after five markets left it.
     const db = database();
     const runId = newId();
-    await createMarketRun(db, { id: runId, name: 'stopped after five', config, planned: 8, createdAt: Date.now() });
-    const writer = new MarketWriter(db, runId, 0, () => 0);
+    await createRun(db, { game: 'market', id: runId, name: 'stopped after five', config, planned: 8, createdAt: Date.now() });
+    const writer = new RunWriter(db, runId, { game: 'market', now: () => 0 });
     for (const line of whole.slice(0, 5)) await writer.add(line);
     await writer.flush();
 
@@ -189,7 +190,7 @@ describe('market tournaments', () => {
     const { tournament } = marketSessions();
     await vi.waitFor(() => expect(tournament.status).toBe('done'), WAIT);
     expect(tournament.done).toBe(8);
-    expect(await loadMarkets(db, runId)).toEqual(whole);
-    expect((await getMarketRun(db, runId))?.standings).toEqual(marketStandings(config, whole));
+    expect((await loadLines(db, runId, 'market')).lines).toEqual(whole);
+    expect((await getRun(db, runId, 'market'))?.standings).toEqual(marketStandings(config, whole));
   });
 });

@@ -210,6 +210,7 @@ describe('runs', () => {
     const rows = (await renamedRows(id)).map((r, index) => ({ ...r, id: `${id}:${r.jobId}`, runId: id, index }));
     await db.runs.put({
       id,
+      game: 'bilateral',
       name,
       createdAt,
       updatedAt: createdAt,
@@ -229,6 +230,7 @@ describe('runs', () => {
     await storeRun(db, 'rlo', RLO, 2_000);
     await db.runs.put({
       id: 'arena',
+      game: 'bilateral',
       name: 'an arena game',
       createdAt: 3_000,
       updatedAt: 3_000,

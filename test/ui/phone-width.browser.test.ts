@@ -19,8 +19,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { page, userEvent } from 'vitest/browser';
 import '../../src/ui/theme.css';
 import App from '../../src/ui/App.svelte';
-import { deleteRun } from '../../src/storage/runs';
-import { createMarketRun, deleteMarketRun } from '../../src/storage/market-runs';
+import { createRun, deleteRun, listRuns } from '../../src/storage/runs';
 import { getCustomModels, putCustomModels } from '../../src/storage/custom-models';
 import { deletePrice, putPrice } from '../../src/storage/prices';
 import type { CustomModel } from '../../src/agents/backends/webllm/custom';
@@ -61,7 +60,8 @@ beforeAll(async () => {
   await storedTournament(database(), { id: RUNS[1], name: 'Phone run B', createdAt: 5_000 });
   jobId = String(rows[0]?.jobId);
   // A market run too (shown as interrupted, with Resume: its widest row), so the Runs page's second table is measured.
-  await createMarketRun(database(), {
+  await createRun(database(), {
+    game: 'market',
     id: MARKET_RUN,
     name: 'Phone market run',
     config: { sellers: ['catalog', 'greedy'], buyer: 'margin', configs: ALL_MARKET_CONFIGS.slice(0, 2).map((c) => ({ ...c })), marketsPerConfig: 4, seed: 3, samples: 0 },
@@ -77,11 +77,11 @@ afterAll(async () => {
   cleanup();
   location.hash = '';
   // Only this file's own game: other files may be storing runs in the same database meanwhile.
-  for (const run of await database().runs.toArray())
+  for (const run of await listRuns(database()))
     if (!before.has(run.id) && run.config.kind === 'arena' && run.config.scenario.id === 'standard-4-0' && run.config.buyer === 'boulware')
       await deleteRun(database(), run.id);
   for (const id of [...RUNS, ...played.bilateral]) await deleteRun(database(), id);
-  for (const id of [MARKET_RUN, ...played.market]) await deleteMarketRun(database(), id);
+  for (const id of [MARKET_RUN, ...played.market]) await deleteRun(database(), id);
   for (const run of await database().runs.toArray()) if (classGame(run.createdAt)) await deleteRun(database(), run.id);
   await putCustomModels(database(), customBefore);
   await deletePrice(database(), PRICED);

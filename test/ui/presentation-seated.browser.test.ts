@@ -12,7 +12,7 @@ import App from '../../src/ui/App.svelte';
 import { PRESENTATION_KEY, presentation } from '../../src/ui/state/presentation.svelte';
 import { lessonById } from '../../src/ui/lessons';
 import { lessonHref } from '../../src/ui/share-link';
-import { deleteRun } from '../../src/storage/runs';
+import { deleteRun, listRuns } from '../../src/storage/runs';
 import { database } from '../../src/ui/state/sim';
 import { cleanup, control, must, render, text } from './helpers.svelte';
 import { button, given, inView, insertText, SETUP, tabTo, tap, where, yourTurn, type Input } from './arena-seat-helpers';
@@ -34,7 +34,7 @@ afterEach(async () => {
   }
 });
 afterAll(async () => {
-  for (const run of await database().runs.toArray()) if (!before.has(run.id) && run.config.kind === 'arena') await deleteRun(database(), run.id);
+  for (const run of await listRuns(database())) if (!before.has(run.id) && run.config.kind === 'arena') await deleteRun(database(), run.id);
   presentation.set(false);
   localStorage.removeItem(PRESENTATION_KEY);
   location.hash = '';

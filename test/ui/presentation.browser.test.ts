@@ -7,7 +7,7 @@ import { page, userEvent } from 'vitest/browser';
 import '../../src/ui/theme.css';
 import App from '../../src/ui/App.svelte';
 import { PRESENTATION_KEY, Presentation, presentation } from '../../src/ui/state/presentation.svelte';
-import { deleteRun } from '../../src/storage/runs';
+import { deleteRun, listRuns } from '../../src/storage/runs';
 import { database } from '../../src/ui/state/sim';
 import { cleanup, must, render, text } from './helpers.svelte';
 import { inView } from './arena-seat-helpers';
@@ -21,7 +21,7 @@ beforeAll(async () => {
 afterAll(async () => {
   cleanup();
   // Only this file's own game: other files may be storing runs in the same database meanwhile.
-  for (const run of await database().runs.toArray())
+  for (const run of await listRuns(database()))
     if (!before.has(run.id) && run.config.kind === 'arena' && run.config.scenario.id === 'standard-2-0' && run.config.buyer === 'boulware')
       await deleteRun(database(), run.id);
   presentation.set(false);

@@ -24,8 +24,7 @@ import { RATE_NAMES, type LeaderboardRow, type PairRow, type Standings, type Tie
 import { PRESENTATION_KEY, presentation } from '../../src/ui/state/presentation.svelte';
 import { marketSessions } from '../../src/ui/state/market.svelte';
 import { database } from '../../src/ui/state/sim';
-import { deleteRun } from '../../src/storage/runs';
-import { deleteMarketRun } from '../../src/storage/market-runs';
+import { deleteRun, getRun } from '../../src/storage/runs';
 import { storedTournament } from '../storage/helpers';
 import { cleanup, control, must, render, standings, text } from './helpers.svelte';
 
@@ -232,7 +231,7 @@ describe('stored runs in the app', () => {
     const tallAll = must(document.scrollingElement).scrollHeight;
 
     // The oracle: the two stored leaderboards, read directly.
-    const [a, b] = await Promise.all(RUNS.map((id) => database().runs.get(id)));
+    const [a, b] = await Promise.all(RUNS.map((id) => getRun(database(), id)));
     const board = (run: typeof a) => new Map((run?.standings?.leaderboard ?? []).map((r) => [`${r.agent}|${r.role}`, r]));
     const [boardA, boardB] = [board(a), board(b)];
     const expected = [...boardA.keys()].flatMap((seat) =>
@@ -314,7 +313,7 @@ describe('the Market page at 1280 and 1366 px', () => {
       }
       expect(checked).toBeGreaterThan(10);
     } finally {
-      await deleteMarketRun(database(), runId);
+      await deleteRun(database(), runId);
     }
   });
 });

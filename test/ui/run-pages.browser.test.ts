@@ -38,6 +38,7 @@ async function storeRun(db: ParleyDb, id: string, name: string, rows: Negotiatio
   const own = rows.map((r, index) => ({ ...r, id: `${id}:${r.jobId}`, runId: id, index }));
   const run: RunRow = {
     id,
+    game: 'bilateral',
     name,
     createdAt,
     updatedAt: createdAt,

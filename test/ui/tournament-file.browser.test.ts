@@ -12,7 +12,7 @@ import { parseScenarioFile } from '../../src/core/bilateral/scenario-file';
 import { planTournament, type NegotiationResult } from '../../src/core/bilateral/tournament';
 import { makeAgent } from '../../src/agents/registry';
 import { createRun, deleteRun, getRun, loadNegotiations, openDb, updateRun } from '../../src/storage';
-import { NegotiationWriter } from '../../src/storage/writer';
+import { RunWriter } from '../../src/storage/writer';
 import { fullTournamentConfig, negotiationRow } from '../../src/storage/schema';
 import { newId, sim } from '../../src/ui/state/sim';
 import { RunsStore } from '../../src/ui/state/runs.svelte';
@@ -125,7 +125,7 @@ describe('Tournament scenarios from a file', () => {
     const runId = newId();
     played.push(runId);
     await createRun(db, { id: runId, name: 'stopped after five', config: { kind: 'tournament', tournament: config }, planned: whole.length, createdAt: Date.now() });
-    const writer = new NegotiationWriter(db, runId, { now: () => Date.now() });
+    const writer = new RunWriter(db, runId, { now: () => Date.now() });
     for (const r of whole.slice(0, 5)) await writer.add(negotiationRow(runId, r));
     await writer.flush();
     await updateRun(db, runId, { status: 'interrupted' });

@@ -1,13 +1,13 @@
 // `parley check FILE`: a run file checked exactly as the app's import checks it.
+import { storeOf } from '../../storage/games';
 import { readRunFile } from '../../storage/run-file';
-import { marketFormatOf, readMarketFile } from '../../storage/market-file';
 import { parseFlags, usageError, type Command } from '../args';
 import type { Io } from '../io';
 import { printable } from '../model-flags';
 import { readRunFileText } from '../read-run-file';
 
 /**
- * `check FILE`: the app's import validation (`readRunFile`, or `readMarketFile` for a market run) on a file on disk. Its size is read
+ * `check FILE`: the app's import validation (`readRunFile`, a run of any game) on a file on disk. Its size is read
  * first, so a file too large to import is refused without being read.
  */
 async function run(argv: string[], io: Io): Promise<number> {
@@ -21,17 +21,11 @@ async function run(argv: string[], io: Io): Promise<number> {
   const read = await readRunFileText(path);
   if (!read.ok) return problem(read.error);
   const { text, size } = read.value;
-  if (marketFormatOf(text)) {
-    const market = readMarketFile(text, size);
-    if (!market.ok) return problem(market.error.message.replace(/\s*\n\s*/g, ' '));
-    const n = market.value.lines.length;
-    io.out(printable(`ok: ${market.value.run.name}, ${n} market${n === 1 ? '' : 's'}`) + '\n');
-    return 0;
-  }
-  const checked = readRunFile(text, size);
+  const checked = readRunFile(text, size, 'any');
   if (!checked.ok) return problem(checked.error.message.replace(/\s*\n\s*/g, ' '));
   const n = checked.value.rows.length;
-  io.out(printable(`ok: ${checked.value.run.name}, ${n} negotiation${n === 1 ? '' : 's'}`) + '\n');
+  const store = storeOf(checked.value.game);
+  io.out(printable(`ok: ${checked.value.run.name}, ${n} ${n === 1 ? store.item : store.items}`) + '\n');
   return 0;
 }
 

@@ -4,10 +4,11 @@ import { MarketAggregator, STANDING_METRICS } from '../../core/market/aggregate'
 import { ALL_MARKET_CONFIGS, HELD_OUT_CONFIGS, MARKET_PRESETS, marketConfigByName, type NamedMarketConfig } from '../../core/market/scenario';
 import { plannedMarkets, type MarketTournamentConfig } from '../../core/market/tournament';
 import { deriveSeed, SeedSchema } from '../../core/rng';
-import { MarketRunConfigSchema } from '../../storage/market-schema';
+import { MarketRunConfigSchema, type MarketRunRecord } from '../../storage/market-schema';
 import { intFlag, parseFlags, rangeOf, usageError, type Command } from '../args';
 import { EXIT_INTERRUPTED, type Io } from '../io';
-import { agentFactory, formatStandings, MarketJsonlWriter, seatSpec } from '../market';
+import { RunJsonlWriter } from '../jsonl';
+import { agentFactory, formatStandings, marketLines, seatSpec } from '../market';
 import { LLM_FLAGS, REMOTE_FLAGS } from '../model-flags';
 import { runTournament } from '../../core/engine/tournament';
 import { marketGame } from '../../core/market/game';
@@ -40,7 +41,7 @@ async function run(argv: string[], io: Io): Promise<number> {
   const writer =
     jsonlPath === undefined
       ? null
-      : await MarketJsonlWriter.open(jsonlPath).catch((e: unknown) => {
+      : await RunJsonlWriter.open(jsonlPath, marketLines).catch((e: unknown) => {
           throw usageError('cannot-write', { flag: '--jsonl', path: jsonlPath, reason: e instanceof Error ? e.message : String(e) });
         });
   const aggregator = new MarketAggregator();
@@ -66,7 +67,7 @@ async function run(argv: string[], io: Io): Promise<number> {
   if (cancelled) io.err(`parley: stopped after ${done}/${planned} markets; the results below cover those\n`);
   const stored = { ...config, configs: configs.map((c) => ({ name: c.name, heldOut: c.heldOut, summary: c.summary, config: c.config })), samples };
   if (writer !== null) {
-    const run = {
+    const run: MarketRunRecord = {
       id: `cli-market-s${seed}-${deriveSeed(seed, 'cli-market-tournament', JSON.stringify(stored)).toString(36)}`,
       name: `CLI market tournament: ${config.sellers.join(', ')} (${marketsPerConfig} markets per configuration, seed ${seed})`.slice(0, 200),
       createdAt: started,
@@ -74,7 +75,8 @@ async function run(argv: string[], io: Io): Promise<number> {
       status: cancelled ? 'cancelled' : 'done',
       config: stored,
       planned,
-      done: writer.count,
+      done: writer.written,
+      message: cancelled ? `stopped from the command line after ${writer.written} of ${planned} markets` : null,
     };
     try {
       await writer.finish(run);

@@ -1,5 +1,5 @@
 import { liveRunIds, type ParleyDb } from '../../storage';
-import { deleteMarketRun, readMarketRuns } from '../../storage/market-runs';
+import { deleteRun, readRuns } from '../../storage/runs';
 import type { MarketRunRow } from '../../storage/market-schema';
 import type { DamagedRun } from '../../storage/stored-records';
 import { isolateText } from '../names';
@@ -30,7 +30,7 @@ export class MarketRunsStore extends RunExportStore {
 
   async refresh(): Promise<void> {
     try {
-      const [{ runs, notes, damaged }, live] = await Promise.all([readMarketRuns(this.db()), liveRunIds()]);
+      const [{ runs, notes, damaged }, live] = await Promise.all([readRuns(this.db(), 'market'), liveRunIds()]);
       // A run marked running that no worker plays was cut off (its tab closed).
       this.runs = runs.map((run) => (run.status === 'running' && !live.has(run.id) ? { ...run, status: 'interrupted' } : run));
       this.notes = notes;
@@ -43,7 +43,7 @@ export class MarketRunsStore extends RunExportStore {
 
   async remove(run: MarketRunRow): Promise<void> {
     if (run.status === 'running') sim().send({ type: 'market.cancel', runId: run.id });
-    await deleteMarketRun(this.db(), run.id);
+    await deleteRun(this.db(), run.id);
     this.notice = { kind: 'info', text: `Deleted "${isolateText(run.name)}".` };
     await this.refresh();
   }
@@ -51,7 +51,7 @@ export class MarketRunsStore extends RunExportStore {
   /** Deletes a damaged market run and whatever of it is stored. */
   async removeDamaged(run: DamagedRun): Promise<void> {
     try {
-      await deleteMarketRun(this.db(), run.id);
+      await deleteRun(this.db(), run.id);
       this.notice = { kind: 'info', text: `Deleted the damaged run ${isolateText(run.name ?? run.id)}.` };
     } catch (e) {
       this.notice = { kind: 'error', text: `Could not delete it: ${e instanceof Error ? e.message : String(e)}` };

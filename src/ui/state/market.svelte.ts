@@ -5,8 +5,7 @@ import type { MarketRunConfig } from '../../storage/market-schema';
 import type { RunStatus } from '../../storage/schema';
 import type { RemoteConfig } from '../../worker/messages';
 import { database, newId, sim } from './sim';
-import { getMarketRun } from '../../storage/market-runs';
-import { markCutOff } from '../../storage/runs';
+import { getRun, markCutOff } from '../../storage/runs';
 import { reportInPlay } from './in-play';
 
 export type MarketGameStatus = 'idle' | 'playing' | 'finished' | 'failed';
@@ -115,7 +114,7 @@ export class MarketTournamentSession {
         if (m.runs.includes(runId)) {
           this.status = 'interrupted';
           this.message = `${m.message} The run is interrupted: every market it stored is kept; resume it from Runs to play the rest.`;
-          void markCutOff(database(), runId, 'marketRuns').catch(() => undefined);
+          void markCutOff(database(), runId).catch(() => undefined);
         } else if (this.status === 'running') [this.status, this.message] = ['failed', m.message];
         return;
       }
@@ -138,7 +137,7 @@ export class MarketTournamentSession {
 
   /** After a failure: is there a run to link to? (A start can fail before the run is created: a full disk, a bad seat.) */
   private async checkStored(runId: string): Promise<void> {
-    const found = await getMarketRun(database(), runId).then(
+    const found = await getRun(database(), runId, 'market').then(
       (run) => run !== undefined,
       () => false,
     );

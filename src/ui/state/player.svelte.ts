@@ -2,7 +2,7 @@
  * The name a student plays under in the Arena, kept in this browser: a game with a human seat is
  * stored as `<name>: human buys … from …`, so the teacher's class export can tell students apart.
  */
-import { loadNegotiation, updateRun } from '../../storage/runs';
+import { loadNegotiation, rawRuns, updateRun } from '../../storage/runs';
 import { checkNegotiation, checkRunRow } from '../../storage/stored-records';
 import { playerOf, playerRunName, unplayered, type SkippedGame, type StoredGame } from '../class-export';
 import { database } from './sim';
@@ -86,7 +86,7 @@ const reason = (e: unknown): string => (e instanceof Error ? e.message : String(
 export async function storedGames(db = database()): Promise<{ games: StoredGame[]; skipped: SkippedGame[] }> {
   const games: StoredGame[] = [];
   const skipped: SkippedGame[] = [];
-  for (const raw of (await db.runs.toArray()) as unknown[]) {
+  for (const raw of await rawRuns(db)) {
     const checked = checkRunRow(raw);
     if (!checked.ok) {
       // A record too damaged to tell its kind may be a game; one that says it is a tournament is not.

@@ -1,6 +1,5 @@
 /** Stored runs as the run, compare and negotiation pages show them, each read live (LiveRead). */
 import { loadNegotiation, loadNegotiations, type NegotiationFilter, type NegotiationRow, type ParleyDb, type RunRow } from '../../storage';
-import { readMarketRun } from '../../storage/market-runs';
 import type { MarketRunRow } from '../../storage/market-schema';
 import { readRun } from '../../storage/runs';
 import { checkNegotiation, type DamagedRun } from '../../storage/stored-records';
@@ -17,12 +16,12 @@ export type StoredRun =
   | { kind: 'damaged'; damaged: DamagedRun }
   | { kind: 'missing' };
 
-/** The run stored as `runId`; a market run is kept apart and looked for when no bilateral run has the id. */
+/** The run stored as `runId`, of either game (a run row names its game; a row that names none reads as bilateral). */
 export async function readStoredRun(db: ParleyDb, runId: string): Promise<StoredRun> {
   const checked = await readRun(db, runId);
   if (checked?.ok) return { kind: 'run', run: checked.run, note: checked.note, errors: await storedErrors(db, checked.run) };
   if (checked) return { kind: 'damaged', damaged: checked.damaged };
-  const market = await readMarketRun(db, runId);
+  const market = await readRun(db, runId, 'market');
   if (market === undefined) return { kind: 'missing' };
   return market.ok ? { kind: 'market', run: market.run, note: market.note } : { kind: 'damaged', damaged: market.damaged };
 }
@@ -36,7 +35,7 @@ export class StoredRunRead extends LiveRead<{ db: ParleyDb; runId: string }, Sto
   /** What was read, where a read that failed reads as a damaged record with its reason. */
   stored(runId: string): StoredRun | undefined {
     const problem = this.error;
-    if (problem !== null) return { kind: 'damaged', damaged: { table: 'runs', id: runId, name: null, createdAt: null, problem } };
+    if (problem !== null) return { kind: 'damaged', damaged: { game: null, id: runId, name: null, createdAt: null, problem } };
     return this.current;
   }
 }
