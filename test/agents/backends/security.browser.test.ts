@@ -80,7 +80,7 @@ describe('transport in the browser', () => {
 
 describe('specs in the browser', () => {
   it('refuses inherited parameter names and hex, as on the command line', () => {
-    expect(parseAgentSpec('boulware:__proto__=1')).toMatchObject({ ok: false, error: expect.stringContaining('unknown parameter "__proto__"') });
-    expect(parseAgentSpec('boulware:beta=0x1')).toMatchObject({ ok: false, error: expect.stringContaining('is not a decimal number') });
+    expect(parseAgentSpec('boulware:__proto__=1')).toMatchObject({ ok: false, error: { code: 'unknown-parameter', data: { key: '__proto__' } } });
+    expect(parseAgentSpec('boulware:beta=0x1')).toMatchObject({ ok: false, error: { code: 'parameter-not-decimal', data: { key: 'beta', value: '0x1' } } });
   });
 });
