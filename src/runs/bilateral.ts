@@ -1,11 +1,11 @@
 /** The bilateral game's runs: a round robin of negotiations, scored against the oracle where it can be. */
 import { OracleScorer, scoredMetrics } from '../agents/oracle';
 import { createAgentFactory, everyModelThinks, parseAgentSpecs } from '../agents/registry';
-import { Aggregator } from '../core/bilateral/aggregate';
+import { Aggregator, type Standings } from '../core/bilateral/aggregate';
 import { bilateralGame } from '../core/bilateral/game';
 import { exportedNegotiation, type TournamentConfigSchema } from '../storage/schema';
 import type { z } from 'zod';
-import type { RunGame, StoredConfigOf } from './game';
+import type { RunGameOver, StoredConfigOf } from './game';
 
 /** Bootstrap resamples for the intervals computed when a bilateral run stops. */
 export const FINAL_SAMPLES = 1000;
@@ -15,20 +15,9 @@ const tournamentOf = (config: StoredConfigOf<'bilateral'>) => {
   return config.tournament;
 };
 
-type Engine = typeof bilateralGame;
 type Tally = { aggregator: Aggregator; scorer: OracleScorer };
 
-export const bilateralRuns: RunGame<
-  'bilateral',
-  z.infer<typeof TournamentConfigSchema>,
-  Parameters<Engine['plan']>[0],
-  Parameters<Engine['seatSpec']>[0],
-  Engine['roles'][number],
-  Parameters<Engine['play']>[1]['buyer'],
-  Awaited<ReturnType<Engine['play']>>,
-  Tally,
-  ReturnType<Aggregator['standings']>
-> = {
+export const bilateralRuns: RunGameOver<'bilateral', typeof bilateralGame, z.infer<typeof TournamentConfigSchema>, Tally, Standings> = {
   game: 'bilateral',
   engine: bilateralGame,
   create: (settings) => {

@@ -40,6 +40,10 @@ export interface RunGame<G extends Game, Settings, Config extends { seed: number
   standings(tally: Tally, config: StoredConfigOf<G>, final: boolean): Standings;
 }
 
+/** The run descriptor of game `G` over its engine definition `E`, whose config, jobs, seats, agents and results it takes. */
+export type RunGameOver<G extends Game, E, Settings, Tally, Standings> =
+  E extends GameDef<infer Config, infer Job, infer Role, infer A, infer R> ? RunGame<G, Settings, Config, Job, Role, A, R, Tally, Standings> : never;
+
 /** A run descriptor of any game, typed as the generic code uses it. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any game's descriptor: TypeScript has no existential type, and each game's own is checked in RUN_GAMES (index.ts).
 export type AnyRunGame = RunGame<Game, any, any, any, any, any, any, any, any>;

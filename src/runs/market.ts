@@ -1,12 +1,10 @@
 /** The market game's runs: every seller on the same markets of each configuration. */
 import { createMarketAgentFactory, parseMarketSpec, parseMarketSpecs } from '../agents/market';
-import { MarketAggregator } from '../core/market/aggregate';
+import { MarketAggregator, type MarketStandingRow } from '../core/market/aggregate';
 import { marketGame } from '../core/market/game';
 import { computeMarketMetrics } from '../core/market/metrics';
 import { marketLine, tournamentOf, type MarketRunConfig } from '../storage/market-schema';
-import type { RunGame } from './game';
-
-type Engine = typeof marketGame;
+import type { RunGameOver } from './game';
 
 /** Why a run's seats cannot be played, or null. */
 export function seatProblem(config: MarketRunConfig): string | null {
@@ -18,17 +16,7 @@ export function seatProblem(config: MarketRunConfig): string | null {
 
 export const seatsOf = (config: MarketRunConfig): string[] => [...config.sellers, config.buyer];
 
-export const marketRuns: RunGame<
-  'market',
-  MarketRunConfig,
-  Parameters<Engine['plan']>[0],
-  Parameters<Engine['seatSpec']>[0],
-  Engine['roles'][number],
-  Parameters<Engine['play']>[1]['seller'],
-  Awaited<ReturnType<Engine['play']>>,
-  MarketAggregator,
-  ReturnType<MarketAggregator['standings']>
-> = {
+export const marketRuns: RunGameOver<'market', typeof marketGame, MarketRunConfig, MarketAggregator, MarketStandingRow[]> = {
   game: 'market',
   engine: marketGame,
   create: (settings) => {
