@@ -11,7 +11,8 @@ export const layers = {
   agents: { imports: ['core'] },
   storage: { imports: ['agents', 'core'] },
   training: { imports: ['agents', 'core'] },
-  worker: { imports: ['storage', 'training', 'agents', 'core'] },
-  cli: { imports: ['storage', 'training', 'agents', 'core'] },
+  runs: { imports: ['storage', 'training', 'agents', 'core'] },
+  worker: { imports: ['runs', 'storage', 'training', 'agents', 'core'] },
+  cli: { imports: ['runs', 'storage', 'training', 'agents', 'core'] },
   ui: { imports: ['worker', 'storage', 'training', 'agents', 'core'] },
 };

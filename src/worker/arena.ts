@@ -10,7 +10,8 @@ import { llmSettings, type LlmSettings } from '../agents/llm/settings';
 import { createRun, updateRun } from '../storage';
 import { RunWriter } from '../storage/writer';
 import { negotiationRow } from '../storage/schema';
-import { useEngines, type RunHost } from './tournament-run';
+import { useEngines } from '../runs/engines';
+import type { RunHost } from './tournament-run';
 import type { RemoteConfig } from './messages';
 import { remoteSettings } from './remote-settings';
 

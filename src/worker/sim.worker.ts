@@ -5,14 +5,14 @@ import { exportRunJson, exportRunJsonl, importRunFile } from '../storage/transfe
 import { salvageRun } from '../storage/runs';
 import { ArenaGame, compareInSeat } from './arena';
 import { FromWorkerSchema, messageIds, ToWorkerSchema, type FromWorker, type ToWorker } from './messages';
-import { TournamentRun, type RunHost } from './tournament-run';
+import { WorkerRun, type RunHost } from './tournament-run';
 import { assertNever } from '../core/result';
 import { EnginePool, type EngineStatus } from '../agents/backends/webllm/pool';
 import { deleteCached, listModels } from '../agents/backends/webllm/engine';
 // WebLLM in an engine worker; the e2e build swaps in its fake engine here (vite.config.ts).
 import { engineLoader } from '../agents/backends/webllm/loader';
 import { WEBLLM_MODEL_IDS } from '../agents/specs';
-import { MarketGame, MarketTournamentRun } from './market';
+import { MarketGame } from './market';
 import { handIn } from '../storage/hand-ins';
 import { runLearnExperiment } from './learn';
 import { buildSft } from './sft';
@@ -28,6 +28,8 @@ const host: RunHost = {
   post: (message: FromWorker) => self.postMessage(message),
   now: () => Date.now(),
   engines: new EnginePool(engineLoader, (modelId) => customAppConfig(modelId, self.location.origin)),
+  // A macrotask, so that the page's messages (a cancel) are read between a scripted run's jobs.
+  yieldToLoop: () => new Promise((resolve) => setTimeout(resolve, 0)),
 };
 
 // The user's own WebLLM models, from settings until the page says otherwise (webllm.custom).
@@ -45,12 +47,12 @@ host.engines?.subscribe((status: EngineStatus) => {
   lastProgress.set(status.modelId, t);
   host.post({ type: 'engine.status', ...status });
 });
-const runs = new Map<string, TournamentRun>();
+/** Stored runs of every game being played, by run id. */
+const runs = new Map<string, WorkerRun>();
 /** Loads asked for by the Models page, so that each can be cancelled. */
 const loads = new Map<string, AbortController>();
 const games = new Map<string, ArenaGame>();
 const marketGames = new Map<string, MarketGame>();
-const marketRuns = new Map<string, MarketTournamentRun>();
 /** Learn page experiments in flight, by request id, so that each can be stopped. */
 const learning = new Map<string, AbortController>();
 /** Fine-tuning exports being built, by request id, so that each can be stopped. */
@@ -135,12 +137,12 @@ function postExport(
 async function handle(message: ToWorker): Promise<void> {
   switch (message.type) {
     case 'run.start': {
-      const run = await TournamentRun.start(host, message.runId, message.name, message.config, message.remote);
+      const run = await WorkerRun.start(host, 'bilateral', message.runId, message.name, message.config, message.remote);
       return whileLive(runs, run.runId, run, (r) => r.play());
     }
     case 'run.resume':
       if (runs.has(message.runId)) return;
-      return whileLive(runs, message.runId, new TournamentRun(host, message.runId, message.remote), (r) => r.play());
+      return whileLive(runs, message.runId, new WorkerRun(host, 'bilateral', message.runId, message.remote), (r) => r.play());
     case 'run.cancel':
       runs.get(message.runId)?.cancel();
       return;
@@ -181,14 +183,14 @@ async function handle(message: ToWorker): Promise<void> {
     case 'market.control':
       return control(marketGames.get(message.gameId), message);
     case 'market.start': {
-      const run = await MarketTournamentRun.start(host, message.runId, message.name, message.config, message.remote);
-      return whileLive(marketRuns, run.runId, run, (r) => r.play());
+      const run = await WorkerRun.start(host, 'market', message.runId, message.name, message.config, message.remote);
+      return whileLive(runs, run.runId, run, (r) => r.play());
     }
     case 'market.resume':
-      if (marketRuns.has(message.runId)) return;
-      return whileLive(marketRuns, message.runId, new MarketTournamentRun(host, message.runId, message.remote), (r) => r.play());
+      if (runs.has(message.runId)) return;
+      return whileLive(runs, message.runId, new WorkerRun(host, 'market', message.runId, message.remote), (r) => r.play());
     case 'market.cancel':
-      marketRuns.get(message.runId)?.cancel();
+      runs.get(message.runId)?.cancel();
       return;
     case 'engines.unload':
       return host.engines?.unloadUnused();

@@ -286,9 +286,9 @@ describe('huge plans', () => {
     let out = '';
     let err = '';
     let reads = 0;
-    // The clock is read at the start and then every 256 results: a second apart, so progress prints; stop at the fourth.
+    // The clock is read at the start and then after every result: a second apart, so progress prints; stop after the 768th.
     const now = () => {
-      if (++reads === 4) stop.abort();
+      if (++reads === 769) stop.abort();
       return 1_000 * reads;
     };
     const status = await main([...huge, '--yes', '--samples', '0', '--json'], { out: (t) => (out += t), err: (t) => (err += t), now, signal: stop.signal });

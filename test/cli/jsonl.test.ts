@@ -110,9 +110,9 @@ describe('tournament --jsonl', () => {
     let out = '';
     let err = '';
     let reads = 0;
-    // The clock is read once at the start and then every 256 results: stop at the second reading.
+    // The clock is read once at the start and then after every result: stop after the 256th.
     const now = () => {
-      if (++reads === 2) stop.abort();
+      if (++reads === 257) stop.abort();
       return 1_000 * reads;
     };
     const argv = ['tournament', '--agents', 'boulware,linear,hardliner', '--scenarios', '100', '--samples', '0', '--json', '--jsonl', path];

@@ -11,7 +11,7 @@ import { EnginePool, type EngineStatus } from '../../src/agents/backends/webllm/
 import { DEFAULT_LLM_SETTINGS } from '../../src/agents/llm/settings';
 import { openDb } from '../../src/storage';
 import { getRun, loadNegotiations } from '../../src/storage/runs';
-import { TournamentRun, type RunHost } from '../../src/worker/tournament-run';
+import { WorkerRun, type RunHost } from '../../src/worker/tournament-run';
 import { fakeEngine, thrifty, type FakeEngine } from '../agents/backends/webllm/fake-engine';
 
 const MODEL = 'Qwen3-0.6B-q4f32_1-MLC';
@@ -49,7 +49,7 @@ describe('a GPU lost after load, in a tournament run', () => {
     engines.subscribe((s) => statuses.push(s));
     const host: RunHost = { db, post: () => undefined, now: () => Date.now(), engines };
     const runId = crypto.randomUUID();
-    const run = await TournamentRun.start(host, runId, 'webllm loss', config);
+    const run = await WorkerRun.start(host, 'bilateral', runId, 'webllm loss', config);
 
     expect(await run.play()).toBe('paused');
     const paused = await getRun(db, runId);
@@ -61,7 +61,7 @@ describe('a GPU lost after load, in a tournament run', () => {
     expect(fakes[0]?.requests).toHaveLength(7);
     expect(statuses.filter((s) => s.state === 'lost')).toEqual([{ modelId: MODEL, state: 'lost', text: GPU_LOST_MESSAGE }]);
 
-    expect(await new TournamentRun(host, runId).play()).toBe('done');
+    expect(await new WorkerRun(host, 'bilateral', runId).play()).toBe('done');
     expect(fakes).toHaveLength(2);
     const all = (await loadNegotiations(db, runId)).rows;
     expect(all).toHaveLength(PLANNED);

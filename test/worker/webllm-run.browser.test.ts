@@ -12,7 +12,7 @@ import { openDb } from '../../src/storage';
 import { getRun, loadNegotiations } from '../../src/storage/runs';
 import { ArenaGame } from '../../src/worker/arena';
 import type { FromWorker } from '../../src/worker/messages';
-import { TournamentRun, type RunHost } from '../../src/worker/tournament-run';
+import { WorkerRun, type RunHost } from '../../src/worker/tournament-run';
 import { fakeEngine, thrifty, type FakeEngine, type FakeModel } from '../agents/backends/webllm/fake-engine';
 import { generateScenarios } from '../../src/core/scenario';
 import { DEFAULT_LLM_SETTINGS } from '../../src/agents/llm/settings';
@@ -60,7 +60,7 @@ describe('WebLLM seats in the worker', () => {
   test('a tournament with a WebLLM agent: every model move stored with its call, scored from its log', async () => {
     const t = host(() => thrifty());
     const runId = crypto.randomUUID();
-    const run = await TournamentRun.start(t.host, runId, 'webllm', config);
+    const run = await WorkerRun.start(t.host, 'bilateral', runId, 'webllm', config);
     expect(await run.play()).toBe('done');
     expect(t.loads()).toBe(1);
     const rows = (await loadNegotiations(db, runId)).rows;
@@ -101,7 +101,7 @@ describe('WebLLM seats in the worker', () => {
       };
     });
     const runId = crypto.randomUUID();
-    const run = await TournamentRun.start(t.host, runId, 'webllm', config);
+    const run = await WorkerRun.start(t.host, 'bilateral', runId, 'webllm', config);
     expect(await run.play()).toBe('paused');
     const paused = await getRun(db, runId);
     expect(paused?.status).toBe('paused');
@@ -118,7 +118,7 @@ describe('WebLLM seats in the worker', () => {
     expect(status).toMatchObject({ status: 'paused', done: stored.length });
     expect(t.statuses.some((s) => s.state === 'lost')).toBe(true);
 
-    expect(await new TournamentRun(t.host, runId).play()).toBe('done');
+    expect(await new WorkerRun(t.host, 'bilateral', runId).play()).toBe('done');
     expect(t.loads()).toBe(2);
     const all = (await loadNegotiations(db, runId)).rows;
     expect(all).toHaveLength(PLANNED);

@@ -5,7 +5,7 @@ import { SimClient } from '../../src/worker/client';
 import type { FromWorker } from '../../src/worker/messages';
 import { deleteRun, getRun, openDb } from '../../src/storage';
 import { loadNegotiations } from '../../src/storage/runs';
-import { PROGRESS_INTERVAL_MS } from '../../src/worker/tournament-run';
+import { PROGRESS_INTERVAL_MS } from '../../src/runs/play';
 import { DEFAULT_LLM_SETTINGS } from '../../src/agents/llm/settings';
 
 // The real module worker, built by Vite as the app builds it; it writes to the app's database.

@@ -1,29 +1,33 @@
 // `parley market-tournament`: every seller on the same markets of each configuration, with standings.
 import { DEFAULT_MARKET_SPECS, MARKET_STRATEGIES, parseMarketSpecs } from '../../agents/market';
-import { MarketAggregator, STANDING_METRICS } from '../../core/market/aggregate';
+import { STANDING_METRICS } from '../../core/market/aggregate';
 import { ALL_MARKET_CONFIGS, HELD_OUT_CONFIGS, MARKET_PRESETS, marketConfigByName, type NamedMarketConfig } from '../../core/market/scenario';
-import { plannedMarkets, type MarketTournamentConfig } from '../../core/market/tournament';
+import { type MarketTournamentConfig } from '../../core/market/tournament';
 import { deriveSeed, SeedSchema } from '../../core/rng';
-import { MarketRunConfigSchema, type MarketRunRecord } from '../../storage/market-schema';
+import { MarketRunConfigSchema } from '../../storage/market-schema';
 import { intFlag, parseFlags, rangeOf, usageError, type Command } from '../args';
 import { EXIT_INTERRUPTED, type Io } from '../io';
 import { RunJsonlWriter } from '../jsonl';
 import { agentFactory, formatStandings, marketLines, seatSpec } from '../market';
 import { LLM_FLAGS, REMOTE_FLAGS } from '../model-flags';
-import { runTournament } from '../../core/engine/tournament';
-import { marketGame } from '../../core/market/game';
+import { marketRuns } from '../../runs/market';
+import { playCliRun } from '../play-run';
 
 /** The sellers played when --sellers is not given: every deterministic one. */
 const deterministic = MARKET_STRATEGIES.seller.filter((d) => d.deterministic).map((d) => d.name);
 
 async function run(argv: string[], io: Io): Promise<number> {
   const args = parseFlags(argv, marketTournamentCommand);
-    const sellers = parseMarketSpecs((args.values.get('sellers') ?? deterministic.join(',')).split(','), 'seller');
+  const sellers = parseMarketSpecs((args.values.get('sellers') ?? deterministic.join(',')).split(','), 'seller');
   if (!sellers.ok) throw usageError('bad-value', { flag: '--sellers', problem: sellers.error });
   const buyerSpec = seatSpec(args, 'buyer');
   const buyer = buyerSpec.label;
   const makeMarketAgent = agentFactory(args, io, [...sellers.value, buyerSpec]);
-  const configNames = args.values.get('configs')?.split(',').map((s) => s.trim()) ?? ALL_MARKET_CONFIGS.map((c) => c.name);
+  const configNames =
+    args.values
+      .get('configs')
+      ?.split(',')
+      .map((s) => s.trim()) ?? ALL_MARKET_CONFIGS.map((c) => c.name);
   const configs: NamedMarketConfig[] = [];
   for (const name of configNames) {
     const found = marketConfigByName(name);
@@ -35,7 +39,6 @@ async function run(argv: string[], io: Io): Promise<number> {
   const seed = intFlag(args, 'seed');
   const samples = intFlag(args, 'samples');
   const config: MarketTournamentConfig = { sellers: sellers.value.map((s) => s.label), buyer, configs, marketsPerConfig, seed };
-  const planned = plannedMarkets(config);
   const jsonlPath = args.values.get('jsonl');
   if (jsonlPath !== undefined && jsonlPath.trim() === '') throw usageError('needs-path', { flag: '--jsonl' });
   const writer =
@@ -44,74 +47,48 @@ async function run(argv: string[], io: Io): Promise<number> {
       : await RunJsonlWriter.open(jsonlPath, marketLines).catch((e: unknown) => {
           throw usageError('cannot-write', { flag: '--jsonl', path: jsonlPath, reason: e instanceof Error ? e.message : String(e) });
         });
-  const aggregator = new MarketAggregator();
-  const started = io.now();
-  let done = 0;
-  let summary;
-  try {
-    summary = await runTournament(marketGame, config, makeMarketAgent, {
-      ...(io.signal && { signal: io.signal }),
-      onResult: async (r) => {
-        aggregator.add(r.config.name, r.config.heldOut, r.seller, r.metrics);
-        await writer?.add(r);
-        done++;
-        // Lets Ctrl-C through: scripted markets never wait on anything.
-        if (io.signal && (done & 63) === 0) await new Promise<void>((resolve) => setImmediate(resolve));
-      },
-    });
-  } catch (e) {
-    await writer?.abandon();
-    throw e;
-  }
-  const cancelled = summary.cancelled && done < planned;
-  if (cancelled) io.err(`parley: stopped after ${done}/${planned} markets; the results below cover those\n`);
   const stored = { ...config, configs: configs.map((c) => ({ name: c.name, heldOut: c.heldOut, summary: c.summary, config: c.config })), samples };
-  if (writer !== null) {
-    const run: MarketRunRecord = {
+  const aggregator = marketRuns.tally();
+  const summary = await playCliRun(marketRuns, config, {
+    io,
+    makeAgent: makeMarketAgent,
+    tally: aggregator,
+    writer,
+    named: () => ({
       id: `cli-market-s${seed}-${deriveSeed(seed, 'cli-market-tournament', JSON.stringify(stored)).toString(36)}`,
       name: `CLI market tournament: ${config.sellers.join(', ')} (${marketsPerConfig} markets per configuration, seed ${seed})`.slice(0, 200),
-      createdAt: started,
-      updatedAt: io.now(),
-      status: cancelled ? 'cancelled' : 'done',
       config: stored,
-      planned,
-      done: writer.written,
-      message: cancelled ? `stopped from the command line after ${writer.written} of ${planned} markets` : null,
-    };
-    try {
-      await writer.finish(run);
-    } catch (e) {
-      await writer.abandon();
-      throw e;
-    }
-  }
+    }),
+  });
   const standings = aggregator.standings({ samples, seed });
   const intervals =
-    samples === 0
-      ? null
-      : { method: 'paired-analytic', unit: 'market', level: 0.95, bootstrapBelow: 30, samples, statistic: 'mean over markets' };
+    samples === 0 ? null : { method: 'paired-analytic', unit: 'market', level: 0.95, bootstrapBelow: 30, samples, statistic: 'mean over markets' };
   if (args.switches.has('json')) {
     io.out(JSON.stringify({ config: stored, markets: aggregator.count, standings, intervals, metrics: STANDING_METRICS.map(([k]) => k) }, null, 2) + '\n');
   } else {
     io.out(
       `${aggregator.count} markets: ${config.sellers.length} sellers × ${configs.length} configurations × ${marketsPerConfig} markets, buyers ${buyer}, seed ${seed}\n` +
-        (samples === 0
-          ? 'no intervals (--samples 0)'
-          : `95% intervals over markets (normal approximation; bootstrap of ${samples} below 30 markets)`) +
+        (samples === 0 ? 'no intervals (--samples 0)' : `95% intervals over markets (normal approximation; bootstrap of ${samples} below 30 markets)`) +
         '; a market that ended in an error counts only in errors\n\n' +
         formatStandings(standings, configs),
     );
   }
-  return cancelled ? EXIT_INTERRUPTED : 0;
+  return summary.status === 'cancelled' ? EXIT_INTERRUPTED : 0;
 }
 
 const names = (list: readonly { name: string }[]) => list.map((d) => d.name).join(', ');
 
 export const marketTournamentCommand: Command = {
   name: 'market-tournament',
-  summary: 'Every seller on the same markets of each configuration; standings per configuration, for the presets together and for the held-out configurations together, with 95% intervals over markets.',
+  summary:
+    'Every seller on the same markets of each configuration; standings per configuration, for the presets together and for the held-out configurations together, with 95% intervals over markets.',
   flags: {
-    sellers: { kind: 'text', value: 'SPEC,SPEC,...', default: deterministic.join(','), help: `the sellers: ${names(MARKET_STRATEGIES.seller)}, or PROVIDER:MODEL` },
+    sellers: {
+      kind: 'text',
+      value: 'SPEC,SPEC,...',
+      default: deterministic.join(','),
+      help: `the sellers: ${names(MARKET_STRATEGIES.seller)}, or PROVIDER:MODEL`,
+    },
     buyer: { kind: 'text', value: 'SPEC', default: DEFAULT_MARKET_SPECS.buyer, help: `every buyer: ${names(MARKET_STRATEGIES.buyer)}, or PROVIDER:MODEL` },
     configs: {
       kind: 'text',
@@ -121,7 +98,13 @@ export const marketTournamentCommand: Command = {
     },
     markets: { kind: 'int', value: 'N', ...rangeOf(MarketRunConfigSchema.shape.marketsPerConfig), default: 20, help: 'markets per configuration' },
     seed: { kind: 'int', value: 'S', ...rangeOf(SeedSchema), default: 1, help: 'the seed the markets are drawn from' },
-    samples: { kind: 'int', value: 'N', ...rangeOf(MarketRunConfigSchema.shape.samples), default: 1000, help: 'bootstrap resamples for the intervals (0: none)' },
+    samples: {
+      kind: 'int',
+      value: 'N',
+      ...rangeOf(MarketRunConfigSchema.shape.samples),
+      default: 1000,
+      help: 'bootstrap resamples for the intervals (0: none)',
+    },
     json: { kind: 'switch', help: 'print the config and standings as JSON' },
     jsonl: { kind: 'text', value: 'PATH', help: 'also write the run as a file the app imports (Runs page)' },
     ...LLM_FLAGS,

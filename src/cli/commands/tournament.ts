@@ -1,15 +1,13 @@
 // `parley tournament`: a round robin of agents over drawn scenarios or a scenario file; standings with intervals.
-import { setMaxListeners } from 'node:events';
 import { basename } from 'node:path';
 import { createAgentFactory, isModelSpec, parseAgentSpecs } from '../../agents/registry';
-import { OracleScorer } from '../../agents/oracle';
 import { KEY_ENV } from '../../agents/remote';
-import { Aggregator, describeIntervals } from '../../core/bilateral/aggregate';
+import { describeIntervals } from '../../core/bilateral/aggregate';
 import { standingsCsv } from '../../core/bilateral/csv';
 import { CONFIRM_PLANS_OVER, plannedCount, type TournamentConfig } from '../../core/bilateral/tournament';
 import { deriveSeed } from '../../core/rng';
 import { deadlineLabel, DEFAULT_DEADLINE } from '../../core/scenario';
-import { fullTournamentConfig, TournamentConfigSchema, type RunRecord, type StoredTournamentConfig } from '../../storage/schema';
+import { fullTournamentConfig, TournamentConfigSchema, type StoredTournamentConfig } from '../../storage/schema';
 import { MarketRunConfigSchema } from '../../storage/market-schema';
 import { intFlag, parseFlags, rangeOf, requiredFlag, usageError, type Command, type ParsedArgs } from '../args';
 import { BILATERAL_MODEL_FLAGS, costJson, describeLlm, priceFlags, scenarioFlags, SCENARIO_FLAGS } from '../bilateral-flags';
@@ -19,8 +17,8 @@ import { RunJsonlWriter } from '../jsonl';
 import { CONCURRENCY, llmFlags, printable, remoteSettings } from '../model-flags';
 import { sameFile } from '../output-file';
 import { readScenarioFile } from '../read-scenario-file';
-import { runTournament, type TournamentSummary } from '../../core/engine/tournament';
-import { bilateralGame } from '../../core/bilateral/game';
+import { bilateralRuns } from '../../runs/bilateral';
+import { playCliRun } from '../play-run';
 
 /** A run id that the same configuration always gets: the seed and a hash of the whole config. */
 const cliRunId = (config: StoredTournamentConfig): string =>
@@ -38,9 +36,6 @@ function cliRunName(config: StoredTournamentConfig, file: string | null): string
   if (agents.length > room) agents = `${agents.slice(0, room - 1)}…`;
   return `CLI tournament: ${agents}${tail}`;
 }
-
-/** Lets timers and signals run: a tournament of scripted agents otherwise never yields to them. */
-const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** What a scenario file replaces, refused beside it: the file gives every scenario, its turns and its opener. */
 const DRAWN_SCENARIO_FLAGS = ['scenarios', 'preset', 'deadline', 'turns', 'first'] as const;
@@ -99,83 +94,28 @@ async function run(argv: string[], io: Io): Promise<number> {
       : await RunJsonlWriter.open(jsonlPath).catch((e: unknown) => {
           throw usageError('cannot-write', { flag: '--jsonl', path: jsonlPath, reason: e instanceof Error ? e.message : String(e) });
         });
-  const aggregator = new Aggregator();
-  const scorer = new OracleScorer();
-  const started = io.now();
-  let lastReport = started;
-  let done = 0;
-  // Every open model call listens on this signal; Node warns past ten listeners unless told.
-  const cancel = new AbortController();
-  setMaxListeners(0, cancel.signal);
-  const stop = () => cancel.abort();
-  if (io.signal?.aborted) stop();
-  io.signal?.addEventListener('abort', stop, { once: true });
-  let summary: TournamentSummary;
-  try {
-    summary = await runTournament(bilateralGame, config, makeAgent, {
-      concurrency,
-      signal: cancel.signal,
-      onResult: async (r) => {
-        aggregator.add(r.buyer, r.seller, r.scenario, scorer.score(r.buyer, r.seller, r.scenario, r.metrics));
-        await writer?.add(r);
-        done++;
-        if ((done & 255) === 0) {
-          const now = io.now();
-          if (now - lastReport >= 1000) {
-            lastReport = now;
-            const rate = done / ((now - started) / 1000);
-            io.err(`parley: ${done}/${planned} negotiations, ${Math.round(rate)}/s, ${Math.ceil((planned - done) / rate)} s left\n`);
-          }
-          if (io.signal) await yieldToEventLoop();
-        }
-      },
-    });
-  } catch (e) {
-    await writer?.abandon();
-    throw e;
-  } finally {
-    io.signal?.removeEventListener('abort', stop);
-  }
-  // Stopped with negotiations still to play (a stop after the last one changes nothing).
-  const cancelled = summary.cancelled && done < planned;
-  if (cancelled) io.err(`parley: stopped after ${done}/${planned} negotiations; the results below cover those\n`);
-  else if (io.now() - started >= 1000) io.err(`parley: ${planned}/${planned} negotiations; computing intervals\n`);
-  if (writer !== null) {
-    const run: RunRecord = {
-      id: cliRunId(stored),
-      name: cliRunName(stored, fileName),
-      createdAt: started,
-      updatedAt: io.now(),
-      status: cancelled ? 'cancelled' : 'done',
-      config: { kind: 'tournament', tournament: stored },
-      planned,
-      done: writer.written,
-      message: cancelled ? `stopped from the command line after ${writer.written} of ${planned} negotiations` : null,
-    };
-    try {
-      await writer.finish(run);
-    } catch (e) {
-      await writer.abandon();
-      throw e;
-    }
-  }
+  const tally = bilateralRuns.tally();
+  const { aggregator } = tally;
+  const summary = await playCliRun(bilateralRuns, config, {
+    io,
+    makeAgent,
+    tally,
+    concurrency,
+    writer,
+    named: () => ({ id: cliRunId(stored), name: cliRunName(stored, fileName), config: { kind: 'tournament' as const, tournament: stored } }),
+  });
   const standings = aggregator.standings({ samples, seed });
   if (args.switches.has('json')) {
     const priced = prices.size > 0 ? { cost: costJson(standings.usage, prices) } : {};
     const withPrices = prices.size > 0 ? { prices: Object.fromEntries(prices) } : {};
-    io.out(
-      JSON.stringify({ config: { ...stored, samples, ...withPrices }, negotiations: aggregator.count, ...standings, ...priced }, null, 2) +
-        '\n',
-    );
+    io.out(JSON.stringify({ config: { ...stored, samples, ...withPrices }, negotiations: aggregator.count, ...standings, ...priced }, null, 2) + '\n');
   } else if (args.switches.has('csv')) {
     io.out(standingsCsv(standings));
   } else {
-    const intervals =
-      standings.intervals === null
-        ? 'no intervals (--samples 0)'
-        : describeIntervals(standings.intervals);
+    const intervals = standings.intervals === null ? 'no intervals (--samples 0)' : describeIntervals(standings.intervals);
     io.out(
-      printable(`${aggregator.count} negotiations: ${config.agents.length} agents, ${scenarioWords(stored, fileName)} per ordered pair, seed ${seed}`) + '\n' +
+      printable(`${aggregator.count} negotiations: ${config.agents.length} agents, ${scenarioWords(stored, fileName)} per ordered pair, seed ${seed}`) +
+        '\n' +
         (file
           ? "deadline and first mover: each scenario's own (a fixed turn limit both sides know)\n"
           : `deadline ${deadlineLabel(stored.deadline)}, first mover ${stored.firstMover}\n`) +
@@ -191,14 +131,19 @@ async function run(argv: string[], io: Io): Promise<number> {
         formatPairs(standings.pairs),
     );
   }
-  return cancelled ? EXIT_INTERRUPTED : 0;
+  return summary.status === 'cancelled' ? EXIT_INTERRUPTED : 0;
 }
 
 export const tournamentCommand: Command = {
   name: 'tournament',
   summary: 'Every ordered pair of agents (buyer, seller) on the same scenarios: a leaderboard with 95% intervals, behaviour, usage and pairs.',
   flags: {
-    agents: { required: true, kind: 'text', value: 'SPEC,SPEC,...', help: 'the agents, comma-separated: strategies or PROVIDER:MODEL (at least two, or one with --self-play)' },
+    agents: {
+      required: true,
+      kind: 'text',
+      value: 'SPEC,SPEC,...',
+      help: 'the agents, comma-separated: strategies or PROVIDER:MODEL (at least two, or one with --self-play)',
+    },
     scenarios: {
       required: 'unless --scenarios-from',
       kind: 'int',
@@ -214,7 +159,13 @@ export const tournamentCommand: Command = {
     ...SCENARIO_FLAGS,
     'self-play': { kind: 'switch', help: 'also pair each agent with itself' },
     // Bilateral runs store no resample count; the market runs' schema holds the one limit for both.
-    samples: { kind: 'int', value: 'N', ...rangeOf(MarketRunConfigSchema.shape.samples), default: 1000, help: 'bootstrap resamples for the intervals (0: no intervals)' },
+    samples: {
+      kind: 'int',
+      value: 'N',
+      ...rangeOf(MarketRunConfigSchema.shape.samples),
+      default: 1000,
+      help: 'bootstrap resamples for the intervals (0: no intervals)',
+    },
     concurrency: { kind: 'int', value: 'N', ...CONCURRENCY, default: '8 with a model, else 1', help: 'negotiations played at once' },
     json: { kind: 'switch', help: 'print the config and standings as JSON' },
     csv: { kind: 'switch', help: 'print the standings as CSV' },
