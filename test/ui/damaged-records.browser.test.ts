@@ -97,8 +97,10 @@ describe('a stored run that cannot be read', () => {
     const garbled = must(row(target, 'garbled'));
     expect(text(garbled)).toContain('done');
     expect(text(garbled)).toMatch(/Part of this run is damaged: its stored standings could not be read/);
-    // The market list has its own damaged row.
-    await expect.poll(() => text(row(target, 'market-broken'))).toMatch(/damaged/);
+    // A damaged market run is listed with the other damaged runs, in the one list of them, marked market.
+    await expect.poll(() => text(row(target, 'market-broken'))).toMatch(/market.*damaged/);
+    expect(row(target, 'market-broken')?.closest('section[aria-labelledby="market-runs-title"]')).toBeNull();
+    expect([...must(row(target, 'market-broken')).querySelectorAll('button')].map((b) => text(b))).toEqual(['Export what can be read', 'Delete']);
 
     await userEvent.click(must(broken.querySelector<HTMLButtonElement>('button[aria-label="Delete a run with no config"]')));
     await userEvent.click(button(broken, 'Confirm delete'));

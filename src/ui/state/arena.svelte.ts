@@ -12,12 +12,10 @@ import { database, newId, sim } from './sim';
 import { updateRun } from '../../storage/runs';
 import { playerOf } from '../class-export';
 import { passAndPlayName } from '../pass-and-play';
-
-export type ArenaStatus = 'idle' | 'playing' | 'finished' | 'failed';
+import { LiveGame } from './live-game.svelte';
 
 /** One live Arena negotiation, played in the worker; the page only renders its events. */
-export class ArenaSession {
-  status = $state<ArenaStatus>('idle');
+export class ArenaSession extends LiveGame {
   events = $state.raw<BilateralEvent[]>([]);
   scenario = $state.raw<Scenario | null>(null);
   agents = $state.raw<{ buyer: string; seller: string }>({ buyer: '', seller: '' });
@@ -25,8 +23,6 @@ export class ArenaSession {
   /** Pass and play: the stored game once it is named after both students (its hand-in waits for it). */
   namedRunId = $state<string | null>(null);
   error = $state<string | null>(null);
-  delayMs = $state(400);
-  paused = $state(false);
   /** Set while the user's seat is to move: what they may know now (their own side only). */
   prompt = $state.raw<HumanPrompt | null>(null);
   /**
@@ -39,11 +35,12 @@ export class ArenaSession {
   /** The scripted strategies in the user's seat against the same opponent, for the debrief. */
   readonly comparison = new SeatComparison();
   private llm: LlmSettings = llmSettings({});
-  private gameId: string | null = null;
   private unsubscribe: (() => void) | null = null;
 
   /** `remote`: the user's keys and base URLs, read when a game starts. */
-  constructor(private readonly remote: () => RemoteConfig | undefined = () => undefined) {}
+  constructor(private readonly remote: () => RemoteConfig | undefined = () => undefined) {
+    super('arena.control', 400);
+  }
 
   /** How the game ended, once it has. */
   get outcome(): BilateralResult | null {
@@ -192,28 +189,6 @@ export class ArenaSession {
     } finally {
       if (this.runId === runId) this.namedRunId = runId;
     }
-  }
-
-  setSpeed(delayMs: number): void {
-    this.delayMs = delayMs;
-    this.control({ delayMs });
-  }
-
-  setPaused(paused: boolean): void {
-    this.paused = paused;
-    this.control({ paused });
-  }
-
-  step(): void {
-    this.control({ step: true });
-  }
-
-  cancel(): void {
-    this.control({ cancel: true });
-  }
-
-  private control(change: { delayMs?: number; paused?: boolean; step?: boolean; cancel?: boolean }): void {
-    if (this.gameId && this.status === 'playing') sim().send({ type: 'arena.control', gameId: this.gameId, ...change });
   }
 
   stop(): void {

@@ -2,13 +2,11 @@ import type { MarketStandingRow } from '../../core/market/aggregate';
 import type { MarketEvent } from '../../core/market/events';
 import { generateMarket, type MarketScenario } from '../../core/market/scenario';
 import type { MarketRunConfig } from '../../storage/market-schema';
-import type { RunStatus } from '../../storage/schema';
-import type { RemoteConfig } from '../../worker/messages';
-import { database, newId, sim } from './sim';
-import { getRun, markCutOff } from '../../storage/runs';
+import type { FromWorker, RemoteConfig } from '../../worker/messages';
+import { newId, sim } from './sim';
 import { reportInPlay } from './in-play';
-
-export type MarketGameStatus = 'idle' | 'playing' | 'finished' | 'failed';
+import { FollowedRun } from './followed-run.svelte';
+import { LiveGame } from './live-game.svelte';
 
 /** The one market a configuration of one seller, one configuration and one market plays. */
 export const scenarioOf = (config: MarketRunConfig): MarketScenario => {
@@ -17,19 +15,17 @@ export const scenarioOf = (config: MarketRunConfig): MarketScenario => {
 };
 
 /** A market played live in the worker: its events as they come, and the run it was saved as. */
-export class MarketGameSession {
-  gameId = $state<string | null>(null);
-  status = $state<MarketGameStatus>('idle');
+export class MarketGameSession extends LiveGame {
   message = $state<string | null>(null);
   config = $state.raw<MarketRunConfig | null>(null);
   scenario = $state.raw<MarketScenario | null>(null);
   events = $state.raw<MarketEvent[]>([]);
   runId = $state<string | null>(null);
-  delayMs = $state(200);
-  paused = $state(false);
   private unsubscribe: (() => void) | null = null;
 
-  constructor(private readonly remote: () => RemoteConfig | undefined = () => undefined) {}
+  constructor(private readonly remote: () => RemoteConfig | undefined = () => undefined) {
+    super('market.control', 200);
+  }
 
   play(config: MarketRunConfig): void {
     this.unsubscribe?.();
@@ -60,28 +56,6 @@ export class MarketGameSession {
     sim().send({ type: 'market.play', gameId, config, delayMs: this.delayMs, paused: this.paused, save: true, ...(remote && { remote }) });
   }
 
-  private control(change: { delayMs?: number; paused?: boolean; step?: boolean; cancel?: boolean }): void {
-    if (this.gameId && this.status === 'playing') sim().send({ type: 'market.control', gameId: this.gameId, ...change });
-  }
-
-  setDelay(delayMs: number): void {
-    this.delayMs = delayMs;
-    this.control({ delayMs });
-  }
-
-  setPaused(paused: boolean): void {
-    this.paused = paused;
-    this.control({ paused });
-  }
-
-  step(): void {
-    this.control({ step: true });
-  }
-
-  stop(): void {
-    this.control({ cancel: true });
-  }
-
   dispose(): void {
     this.unsubscribe?.();
     this.unsubscribe = null;
@@ -89,59 +63,23 @@ export class MarketGameSession {
 }
 
 /** A market tournament as the page follows it: progress, live standings and status. */
-export class MarketTournamentSession {
-  runId = $state<string | null>(null);
-  status = $state<RunStatus | null>(null);
-  message = $state<string | null>(null);
+export class MarketTournamentSession extends FollowedRun {
   done = $state(0);
   planned = $state(0);
   standings = $state.raw<MarketStandingRow[]>([]);
-  /**
-   * Whether the run is stored, so that the page may link to it: true once the worker reports on it,
-   * false when it failed before it was created (the page then says so and links to nothing).
-   */
-  stored = $state<boolean | null>(null);
-  private unsubscribe: (() => void) | null = null;
 
-  constructor(private readonly remote: () => RemoteConfig | undefined = () => undefined) {}
-
-  private follow(runId: string, stored: boolean | null): void {
-    this.unsubscribe?.();
-    Object.assign(this, { runId, status: 'running', message: null, stored });
-    this.unsubscribe = sim().subscribe((m) => {
-      if (m.type === 'worker.stopped') {
-        // The worker playing it died: the run is interrupted, what it stored kept, and it can be resumed.
-        if (m.runs.includes(runId)) {
-          this.status = 'interrupted';
-          this.message = `${m.message} The run is interrupted: every market it stored is kept; resume it from Runs to play the rest.`;
-          void markCutOff(database(), runId).catch(() => undefined);
-        } else if (this.status === 'running') [this.status, this.message] = ['failed', m.message];
-        return;
-      }
-      if (!('runId' in m) || m.runId !== runId) return;
-      if (m.type === 'market.progress' || m.type === 'market.status') this.stored = true;
-      if (m.type === 'market.progress') {
-        this.done = m.done;
-        this.planned = m.planned;
-        this.standings = m.standings;
-      } else if (m.type === 'market.status') {
-        this.status = m.status;
-        this.message = m.message;
-      } else if (m.type === 'failed') {
-        this.status = 'failed';
-        this.message = m.message;
-        void this.checkStored(runId);
-      }
-    });
+  constructor(private readonly remote: () => RemoteConfig | undefined = () => undefined) {
+    super({ game: 'market', cancel: 'market.cancel', interrupted: 'every market it stored is kept; resume it from Runs to play the rest.' });
   }
 
-  /** After a failure: is there a run to link to? (A start can fail before the run is created: a full disk, a bad seat.) */
-  private async checkStored(runId: string): Promise<void> {
-    const found = await getRun(database(), runId, 'market').then(
-      (run) => run !== undefined,
-      () => false,
-    );
-    if (this.runId === runId) this.stored = found;
+  protected take(m: FromWorker): boolean {
+    if (m.type === 'market.progress') {
+      [this.done, this.planned, this.standings] = [m.done, m.planned, m.standings];
+      return true;
+    }
+    if (m.type !== 'market.status') return false;
+    [this.status, this.message] = [m.status, m.message];
+    return true;
   }
 
   start(name: string, config: MarketRunConfig): string {
@@ -158,15 +96,6 @@ export class MarketTournamentSession {
     this.follow(runId, true);
     const remote = this.remote();
     sim().send({ type: 'market.resume', runId, ...(remote && { remote }) });
-  }
-
-  cancel(): void {
-    if (this.runId) sim().send({ type: 'market.cancel', runId: this.runId });
-  }
-
-  dispose(): void {
-    this.unsubscribe?.();
-    this.unsubscribe = null;
   }
 }
 

@@ -2,7 +2,7 @@ import type { CsvTable } from '../../worker/messages';
 import { downloadRunExport, saveBlob } from '../download';
 import { newId, sim } from './sim';
 
-/** What the Runs page's two stores (runs, market runs) share: a notice over the table, a busy flag, and a run's export. */
+/** A notice over a list of runs, a busy flag, and a run's export: the Runs page's store and a market run's page share them. */
 export class RunExportStore {
   notice = $state<{ kind: 'error' | 'info'; text: string } | null>(null);
   busy = $state(false);

@@ -1,6 +1,7 @@
 import type { Standings } from '../../core/bilateral/aggregate';
 import { deleteRun, liveRunIds, loadNegotiations, markInterrupted, sizeProblem, storageUsage, type ParleyDb, type RunRow, type RunStatus } from '../../storage';
 import { readRuns } from '../../storage/runs';
+import type { MarketRunRow } from '../../storage/market-schema';
 import type { DamagedRun } from '../../storage/stored-records';
 import { LiveRead } from './live.svelte';
 import { RunExportStore } from './run-export.svelte';
@@ -49,12 +50,14 @@ async function asPlayed<Row extends { id: string; status: RunStatus }>(runs: Row
   return runs.map((run) => (run.status === 'running' && !live.has(run.id) ? { ...run, status: 'interrupted' } : run));
 }
 
-/** The Runs page's list: what one read of the run rows and the digests of unsettled runs gives. */
+/** The Runs page's list: what one read of the run rows (both games) and the digests of unsettled runs gives. */
 interface RunListRead {
   runs: RunRow[];
-  /** Per readable run, a part of it that could not be read and was set aside (its standings). */
+  /** The market game's runs, listed in a table of their own. */
+  markets: MarketRunRow[];
+  /** Per readable run of either game, a part of it that could not be read and was set aside (its standings). */
   notes: ReadonlyMap<string, string>;
-  /** Stored runs that cannot be read, each with why: listed apart, to export what can be read or delete. */
+  /** Stored runs of either game that cannot be read, each with why: listed apart, to export what can be read or delete. */
   damaged: DamagedRun[];
   /** Per run, how many of its negotiations ended in an error. */
   errors: ReadonlyMap<string, number>;
@@ -62,19 +65,29 @@ interface RunListRead {
 }
 
 async function readRunList(db: ParleyDb): Promise<RunListRead> {
-  const { runs, notes, damaged } = await readRuns(db);
-  const played = await asPlayed(runs);
+  const bilateral = await readRuns(db);
+  const market = await readRuns(db, 'market');
+  const played = await asPlayed(bilateral.runs);
+  const markets = await asPlayed(market.runs);
   const counts = await Promise.all(played.map((run) => storedErrors(db, run)));
   const usage = await Promise.resolve(storageUsage());
-  return { runs: played, notes, damaged, errors: new Map(played.map((run, i) => [run.id, counts[i] ?? 0])), usage };
+  return {
+    runs: played,
+    markets,
+    notes: new Map([...bilateral.notes, ...market.notes]),
+    damaged: [...bilateral.damaged, ...market.damaged],
+    errors: new Map(played.map((run, i) => [run.id, counts[i] ?? 0])),
+    usage,
+  };
 }
 
-const EMPTY: RunListRead = { runs: [], notes: new Map(), damaged: [], errors: new Map(), usage: null };
+const EMPTY: RunListRead = { runs: [], markets: [], notes: new Map(), damaged: [], errors: new Map(), usage: null };
 
 /**
- * The Runs page's list, read through Dexie's liveQuery: it follows the database (an import in
- * another tab, a run's progress, a rename, a deletion), not the worker's messages. It reads the run
- * rows and the digests of unsettled runs, never an event log. Create it while the page is set up.
+ * The Runs page's list of both games' runs, read through Dexie's liveQuery: it follows the database
+ * (an import in another tab, a run's progress, a rename, a deletion), not the worker's messages. It
+ * reads the run rows and the digests of unsettled runs, never an event log. Create it while the page
+ * is set up.
  */
 export class RunList {
   readonly #list: LiveRead<ParleyDb, RunListRead>;
@@ -94,6 +107,9 @@ export class RunList {
   }
   get runs(): RunRow[] {
     return this.#read().runs;
+  }
+  get markets(): MarketRunRow[] {
+    return this.#read().markets;
   }
   get notes(): ReadonlyMap<string, string> {
     return this.#read().notes;
@@ -146,8 +162,8 @@ export class RunsStore extends RunExportStore {
     }
   }
 
-  async remove(run: RunRow): Promise<void> {
-    if (run.status === 'running') sim().send({ type: 'run.cancel', runId: run.id });
+  async remove(run: RunRow | MarketRunRow): Promise<void> {
+    if (run.status === 'running') sim().send({ type: run.game === 'market' ? 'market.cancel' : 'run.cancel', runId: run.id });
     await deleteRun(this.db(), run.id);
     this.notice = { kind: 'info', text: `Deleted "${isolateText(run.name)}".` };
   }
