@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { MarketStandingRowSchema, type MarketStandingRow } from '../core/market/aggregate';
 import { RATE_NAMES } from '../core/bilateral/aggregate';
 import { RoleSchema } from '../core/scenario';
-import type { Game } from './games';
+import type { Game, GameName } from './games';
 import { MarketRunRecordSchema, type MarketRunRow } from './market-schema';
 import { NegotiationRowSchema, RunRecordSchema, type NegotiationRow, type RunRow, type StoredStandings } from './schema';
 
@@ -139,7 +139,7 @@ export const SALVAGE_VERSION = 2;
  * it keeps the data for whoever mends it.
  */
 export function salvageFile(
-  game: Game | null,
+  game: GameName | null,
   record: unknown,
   problem: string,
   batches: readonly { id: unknown; items: unknown }[],
