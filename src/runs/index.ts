@@ -29,16 +29,20 @@ export interface GameBundle {
 }
 
 /**
- * Registers a game with storage, run files and the run controller in one call. Its parts must all
- * name it (the engine's `name` too, as its run files will record it); a name already registered is
- * refused, so a built-in game cannot be replaced.
+ * Registers a game with storage, run files and the run controller in one call, and returns what
+ * takes it away again (a test's Node workers share one module graph between files). Its parts must
+ * all name it (the engine's `name` too, as its run files will record it); a name already registered
+ * is refused, so a built-in game cannot be replaced.
  */
-export function registerGame({ store, files, runs }: GameBundle): void {
+export function registerGame({ store, files, runs }: GameBundle): () => void {
   const name = store.game;
   if (runs.game !== name || runs.engine.name !== name)
     throw new Error(`a game's parts must share its name: store "${name}", runs "${runs.game}", engine "${runs.engine.name}"`);
   if (runGames.has(name)) throw new Error(`a game named "${name}" is already registered`);
-  registerStore(store);
-  registerFiles(name, files);
+  const unregister = [registerStore(store), registerFiles(name, files)];
   runGames.set(name, runs);
+  return () => {
+    for (const undo of unregister) undo();
+    runGames.delete(name);
+  };
 }

@@ -16,10 +16,11 @@ export type AnyGameFiles = GameFiles<any, any, any>;
 
 const files = new Map<string, AnyGameFiles>(Object.entries(FILE_GAMES));
 
-/** Adds a registered game's file part under its name (runs/index.ts's `registerGame` calls it with the descriptor). */
-export function registerFiles(game: string, part: AnyGameFiles): void {
+/** Adds a registered game's file part under its name, and returns what takes it away again (runs/index.ts's `registerGame` calls it). */
+export function registerFiles(game: string, part: AnyGameFiles): () => void {
   if (files.has(game)) throw new Error(`a game named "${game}" already has its file part`);
   files.set(game, part);
+  return () => void files.delete(game);
 }
 
 export function filesOf(game: GameName): AnyGameFiles {

@@ -43,10 +43,11 @@ export type StoredRun = { [G in Game]: RunOf<G> }[Game];
 
 const stores = new Map<string, AnyGameStore>(Object.entries(STORE_GAMES));
 
-/** Adds a game's descriptor under its name; a name already known (a built-in one) is refused. */
-export function registerStore(store: AnyGameStore): void {
+/** Adds a game's descriptor under its name, and returns what takes it away again; a name already known (a built-in one) is refused. */
+export function registerStore(store: AnyGameStore): () => void {
   if (stores.has(store.game)) throw new Error(`a game named "${store.game}" is already registered`);
   stores.set(store.game, store);
+  return () => void stores.delete(store.game);
 }
 
 /** The descriptor of a game, typed as the generic code uses it: a built-in game's own, a registered one's as any game's. */
