@@ -6,7 +6,7 @@
  */
 import { err, ok, type Result } from '../core/result';
 import { EXPORT_FORMAT, EXPORT_FORMAT_JSONL, fail, isRecord, parseJson, parseJsonList, parseJsonlBody, parseWith, sizeProblem, type ImportError, type Step } from './file-format';
-import { GAMES, isKnownGame, knownGames, storeOf, type AnyGameStore, type Game, type GameName, type LineOf, type RunOf } from './games';
+import { GAMES, isKnownGame, knownGames, storeOf, type AnyGameStore, type GameName, type LineOf, type RunOf } from './games';
 import { FILE_GAMES, filesOf, type AnyGameFiles } from './games/files';
 import type { FileRecordOf, ParsedFile as ParsedFileOf, StoredRunBase } from './games/store';
 
