@@ -1,5 +1,5 @@
 import type { NegotiationResult } from '../core/bilateral/tournament';
-import type { Game, RunOf } from '../storage/games';
+import type { GameName, RunOf } from '../storage/games';
 import { filesOf } from '../storage/games/files';
 import type { FileRecordOf } from '../storage/games/store';
 import { EXPORT_FORMAT_JSONL } from '../storage/run-file';
@@ -7,7 +7,7 @@ import { exportedNegotiation } from '../storage/schema';
 import { HeadedJsonlFile } from './output-file';
 
 /** How a game's results become lines of its run file: the line of one finished result, as JSON. */
-export interface JsonlLines<G extends Game, Result> {
+export interface JsonlLines<G extends GameName, Result> {
   game: G;
   line(result: Result): string;
 }
@@ -32,7 +32,7 @@ export const negotiationLines: JsonlLines<'bilateral', NegotiationResult> = {
  * the header, appends them and moves the whole into place: the path never holds a half-written
  * run, and two tournaments writing one path each use temporary files of their own (output-file.ts).
  */
-export class RunJsonlWriter<G extends Game = 'bilateral', Result = NegotiationResult> {
+export class RunJsonlWriter<G extends GameName = 'bilateral', Result = NegotiationResult> {
   private count = 0;
 
   private constructor(
@@ -41,7 +41,7 @@ export class RunJsonlWriter<G extends Game = 'bilateral', Result = NegotiationRe
   ) {}
 
   /** Opens the side file next to `path` for a run of the game `lines` writes (bilateral unless told); fails at once when the folder cannot be written. */
-  static async open<G extends Game = 'bilateral', Result = NegotiationResult>(
+  static async open<G extends GameName = 'bilateral', Result = NegotiationResult>(
     path: string,
     lines: JsonlLines<G, Result> = negotiationLines as unknown as JsonlLines<G, Result>,
   ): Promise<RunJsonlWriter<G, Result>> {

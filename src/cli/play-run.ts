@@ -5,7 +5,7 @@ import type { PlannedJob } from '../core/engine/game';
 import type { AgentFactory } from '../core/engine/seat';
 import type { RunGame } from '../runs/game';
 import { playPlan, type PlanSummary } from '../runs/play';
-import { storeOf, type Game, type RunOf } from '../storage/games';
+import { storeOf, type GameName, type RunOf } from '../storage/games';
 import type { FileRecordOf } from '../storage/games/store';
 import type { Io } from './io';
 import type { RunJsonlWriter } from './jsonl';
@@ -17,9 +17,9 @@ const REPORT_MS = 1000;
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** What the run file's record holds besides its counts and status: its id, name and config. */
-type Named<G extends Game> = { id: string; name: string; config: RunOf<G>['config'] };
+type Named<G extends GameName> = { id: string; name: string; config: RunOf<G>['config'] };
 
-export interface CliRunOptions<G extends Game, Role extends string, A, R, Tally> {
+export interface CliRunOptions<G extends GameName, Role extends string, A, R, Tally> {
   io: Io;
   makeAgent: AgentFactory<Role, A>;
   tally: Tally;
@@ -30,7 +30,7 @@ export interface CliRunOptions<G extends Game, Role extends string, A, R, Tally>
 }
 
 /** Plays a run of `runGame` from the command line; on a failure the --jsonl side files are removed and the error thrown. */
-export async function playCliRun<G extends Game, S, C extends { seed: number }, J extends PlannedJob, Role extends string, A, R, Tally, St>(
+export async function playCliRun<G extends GameName, S, C extends { seed: number }, J extends PlannedJob, Role extends string, A, R, Tally, St>(
   runGame: RunGame<G, S, C, J, Role, A, R, Tally, St>,
   config: C,
   opts: CliRunOptions<G, Role, A, R, Tally>,

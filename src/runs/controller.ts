@@ -7,7 +7,7 @@ import type { EnginePool } from '../agents/backends/webllm/pool';
 import type { RemoteSettings } from '../agents/remote';
 import type { ParleyDb } from '../storage/db';
 import { scanJson } from '../storage/batches';
-import { storeOf, type Game } from '../storage/games';
+import { storeOf, type GameName } from '../storage/games';
 import { createRun, getRun, updateRun, withRunLock } from '../storage/runs';
 import type { RunStatus } from '../storage/schema';
 import { RunWriter, StorageFullError } from '../storage/writer';
@@ -46,7 +46,7 @@ export interface RunReports {
 }
 
 /** Creates the row of a new run of `game` from its settings; throws, in words, when its seats cannot play. */
-export async function createStoredRun(host: RunHost, game: Game, runId: string, name: string, settings: unknown): Promise<void> {
+export async function createStoredRun(host: RunHost, game: GameName, runId: string, name: string, settings: unknown): Promise<void> {
   const runGame = runGameOf(game);
   const config = runGame.create(settings);
   const planned = runGame.engine.plannedCount(runGame.tournament(config)) as number;
@@ -75,7 +75,7 @@ export class RunController {
 
   constructor(
     private readonly host: RunHost,
-    readonly game: Game,
+    readonly game: GameName,
     readonly runId: string,
     private readonly remote: RemoteSettings,
     private readonly reports: RunReports,

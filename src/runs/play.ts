@@ -7,7 +7,7 @@ import { runTournament } from '../core/engine/tournament';
 import type { AgentFactory } from '../core/engine/seat';
 import { storeOf } from '../storage/games';
 import type { RunGame } from './game';
-import type { Game } from '../storage/games';
+import type { GameName } from '../storage/games';
 import type { PlannedJob } from '../core/engine/game';
 
 /** Progress reaches the page at most this often, however fast the tournament runs. */
@@ -53,7 +53,7 @@ export interface PlanSummary {
 }
 
 /** Plays what `config`'s plan still lacks. A sink's error (a full disk) is thrown as it is. */
-export async function playPlan<G extends Game, S, C extends { seed: number }, J extends PlannedJob, Role extends string, A, R, Tally, St>(
+export async function playPlan<G extends GameName, S, C extends { seed: number }, J extends PlannedJob, Role extends string, A, R, Tally, St>(
   runGame: RunGame<G, S, C, J, Role, A, R, Tally, St>,
   config: C,
   opts: PlanOptions<Role, A, R, Tally>,

@@ -1,6 +1,6 @@
 import Dexie from 'dexie';
 import type { ParleyDb } from './db';
-import type { Game, AnyGameStore } from './games';
+import type { GameName, AnyGameStore } from './games';
 import { negotiationId, type ExportedNegotiation, type NegotiationRow } from './schema';
 
 /**
@@ -39,7 +39,7 @@ export type DigestRow<Columns extends object = object> = {
   id: string;
   runId: string;
   first: number;
-  game: Game;
+  game: GameName;
   jobIds: string[];
   /** Plan indexes (a batch holds them in ascending order). */
   indexes: number[];

@@ -6,7 +6,7 @@
  */
 import { err, ok, type Result } from '../core/result';
 import { EXPORT_FORMAT, EXPORT_FORMAT_JSONL, fail, isRecord, parseJson, parseJsonList, parseJsonlBody, parseWith, sizeProblem, type ImportError, type Step } from './file-format';
-import { GAMES, isGame, storeOf, type AnyGameStore, type Game, type LineOf, type RunOf } from './games';
+import { GAMES, isKnownGame, knownGames, storeOf, type AnyGameStore, type GameName, type LineOf, type RunOf } from './games';
 import { FILE_GAMES, filesOf, type AnyGameFiles } from './games/files';
 import type { FileRecordOf, ParsedFile as ParsedFileOf, StoredRunBase } from './games/store';
 
@@ -28,11 +28,11 @@ export const EXPORT_VERSION = 4;
 export const OLDEST_IMPORT_VERSION = 1;
 
 /** A run file checked whole: its game, its run, and its lines in plan order (`rows`) without derived data. */
-export type CheckedRun<G extends Game = 'bilateral'> = { [K in G]: { game: K; run: FileRecordOf<RunOf<K>>; rows: LineOf<K>[] } }[G];
+export type CheckedRun<G extends GameName = 'bilateral'> = G extends unknown ? { game: G; run: FileRecordOf<RunOf<G>>; rows: LineOf<G>[] } : never;
 
-/** Which games a reader takes: one, or `'any'`. */
-export type GameChoice = Game | 'any';
-type Chosen<C extends GameChoice> = C extends 'any' ? Game : Exclude<C, 'any'>;
+/** Which games a reader takes: one, or `'any'` (every game, built in or registered). */
+export type GameChoice = GameName | 'any';
+export type Chosen<C extends GameChoice> = C extends 'any' ? GameName : Exclude<C, 'any'>;
 
 /**
  * Reads a run file, JSON or JSONL, of `game` (bilateral unless told; `'any'` takes every game),
@@ -59,7 +59,7 @@ interface ParsedFile extends ParsedFileOf<StoredRunBase, unknown> {
 }
 
 /** The format a file names at its start: a run file's (either layout), or one of a game's older formats. */
-function formatOf(format: unknown): { game: Game | null; jsonl: boolean; version?: number } | null {
+function formatOf(format: unknown): { game: GameName | null; jsonl: boolean; version?: number } | null {
   if (format === EXPORT_FORMAT || format === EXPORT_FORMAT_JSONL) return { game: null, jsonl: format === EXPORT_FORMAT_JSONL };
   for (const game of GAMES) {
     const legacy = FILE_GAMES[game].legacyFormats;
@@ -90,7 +90,7 @@ function parseBody(text: string, envelope: unknown, jsonl: boolean, wanted: Game
   if (!header.ok) return header;
   const { game, value } = header.value;
   if (wanted !== 'any' && game !== wanted) return fail('wrong-game', `${at}the file holds a ${game} run; only a ${wanted} run is read here`);
-  const [store, files] = [storeOf(game) as AnyGameStore, filesOf(game)];
+  const [store, files] = [storeOf(game), filesOf(game)];
   const run = parseWith(files.fileRecord, value.run, at, 'run');
   if (!run.ok) return run;
   const lines = jsonl ? parseJsonlBody(text.split('\n'), files.fileLine) : parseJsonList(value[store.items], store.items, files.fileLine);
@@ -98,7 +98,7 @@ function parseBody(text: string, envelope: unknown, jsonl: boolean, wanted: Game
   return ok({ store, files, run: run.value, lines: lines.value, jsonl, at });
 }
 
-function checkEnvelope(value: unknown, jsonl: boolean, at: string): Step<{ game: Game; value: Record<string, unknown> }> {
+function checkEnvelope(value: unknown, jsonl: boolean, at: string): Step<{ game: GameName; value: Record<string, unknown> }> {
   if (!isRecord(value) || !('format' in value))
     return fail('wrong-format', `${at}this is not a Parley run export: it has no "format" field`);
   const format = formatOf(value.format);
@@ -117,9 +117,9 @@ function checkEnvelope(value: unknown, jsonl: boolean, at: string): Step<{ game:
   if (format.game !== null) return ok({ game: format.game, value });
   // A file older than version 4 names no game: it holds a bilateral run.
   const game = value.game ?? 'bilateral';
-  if (!isGame(game)) {
+  if (!isKnownGame(game)) {
     const shown = typeof game === 'string' ? `"${game.slice(0, 60)}"` : typeof game;
-    return fail('invalid-file', `${at}game: ${shown} is no game this Parley knows (${GAMES.join(', ')})`);
+    return fail('invalid-file', `${at}game: ${shown} is no game this Parley knows (${knownGames().join(', ')})`);
   }
   return ok({ game, value });
 }

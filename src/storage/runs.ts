@@ -2,7 +2,7 @@ import type { OutcomeKind } from '../core/bilateral/events';
 import { randomId } from '../core/id';
 import { decode, readJson, readRows, runBatches, runDigests, runSlots, scanJson, type DigestRow, type Slot } from './batches';
 import type { ParleyDb } from './db';
-import { gameOfRow, isGame, storeOf, type Game, type LineOf, type RunOf, type StoredRun } from './games';
+import { gameOfRow, isKnownGame, storeOf, type Game, type GameName, type LineOf, type RunOf, type StoredRun } from './games';
 import { handInKey } from './hand-in-records';
 import type { NegotiationColumns, NegotiationRow } from './schema';
 import { issueText, salvageFile, sortChecked, unknownGame, type Checked, type DamagedRun } from './stored-records';
@@ -20,7 +20,7 @@ export async function scanRun(
 }
 
 /** What a new run is made of; `game` is bilateral unless told. */
-export interface RunInit<G extends Game> {
+export interface RunInit<G extends GameName> {
   id?: string;
   game?: G;
   name: string;
@@ -29,7 +29,7 @@ export interface RunInit<G extends Game> {
   createdAt: number;
 }
 
-export async function createRun<G extends Game = 'bilateral'>(db: ParleyDb, init: RunInit<G>): Promise<RunOf<G>> {
+export async function createRun<G extends GameName = 'bilateral'>(db: ParleyDb, init: RunInit<G>): Promise<RunOf<G>> {
   const run = {
     id: init.id ?? randomId(),
     game: init.game ?? 'bilateral',
@@ -52,7 +52,7 @@ export async function createRun<G extends Game = 'bilateral'>(db: ParleyDb, init
  * Parley knows comes with the bilateral ones, whose list shows what is damaged. Reads the whole
  * table, not the createdAt index, which leaves out a row whose createdAt is no valid key.
  */
-export async function rawRuns(db: ParleyDb, game: Game = 'bilateral'): Promise<unknown[]> {
+export async function rawRuns(db: ParleyDb, game: GameName = 'bilateral'): Promise<unknown[]> {
   const rows = (await db.runs.toArray()) as unknown[];
   return rows.filter((raw) => (gameOfRow(raw) ?? 'bilateral') === game);
 }
@@ -64,13 +64,13 @@ const checkRow = (raw: unknown): Checked<StoredRun> => {
 };
 
 /** A run of `game` (bilateral unless told); undefined when there is none, or it is of another game. */
-export async function getRun<G extends Game = 'bilateral'>(db: ParleyDb, id: string, game?: G): Promise<RunOf<G> | undefined> {
+export async function getRun<G extends GameName = 'bilateral'>(db: ParleyDb, id: string, game?: G): Promise<RunOf<G> | undefined> {
   const run: unknown = await db.runs.get(id);
   return run !== undefined && gameOfRow(run) === (game ?? 'bilateral') ? (run as RunOf<G>) : undefined;
 }
 
 /** The runs of `game` (bilateral unless told), newest first. */
-export async function listRuns<G extends Game = 'bilateral'>(db: ParleyDb, game?: G): Promise<RunOf<G>[]> {
+export async function listRuns<G extends GameName = 'bilateral'>(db: ParleyDb, game?: G): Promise<RunOf<G>[]> {
   const runs = (await db.runs.orderBy('createdAt').reverse().toArray()) as unknown[];
   return runs.filter((run) => gameOfRow(run) === (game ?? 'bilateral')) as RunOf<G>[];
 }
@@ -80,7 +80,7 @@ export async function listRuns<G extends Game = 'bilateral'>(db: ParleyDb, game?
  * (with a note where a part of one, its standings, was set aside), and apart the damaged ones, each
  * with why it cannot be read.
  */
-export async function readRuns<G extends Game = 'bilateral'>(
+export async function readRuns<G extends GameName = 'bilateral'>(
   db: ParleyDb,
   game?: G,
 ): Promise<{ runs: RunOf<G>[]; notes: Map<string, string>; damaged: DamagedRun[] }> {
@@ -88,7 +88,7 @@ export async function readRuns<G extends Game = 'bilateral'>(
 }
 
 /** One stored run of `game` (bilateral unless told), parsed; undefined when there is none of that game with that id. */
-export async function readRun<G extends Game = 'bilateral'>(db: ParleyDb, id: string, game?: G): Promise<Checked<RunOf<G>> | undefined> {
+export async function readRun<G extends GameName = 'bilateral'>(db: ParleyDb, id: string, game?: G): Promise<Checked<RunOf<G>> | undefined> {
   const raw: unknown = await db.runs.get(id);
   if (raw === undefined || (gameOfRow(raw) ?? 'bilateral') !== (game ?? 'bilateral')) return undefined;
   return checkRow(raw) as Checked<RunOf<G>>;
@@ -103,7 +103,7 @@ export async function salvageRun(db: ParleyDb, id: string): Promise<{ name: stri
     const problem = checked.ok ? (checked.note ?? 'none: the run record reads') : checked.damaged.problem;
     // A record that names no game it can be read as leaves its batches' digests to say.
     const digests = await runDigests(db, id).toArray();
-    const game = gameOfRow(raw) ?? digests.map((d) => d.game).find(isGame) ?? null;
+    const game = gameOfRow(raw) ?? digests.map((d) => d.game).find(isKnownGame) ?? null;
     const batches = ((await runBatches(db, id).toArray()) as unknown[] as Partial<Record<string, unknown>>[]).map((b) => ({ id: b.id, items: b.negotiations }));
     const store = game === null ? null : storeOf(game);
     const check = (item: unknown) => {
@@ -258,7 +258,7 @@ async function readPage<Columns extends object>(
  * One page of a run's lines of `game` in plan order (all of them by default), each as its game
  * stores it, and `total`, the count of them all; only the page's batches are read.
  */
-export async function loadLines<G extends Game>(
+export async function loadLines<G extends GameName>(
   db: ParleyDb,
   runId: string,
   game: G,

@@ -7,14 +7,14 @@ import { z } from 'zod';
 import { MarketStandingRowSchema, type MarketStandingRow } from '../core/market/aggregate';
 import { RATE_NAMES } from '../core/bilateral/aggregate';
 import { RoleSchema } from '../core/scenario';
-import type { Game } from './games';
+import type { GameName } from './games';
 import { MarketRunRecordSchema, type MarketRunRow } from './market-schema';
 import { NegotiationRowSchema, RunRecordSchema, type NegotiationRow, type RunRow, type StoredStandings } from './schema';
 
 /** A stored run that cannot be read: what can be told of it, and why it cannot be read. */
 export interface DamagedRun {
   /** The game it says it is of, or null where it names none that this Parley knows. */
-  game: Game | null;
+  game: GameName | null;
   id: string;
   /** Its name where that much is readable, else null. */
   name: string | null;
@@ -33,7 +33,8 @@ export function issueText(error: z.ZodError): string {
   return where ? `${where}: ${issue.message}` : issue.message;
 }
 
-const damaged = (game: Game | null, raw: unknown, problem: string): DamagedRun => {
+/** A row of `game` its schema refuses: what can be told of it, and why (a game's `checkRun` says so). */
+export const damaged = (game: GameName | null, raw: unknown, problem: string): DamagedRun => {
   const fields = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
   return {
     game,
@@ -139,7 +140,7 @@ export const SALVAGE_VERSION = 2;
  * it keeps the data for whoever mends it.
  */
 export function salvageFile(
-  game: Game | null,
+  game: GameName | null,
   record: unknown,
   problem: string,
   batches: readonly { id: unknown; items: unknown }[],

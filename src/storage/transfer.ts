@@ -6,10 +6,10 @@ import type { ParleyDb } from './db';
 import { addBatches, scanJson } from './batches';
 import { asStorageError } from './errors';
 import { jsonFile, jsonlFile, runRecordOf } from './file-format';
-import { gameOfRow, storeOf, type AnyGameStore, type Game, type RunOf, type StoredRun } from './games';
+import { gameOfRow, storeOf, type GameName, type RunOf, type StoredRun } from './games';
 import { filesOf } from './games/files';
 import type { FileRecordOf } from './games/store';
-import { EXPORT_FORMAT, EXPORT_FORMAT_JSONL, readRunFile, sizeProblem, type GameChoice, type ImportError } from './run-file';
+import { EXPORT_FORMAT, EXPORT_FORMAT_JSONL, readRunFile, sizeProblem, type Chosen, type GameChoice, type ImportError } from './run-file';
 
 export {
   EXPORT_FORMAT,
@@ -35,10 +35,8 @@ export interface ImportOptions<C extends GameChoice = 'bilateral'> {
   via?: HandInVia;
 }
 
-type Chosen<C extends GameChoice> = C extends 'any' ? Game : Exclude<C, 'any'>;
-
 /** The run and its lines as one consistent snapshot, each line as its game's files write it. */
-async function snapshot(db: ParleyDb, runId: string): Promise<{ game: Game; run: FileRecordOf<StoredRun>; lines: string[] }> {
+async function snapshot(db: ParleyDb, runId: string): Promise<{ game: GameName; run: FileRecordOf<StoredRun>; lines: string[] }> {
   return db.transaction('r', db.runs, db.batches, db.digests, async () => {
     const run = await db.runs.get(runId);
     if (!run) throw new Error(`no run with id ${runId}`);
@@ -137,14 +135,14 @@ function constraintDetail(error: unknown): string {
 
 async function storeRun(
   db: ParleyDb,
-  game: Game,
+  game: GameName,
   run: FileRecordOf<StoredRun>,
   lines: readonly unknown[],
   standings: unknown,
   opts: ImportOptions<GameChoice>,
 ): Promise<StoredRun | { same: { id: string; name: string } }> {
   const newId = opts.newId ?? randomId;
-  const [store, files] = [storeOf(game) as AnyGameStore, filesOf(game)];
+  const [store, files] = [storeOf(game), filesOf(game)];
   return db.transaction('rw', [...idTables(db), db.digests, db.settings], async () => {
     // In the same transaction as the write, so two imports of one game at once store it once.
     const same = (await files.sameStored?.(db, run, lines)) ?? null;

@@ -1,12 +1,12 @@
 import type { ParleyDb } from './db';
 import { asStorageError } from './errors';
 import { batchOf, BATCH_SIZE } from './batches';
-import { storeOf, type Game, type LineOf } from './games';
+import { storeOf, type GameName, type LineOf } from './games';
 import { storedJobIds } from './runs';
 
 export { StorageFullError } from './errors';
 
-export interface WriterOptions<G extends Game = Game> {
+export interface WriterOptions<G extends GameName = GameName> {
   /** The run's game, whose lines are written (default bilateral). */
   game?: G;
   /** Lines per transaction at most (default 500, a batch record's size). */
@@ -26,7 +26,7 @@ export interface WriterOptions<G extends Game = Game> {
  * every `maxDelayMs` or `maxBatch` lines. There is no timer: lines wait until the next add() or
  * flush(), so call flush() when the run stops.
  */
-export class RunWriter<G extends Game = 'bilateral'> {
+export class RunWriter<G extends GameName = 'bilateral'> {
   private readonly store;
   private readonly maxBatch: number;
   private readonly maxDelayMs: number;
@@ -42,7 +42,7 @@ export class RunWriter<G extends Game = 'bilateral'> {
     private readonly runId: string,
     opts: WriterOptions<G> = {},
   ) {
-    this.store = storeOf((opts.game ?? 'bilateral') as G);
+    this.store = storeOf(opts.game ?? 'bilateral');
     this.maxBatch = Math.max(1, Math.floor(opts.maxBatch ?? BATCH_SIZE));
     this.maxDelayMs = opts.maxDelayMs ?? 250;
     this.now = opts.now ?? (() => Date.now());
