@@ -76,14 +76,18 @@ export function describeFirstPage(page: FirstPageScripts): string {
 
 /**
  * Builds the app into `outDir` as `npm run build` does, under Vitest too: its NODE_ENV (`test`)
- * would make the build a development one, with Svelte's checks compiled in.
+ * would make the build a development one, with Svelte's checks compiled in. Mode `e2e` is the same
+ * production build with the fake WebLLM engine (test/support/e2e-engine.ts) in place of the real one.
  */
-export async function buildForProduction(outDir: string, logLevel: LogLevel = 'warn'): Promise<void> {
+export async function buildForProduction(
+  outDir: string,
+  { mode = 'production', logLevel = 'warn' }: { mode?: 'production' | 'e2e'; logLevel?: LogLevel } = {},
+): Promise<void> {
   const root = fileURLToPath(new URL('../..', import.meta.url));
   const nodeEnv = process.env.NODE_ENV;
   process.env.NODE_ENV = 'production';
   try {
-    await build({ root, mode: 'production', logLevel, build: { outDir, emptyOutDir: true } });
+    await build({ root, mode, logLevel, build: { outDir, emptyOutDir: true } });
   } finally {
     if (nodeEnv === undefined) delete process.env.NODE_ENV;
     else process.env.NODE_ENV = nodeEnv;
@@ -94,7 +98,7 @@ export async function buildForProduction(outDir: string, logLevel: LogLevel = 'w
 export async function measureFirstPage(): Promise<FirstPageScripts> {
   const outDir = await mkdtemp(join(tmpdir(), 'parley-bench-build-'));
   try {
-    await buildForProduction(outDir, 'silent');
+    await buildForProduction(outDir, { logLevel: 'silent' });
     return await firstPageScripts(outDir);
   } finally {
     await rm(outDir, { recursive: true, force: true });

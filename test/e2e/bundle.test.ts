@@ -105,6 +105,11 @@ describe('the e2e build (vite build --mode e2e)', () => {
     expect(holding(files, WEBLLM)).toEqual([expect.stringMatching(/^engine\.worker-[\w-]+\.js$/)]);
     expect(holding(files, FAKE_ENGINE)).toEqual([expect.stringMatching(/^sim\.worker-[\w-]+\.js$/)]);
   });
+
+  it('is a production build, as users get: none of Svelte’s development checks, which name each component’s file', async () => {
+    const files = await scripts(inject('buildDir'));
+    expect(holding(files, 'src/ui/App.svelte')).toEqual([]);
+  });
 });
 
 describe('the app’s source', () => {

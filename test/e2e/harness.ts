@@ -3,7 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
-import { build, preview, type PreviewServer } from 'vite';
+import { preview, type PreviewServer } from 'vite';
+import { buildForProduction } from '../../src/cli/bench-bundle';
 import { CHROMIUM, CHROMIUM_ARGS } from '../chromium';
 
 export interface Served {
@@ -12,11 +13,11 @@ export interface Served {
 }
 
 /**
- * Builds the app into `outDir` and serves it on a free loopback port. Mode `e2e` builds the app
- * with the fake WebLLM engine (test/support/e2e-engine.ts) in place of the real one.
+ * Builds the app for production into `outDir` and serves it on a free loopback port. Mode `e2e`
+ * builds the app with the fake WebLLM engine (test/support/e2e-engine.ts) in place of the real one.
  */
-export async function buildAndServe(outDir = 'dist', mode = 'production'): Promise<Served> {
-  await build({ mode, logLevel: 'warn', build: { outDir, emptyOutDir: true } });
+export async function buildAndServe(outDir = 'dist', mode: 'production' | 'e2e' = 'production'): Promise<Served> {
+  await buildForProduction(outDir, { mode });
   return serve(outDir);
 }
 
@@ -37,8 +38,7 @@ export async function serve(outDir: string, base = '/', allowedHosts: string[] =
   if (address === null || typeof address === 'string') throw new Error('preview server has no port');
   return {
     url: `http://127.0.0.1:${address.port}${base}`,
-    close: () =>
-      new Promise<void>((resolve, reject) => server.httpServer.close((e) => (e ? reject(e) : resolve()))),
+    close: () => new Promise<void>((resolve, reject) => server.httpServer.close((e) => (e ? reject(e) : resolve()))),
   };
 }
 

@@ -83,8 +83,20 @@ function moves(turns: number, kind: string): Move[] {
   }));
 }
 
-/** What the agent sends WebLLM on the turn after `turns` moves. */
-async function requestAfter(turns: number, kind: string, moveInterface: MoveInterface, thinking: boolean): Promise<ChatRequest> {
+/**
+ * What the agent sends WebLLM on the turn after `turns` moves, worked out once for the whole file (the
+ * longest take a tenth of a second or more): the tests only read it, and the test through WebLLM's
+ * backend reads the same longest chats as the tests by interface.
+ */
+const requests = new Map<string, Promise<ChatRequest>>();
+function requestAfter(turns: number, kind: string, moveInterface: MoveInterface, thinking: boolean): Promise<ChatRequest> {
+  const key = `${turns} ${kind} ${moveInterface} ${thinking}`;
+  let request = requests.get(key);
+  if (!request) requests.set(key, (request = firstRequestAfter(turns, kind, moveInterface, thinking)));
+  return request;
+}
+
+async function firstRequestAfter(turns: number, kind: string, moveInterface: MoveInterface, thinking: boolean): Promise<ChatRequest> {
   const backend = scriptedBackend([{ text: '{"action":{"type":"walk_away"}}', tokensIn: 1, tokensOut: 1 }], { name: 'webllm', model: 'Qwen3-0.6B-q4f16_1-MLC' });
   const agent = llmAgent(backend, { interface: moveInterface, thinking });
   await agent.act(observeAfter(scenario, moves(turns, kind)), new AbortController().signal, { attempt: 2, reason: 'x'.repeat(400) });
