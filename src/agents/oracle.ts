@@ -78,13 +78,7 @@ export class OracleScorer {
  * deal): null where the counterpart has no oracle or there were no gains from trade. Against a
  * reactive counterpart the search is a lower bound, and so is what the seat got: the larger counts.
  */
-export function seatOracle(
-  scenario: Scenario,
-  seat: Role,
-  spec: string,
-  achieved: number,
-  cache?: Map<string, number | null>,
-): SeatOracle | null {
+export function seatOracle(scenario: Scenario, seat: Role, spec: string, achieved: number, cache?: Map<string, number | null>): SeatOracle | null {
   const counterpart = oracleCounterpart(spec, opponentOf(seat));
   if (counterpart === null || !(scenario.buyerValue > scenario.sellerCost)) return null;
   const key = `${seat} ${spec}`;

@@ -8,8 +8,7 @@ import { THINK_SUFFIX, WEBLLM_PREFIX } from './specs';
 export const isLocalModel = (agent: string): boolean => agent.startsWith(WEBLLM_PREFIX);
 
 /** The model an agent's price is kept under: the spec without `+think` (thinking is billed as tokens). */
-const modelOf = (agent: string): string =>
-  agent.endsWith(THINK_SUFFIX) ? agent.slice(0, -THINK_SUFFIX.length).trimEnd() : agent;
+const modelOf = (agent: string): string => (agent.endsWith(THINK_SUFFIX) ? agent.slice(0, -THINK_SUFFIX.length).trimEnd() : agent);
 
 export type Prices = ReadonlyMap<string, Price>;
 
@@ -66,8 +65,7 @@ export function priceSpec(text: string): Result<string, string> {
   const model = modelOf(trimmed);
   if (isLocalModel(model)) return err('WebLLM models run on this device and cost nothing; they need no price');
   const remote = parseRemoteSpec(model);
-  if (!remote)
-    return err(`"${trimmed}" is not a remote model; write PROVIDER:MODEL with PROVIDER one of ${REMOTE_PROVIDERS.join(', ')}`);
+  if (!remote) return err(`"${trimmed}" is not a remote model; write PROVIDER:MODEL with PROVIDER one of ${REMOTE_PROVIDERS.join(', ')}`);
   const spec = `${remote.provider}:${remote.model}`;
   if (spec.length > 200) return err('a model spec has at most 200 characters');
   return ok(spec);

@@ -15,8 +15,7 @@ export interface LocalBackends {
   webllm?: (modelId: string) => ChatBackend;
 }
 
-export const WEBLLM_ONLY_IN_BROWSER =
-  'WebLLM models run only in the browser app (the Arena and Tournament pages), on the GPU of the machine that opens it';
+export const WEBLLM_ONLY_IN_BROWSER = 'WebLLM models run only in the browser app (the Arena and Tournament pages), on the GPU of the machine that opens it';
 
 /**
  * An agent factory for tournaments and single games: scripted strategies, remote models

@@ -22,8 +22,7 @@ export type InputCheck = Result<string, string>;
  */
 export function checkBaseUrl(text: string): InputCheck {
   const trimmed = text.trim();
-  if (trimmed.length > MAX_BASE_URL_LENGTH)
-    return err(`the base URL is longer than ${MAX_BASE_URL_LENGTH.toLocaleString('en-US')} characters`);
+  if (trimmed.length > MAX_BASE_URL_LENGTH) return err(`the base URL is longer than ${MAX_BASE_URL_LENGTH.toLocaleString('en-US')} characters`);
   let url: URL;
   try {
     url = new URL(trimmed);
@@ -49,9 +48,7 @@ export function checkApiKey(text: string): InputCheck {
       `the key is ${trimmed.length.toLocaleString('en-US')} characters long; Parley takes keys of up to ${MAX_API_KEY_LENGTH.toLocaleString('en-US')}`,
     );
   if (!/^[\x21-\x7e]*$/.test(trimmed))
-    return err(
-      'the key holds a space or a character an HTTP header cannot carry (keys are letters, digits and ASCII signs; leave out any "Bearer ")',
-    );
+    return err('the key holds a space or a character an HTTP header cannot carry (keys are letters, digits and ASCII signs; leave out any "Bearer ")');
   return ok(trimmed);
 }
 

@@ -139,8 +139,7 @@ export function parseParams(def: ParamOwner, parts: readonly string[], spec: str
 export function parseAgentSpec(text: string, opts: SpecOptions = {}): Result<AgentSpec, SpecProblem> {
   const trimmed = text.trim();
   if (trimmed === '') return refuse('empty-spec');
-  if (trimmed === HUMAN_SPEC)
-    return opts.allowHuman ? ok({ name: HUMAN_SPEC, params: {}, label: HUMAN_SPEC, human: true }) : refuse('human-only-in-arena');
+  if (trimmed === HUMAN_SPEC) return opts.allowHuman ? ok({ name: HUMAN_SPEC, params: {}, label: HUMAN_SPEC, human: true }) : refuse('human-only-in-arena');
   const thinking = trimmed.endsWith(THINK_SUFFIX);
   const body = thinking ? trimmed.slice(0, -THINK_SUFFIX.length).trimEnd() : trimmed;
   const suffix = thinking ? THINK_SUFFIX : '';
@@ -152,8 +151,7 @@ export function parseAgentSpec(text: string, opts: SpecOptions = {}): Result<Age
   }
   const remote = parseRemoteSpec(body);
   if (remote && thinking && !canThink(remote.provider)) return refuse('cannot-think', remote);
-  if (remote)
-    return ok({ name: remote.provider, params: {}, label: `${remote.provider}:${remote.model}${suffix}`, remote, ...(thinking && { thinking }) });
+  if (remote) return ok({ name: remote.provider, params: {}, label: `${remote.provider}:${remote.model}${suffix}`, remote, ...(thinking && { thinking }) });
   if (thinking) return refuse('not-a-model', { spec: body });
   const [name = '', ...parts] = trimmed.split(':');
   const def = strategyByName.get(name);
@@ -198,6 +196,4 @@ export function webllmModels(agents: readonly string[]): string[] {
   return [...models];
 }
 
-export const isDeterministic = (spec: AgentSpec): boolean =>
-  !isModelSpec(spec) && (strategyByName.get(spec.name)?.deterministic ?? false);
-
+export const isDeterministic = (spec: AgentSpec): boolean => !isModelSpec(spec) && (strategyByName.get(spec.name)?.deterministic ?? false);

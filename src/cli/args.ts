@@ -117,7 +117,10 @@ const invocationOf = (command: Pick<Command, 'name' | 'invocation'>) => command.
 export function parseFlags(argv: readonly string[], command: Pick<Command, 'name' | 'flags' | 'operands' | 'invocation'>): ParsedArgs {
   const { name, flags } = command;
   const options = Object.fromEntries(
-    Object.entries(flags).map(([flag, def]) => [flag, def.kind === 'switch' ? { type: 'boolean' as const } : { type: 'string' as const, multiple: def.kind === 'text' && def.repeat === true }]),
+    Object.entries(flags).map(([flag, def]) => [
+      flag,
+      def.kind === 'switch' ? { type: 'boolean' as const } : { type: 'string' as const, multiple: def.kind === 'text' && def.repeat === true },
+    ]),
   );
   const { tokens } = parseArgs({ args: [...argv], options, strict: false, allowPositionals: true, tokens: true });
   const values = new Map<string, string>();

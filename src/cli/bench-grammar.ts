@@ -11,7 +11,16 @@ import type { MoveInterface } from '../agents/backends/webllm/grammar';
 import { bilateralMoveAsk, moveAsk, type MoveAsk } from '../agents/llm/agent';
 import { MARKET_SCHEMA_NAMES, marketJsonSchema, marketTools } from '../agents/market/llm/schema';
 import { MAX_MESSAGE_LENGTH } from '../core/message';
-import { compileResponseFormat, grammarCompiler, loadXgrammar, qwen3TokenizerInfo, qwen3Vocabulary, xgrammarVersions, type TokenizerInfo, type Xgr } from './xgrammar';
+import {
+  compileResponseFormat,
+  grammarCompiler,
+  loadXgrammar,
+  qwen3TokenizerInfo,
+  qwen3Vocabulary,
+  xgrammarVersions,
+  type TokenizerInfo,
+  type Xgr,
+} from './xgrammar';
 
 export interface MoveFormat {
   /** "json", "json, thinking", "tools", "tools, thinking". */
@@ -106,7 +115,8 @@ export async function benchGrammar(opts: { messageLimit?: boolean } = {}): Promi
     for (const { label, format } of moveFormats()) {
       const cost = await compileCost(xgr, info, format);
       let line = `  ${label} (${format.type}): ${seconds(cost.ms)} cold, ${cost.cachedMs.toFixed(1)} ms from the cache`;
-      if (opts.messageLimit) line += `; with the message's maxLength ${MAX_MESSAGE_LENGTH}: ${seconds((await compileCost(xgr, info, withMessageLimit(format))).ms)}`;
+      if (opts.messageLimit)
+        line += `; with the message's maxLength ${MAX_MESSAGE_LENGTH}: ${seconds((await compileCost(xgr, info, withMessageLimit(format))).ms)}`;
       lines.push(line);
     }
   } finally {

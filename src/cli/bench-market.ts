@@ -65,7 +65,9 @@ export function benchMarkets(opts: MarketBenchOptions = {}): string[] {
       }
       elapsed = performance.now() - t0;
       const cpu = cpuMs() - c0;
-      rates.push(`${name} ${Math.round(n / (elapsed / 1000)).toLocaleString('en-US')}/s (${(cpu / n).toFixed(2)} ms CPU, ${Math.round(events / n)} events each)`);
+      rates.push(
+        `${name} ${Math.round(n / (elapsed / 1000)).toLocaleString('en-US')}/s (${(cpu / n).toFixed(2)} ms CPU, ${Math.round(events / n)} events each)`,
+      );
     }
     lines.push(`  ${size}×${size}: ${rates.join('; ')}`);
   }

@@ -19,7 +19,6 @@ interface Rules {
   beta: number;
   kappa: number;
   acceptAny: boolean;
-
 }
 
 const RULES: Record<Name, Rules> = {

@@ -26,15 +26,22 @@ const pairs = agents.length * (agents.length - 1);
 const bench = {
   name: 'bench',
   invocation: 'npm run bench --',
-  summary: 'A paper-scale round-robin of every deterministic strategy in one thread, the market game, what WebLLM\'s grammar compile costs a first move, and the first page\'s gzipped JavaScript.',
+  summary:
+    "A paper-scale round-robin of every deterministic strategy in one thread, the market game, what WebLLM's grammar compile costs a first move, and the first page's gzipped JavaScript.",
   example: 'npm run bench -- --scenarios 100 --repeats 1 --no-grammar',
   flags: {
     // 15,000 negotiations by default: the size of a published frontier-model tournament.
-    scenarios: { kind: 'int', value: 'N', ...rangeOf(TournamentConfigSchema.out.shape.scenariosPerPair), default: Math.ceil(15_000 / pairs), help: 'scenarios per ordered pair' },
+    scenarios: {
+      kind: 'int',
+      value: 'N',
+      ...rangeOf(TournamentConfigSchema.out.shape.scenariosPerPair),
+      default: Math.ceil(15_000 / pairs),
+      help: 'scenarios per ordered pair',
+    },
     repeats: { kind: 'int', value: 'N', ...rangeOf(RepeatsSchema), default: 5, help: 'timed repeats' },
     samples: { kind: 'int', value: 'N', ...rangeOf(MarketRunConfigSchema.shape.samples), default: 1000, help: 'bootstrap resamples' },
     'grammar-only': { kind: 'switch', help: "only the grammar's compile time" },
-    'no-grammar': { kind: 'switch', help: "no grammar compile time" },
+    'no-grammar': { kind: 'switch', help: 'no grammar compile time' },
     'grammar-limit': { kind: 'switch', help: "also the grammar with the message's old maxLength (slow)" },
   },
 } as const;
@@ -148,7 +155,9 @@ async function benchEngine(): Promise<void> {
   // negotiation as they aggregate): one search per scenario, counterpart and role.
   // The results are gathered after the engine's runs, so that holding them cannot slow those.
   const firstResults: Pick<NegotiationResult, 'buyer' | 'seller' | 'scenario' | 'metrics'>[] = [];
-  await runTournament(bilateralGame, config, makeAgent, { onResult: ({ buyer, seller, scenario, metrics }) => void firstResults.push({ buyer, seller, scenario, metrics }) });
+  await runTournament(bilateralGame, config, makeAgent, {
+    onResult: ({ buyer, seller, scenario, metrics }) => void firstResults.push({ buyer, seller, scenario, metrics }),
+  });
   const oracleCpu: number[] = [];
   for (let r = 0; r < repeats + 2; r++) {
     const scorer = new OracleScorer();

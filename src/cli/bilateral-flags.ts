@@ -79,7 +79,10 @@ export function usd(agent: string, usage: { tokensIn: number; tokensOut: number 
 
 /** What a tournament's --json adds when prices were given: each usage row's cost and the priced total. */
 export function costJson(usage: RunUsage, prices: Prices) {
-  const overall = runCost(usage.byAgent.filter((r) => r.role === 'all'), prices);
+  const overall = runCost(
+    usage.byAgent.filter((r) => r.role === 'all'),
+    prices,
+  );
   return {
     byAgent: usage.byAgent.map((r) => ({ agent: r.agent, role: r.role, usd: usd(r.agent, r, prices) })),
     totalUsd: overall.usd,

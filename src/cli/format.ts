@@ -59,9 +59,7 @@ export function formatTranscript(
     `${describeDeadline(scenario)}; the ${scenario.firstMover} moves first`,
     `buyer  ${agents.buyer}: value ${money(v)}`,
     `seller ${agents.seller}: cost ${money(c)}`,
-    v > c
-      ? `zone of agreement ${money(c)} to ${money(v)} (gains from trade ${money(v - c)})`
-      : `no zone of agreement: cost exceeds value by ${money(c - v)}`,
+    v > c ? `zone of agreement ${money(c)} to ${money(v)} (gains from trade ${money(v - c)})` : `no zone of agreement: cost exceeds value by ${money(c - v)}`,
     '',
   ];
   for (const e of events) {
@@ -69,14 +67,7 @@ export function formatTranscript(
     switch (e.type) {
       case 'move': {
         const a = e.move.action;
-        const act =
-          a === undefined
-            ? 'message'
-            : a.type === 'offer'
-              ? `offer ${money(a.price)}`
-              : a.type === 'walk_away'
-                ? 'walk away'
-                : a.type;
+        const act = a === undefined ? 'message' : a.type === 'offer' ? `offer ${money(a.price)}` : a.type === 'walk_away' ? 'walk away' : a.type;
         lines.push(`${who} ${act}${e.move.message ? `  "${e.move.message}"` : ''}`);
         break;
       }
@@ -98,15 +89,14 @@ export function formatTranscript(
   lines.push(`${side('buyer')}; ${side('seller')}`);
   const oracle = (role: 'buyer' | 'seller') => {
     const m = metrics[role];
-    return m.oracleShare === null ? null : `the ${role} could have got ${pct(m.oracleShare)} against this ${role === 'buyer' ? 'seller' : 'buyer'} (oracle gap ${pct(m.oracleGap)})`;
+    return m.oracleShare === null
+      ? null
+      : `the ${role} could have got ${pct(m.oracleShare)} against this ${role === 'buyer' ? 'seller' : 'buyer'} (oracle gap ${pct(m.oracleGap)})`;
   };
   const oracles = [oracle('buyer'), oracle('seller')].filter((x) => x !== null);
   if (oracles.length > 0) lines.push(`oracle: ${oracles.join('; ')}`);
   return (
-    lines.join('\n') +
-    '\n' +
-    formatSideUsage('buyer', agents.buyer, metrics.buyer, prices) +
-    formatSideUsage('seller', agents.seller, metrics.seller, prices)
+    lines.join('\n') + '\n' + formatSideUsage('buyer', agents.buyer, metrics.buyer, prices) + formatSideUsage('seller', agents.seller, metrics.seller, prices)
   );
 }
 
@@ -139,7 +129,11 @@ const withCi = (value: number | null, ci: Interval | null): string =>
 
 function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
-  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i] as number)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => cell.padEnd(widths[i] as number))
+      .join('  ')
+      .trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n') + '\n';
 }
 
@@ -147,9 +141,7 @@ function table(header: string[], rows: string[][]): string {
 const byRoleThenShare = (rows: readonly LeaderboardRow[]): LeaderboardRow[] =>
   [...rows].sort(
     (a, b) =>
-      (a.role < b.role ? -1 : a.role > b.role ? 1 : 0) ||
-      (b.expectedSurplusShare ?? -1) - (a.expectedSurplusShare ?? -1) ||
-      (a.agent < b.agent ? -1 : 1),
+      (a.role < b.role ? -1 : a.role > b.role ? 1 : 0) || (b.expectedSurplusShare ?? -1) - (a.expectedSurplusShare ?? -1) || (a.agent < b.agent ? -1 : 1),
   );
 
 /**
@@ -159,20 +151,14 @@ const byRoleThenShare = (rows: readonly LeaderboardRow[]): LeaderboardRow[] =>
 export function formatLeaderboard(rows: readonly LeaderboardRow[]): string {
   return table(
     ['role', 'agent', 'n', 'errors', ...RATE_COLUMNS.map((c) => c.title)],
-    byRoleThenShare(rows).map((r) => [
-      r.role,
-      r.agent,
-      String(r.n),
-      String(r.errors),
-      ...RATE_COLUMNS.map((c) => withCi(r[c.name], r.ci[c.name])),
-    ]),
+    byRoleThenShare(rows).map((r) => [r.role, r.agent, String(r.n), String(r.errors), ...RATE_COLUMNS.map((c) => withCi(r[c.name], r.ci[c.name]))]),
   );
 }
 
 /** Opening, concession and patience per agent and role, in the leaderboard's order. */
 export function formatBehaviour(rows: readonly LeaderboardRow[]): string {
   return (
-    'behaviour (means over the seat\'s negotiations in which it made an offer)\n' +
+    "behaviour (means over the seat's negotiations in which it made an offer)\n" +
     table(
       ['role', 'agent', ...BEHAVIOUR_COLUMNS.map((c) => c.title)],
       byRoleThenShare(rows).map((r) => [r.role, r.agent, ...BEHAVIOUR_COLUMNS.map((c) => withCi(r[c.name], r.ci[c.name]))]),
@@ -225,7 +211,9 @@ export function formatUsage(usage: RunUsage, prices: Prices = new Map()): string
     ...(priced ? [cost] : []),
   ];
   return (
-    'model usage (latency is wall-clock time per call' + (priced ? '; cost estimated from --price' : '') + ')\n' +
+    'model usage (latency is wall-clock time per call' +
+    (priced ? '; cost estimated from --price' : '') +
+    ')\n' +
     table(
       ['agent', 'negotiations', 'calls', 'tokens in', 'tokens out', 'latency/call', ...(priced ? ['cost'] : [])],
       [

@@ -32,7 +32,7 @@ function commandEntry(command: Command): string[] {
 export function usage(): string {
   return [
     'usage: npm run parley -- <command> [flags]',
-    '       npm run parley -- <command> --help     (or: help <command>) that command\'s flags, defaults and an example',
+    "       npm run parley -- <command> --help     (or: help <command>) that command's flags, defaults and an example",
     '',
     'commands:',
     ...COMMANDS.flatMap(commandEntry),

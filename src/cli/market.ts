@@ -48,8 +48,7 @@ export function agentFactory(args: ParsedArgs, io: Io, specs: readonly MarketAge
 export function marketFlags(args: ParsedArgs): { name: string | undefined; config: MarketConfig } {
   const presetName = args.values.get('preset');
   const preset = presetName === undefined ? undefined : marketConfigByName(presetName);
-  if (presetName !== undefined && !preset)
-    throw usageError('unknown-market-preset', { name: presetName, presets: ALL_MARKET_CONFIGS.map((c) => c.name) });
+  if (presetName !== undefined && !preset) throw usageError('unknown-market-preset', { name: presetName, presets: ALL_MARKET_CONFIGS.map((c) => c.name) });
   const base = preset?.config;
   const side = (flag: 'buyers' | 'products') => {
     if (base === undefined && !args.values.has(flag)) requiredFlag(args, flag, `how many ${flag}, ${MIN_SIDE} to ${MAX_SIDE}`);
@@ -111,7 +110,8 @@ function eventLine(e: MarketEvent, addressed: string): string {
 }
 
 /** The nine named measures, in the order docs/market-metrics.md gives them. */
-export const namedMetrics = (m: MarketMetrics) => Object.fromEntries(MARKET_METRIC_NAMES.map((k) => [k, m[k]])) as Pick<MarketMetrics, (typeof MARKET_METRIC_NAMES)[number]>;
+export const namedMetrics = (m: MarketMetrics) =>
+  Object.fromEntries(MARKET_METRIC_NAMES.map((k) => [k, m[k]])) as Pick<MarketMetrics, (typeof MARKET_METRIC_NAMES)[number]>;
 
 const METRIC_LABELS: Record<(typeof MARKET_METRIC_NAMES)[number], string> = {
   constraintAdherence: 'constraint adherence',
@@ -127,7 +127,13 @@ const METRIC_LABELS: Record<(typeof MARKET_METRIC_NAMES)[number], string> = {
 const MONEY_METRICS = new Set(['sellerSurplus', 'buyerSurplus', 'optimalWelfare', 'realisedWelfare']);
 const showMetric = (name: string, x: number | null): string => (x === null ? '–' : MONEY_METRICS.has(name) ? money(x) : pct(x));
 
-export function formatMarket(scenario: MarketScenario, seats: { seller: string; buyer: string }, events: readonly MarketEvent[], metrics: MarketMetrics, seed: number): string {
+export function formatMarket(
+  scenario: MarketScenario,
+  seats: { seller: string; buyer: string },
+  events: readonly MarketEvent[],
+  metrics: MarketMetrics,
+  seed: number,
+): string {
   const optimal = optimalAllocation(scenario);
   const sales = salesOf(events);
   const product = (id: string) => scenario.products.find((p) => p.id === id) as MarketScenario['products'][number];
@@ -146,14 +152,18 @@ export function formatMarket(scenario: MarketScenario, seats: { seller: string; 
     }),
     '',
     sales.length === 0 ? 'sales: none' : 'sales:',
-    ...sales.map((s) => `  ${s.buyer} bought ${s.product} at ${money(s.price)} (value ${money(valueOf(s.buyer, s.product))}, cost ${money(product(s.product).cost)})`),
+    ...sales.map(
+      (s) => `  ${s.buyer} bought ${s.product} at ${money(s.price)} (value ${money(valueOf(s.buyer, s.product))}, cost ${money(product(s.product).cost)})`,
+    ),
     optimal.assignments.length === 0 ? 'optimal allocation: none (no buyer values any product above its cost)' : 'optimal allocation:',
     ...optimal.assignments.map((a) => `  ${a.buyer} gets ${a.product} (welfare ${money(a.welfare)})`),
     '',
     ...MARKET_METRIC_NAMES.map((k) => `${METRIC_LABELS[k].padEnd(21)} ${showMetric(k, metrics[k])}`),
     ...(['seller', 'buyer'] as const).flatMap((seat) => {
       const t = metrics[seat];
-      return t.calls === 0 ? [] : [`${seat} model: ${t.calls} calls, ${t.tokensIn} tokens in, ${t.tokensOut} out, ${Math.round(t.latencyMs / t.calls)} ms a call`];
+      return t.calls === 0
+        ? []
+        : [`${seat} model: ${t.calls} calls, ${t.tokensIn} tokens in, ${t.tokensOut} out, ${Math.round(t.latencyMs / t.calls)} ms a call`];
     }),
   ];
   return lines.join('\n') + '\n';
@@ -188,8 +198,17 @@ export function formatStandings(rows: readonly MarketStandingRow[], configs: rea
         : `all ${first.scope === 'held-out' ? 'held-out configurations' : 'presets'} together`;
     const table = [header, ...members.map((r) => [r.seller, String(r.n), String(r.errors), ...TABLE_METRICS.map((k) => estimate(k, r.metrics[k]))])];
     const widths = header.map((_, c) => Math.max(...table.map((row) => (row[c] as string).length)));
-    blocks.push([title, ...table.map((row) => row.map((cell, c) => cell.padEnd(widths[c] as number)).join('  ').trimEnd())].join('\n'));
+    blocks.push(
+      [
+        title,
+        ...table.map((row) =>
+          row
+            .map((cell, c) => cell.padEnd(widths[c] as number))
+            .join('  ')
+            .trimEnd(),
+        ),
+      ].join('\n'),
+    );
   }
   return blocks.join('\n\n') + '\n';
 }
-

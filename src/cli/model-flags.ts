@@ -17,7 +17,13 @@ export const LLM_FLAGS = {
     default: DEFAULT_LLM_SETTINGS.interface,
     help: 'how models move: tools (make_offer, respond_to_offer, send_message, walk_away) or one JSON object a turn',
   },
-  temperature: { kind: 'decimal', value: 'T', ...rangeOf(LlmSettingsSchema.shape.temperature), default: DEFAULT_LLM_SETTINGS.temperature, help: "every model's sampling temperature" },
+  temperature: {
+    kind: 'decimal',
+    value: 'T',
+    ...rangeOf(LlmSettingsSchema.shape.temperature),
+    default: DEFAULT_LLM_SETTINGS.temperature,
+    help: "every model's sampling temperature",
+  },
   'max-tokens': {
     kind: 'int',
     value: 'N',

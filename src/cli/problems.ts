@@ -20,7 +20,7 @@ export const USAGE_PROBLEMS = {
   'out-of-range': (d: { flag: string; value: number; min: number; max: number }) => `${d.flag} must be between ${d.min} and ${d.max}, got ${d.value}`,
   'unknown-choice': (d: { flag: string; value: string; choices: readonly string[] }) =>
     `unknown ${d.flag.replace(/^--/, '')} "${d.value}"; choose one of: ${d.choices.join(', ')}`,
-  'required': (d: { flag: string; hint: string }) => `${d.flag} is required (${d.hint})`,
+  required: (d: { flag: string; hint: string }) => `${d.flag} is required (${d.hint})`,
   /** A flag's value that another layer refused: its problem (an agent spec's, a run config's). */
   'bad-value': (d: { flag: string; problem: Problem }) => `${d.flag}: ${d.problem.message}`,
   /** A flag's value refused in words of another layer that has no codes yet (a base URL, a price). */

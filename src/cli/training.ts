@@ -74,7 +74,13 @@ export function formatSummary(s: SftSummary, style: string, negotiations: number
     `sft: ${s.examples} examples from ${negotiations} negotiations, moves as ${style === 'tools' ? 'tool calls' : 'JSON'}; ` +
       `train ${s.train} (${scenarios(s.scenarios.train)}), validation ${s.validation} (${scenarios(s.scenarios.validation)})`,
   );
-  lines.push(`by tier: ${Object.entries(s.byTier).map(([tier, n]) => `${tier}: ${n}`).join(', ') || 'none'}`);
+  lines.push(
+    `by tier: ${
+      Object.entries(s.byTier)
+        .map(([tier, n]) => `${tier}: ${n}`)
+        .join(', ') || 'none'
+    }`,
+  );
   lines.push('by agent:');
   // Agents are named as the run file names them: escaped like every name from a file.
   const agents = Object.entries(s.byAgent).map(([agent, n]) => [printable(agent), n] as const);

@@ -5,4 +5,3 @@ import { z } from 'zod';
 export const MAX_MESSAGE_LENGTH = 600;
 
 export const MessageSchema = z.string().max(MAX_MESSAGE_LENGTH);
-

@@ -70,13 +70,11 @@ export function replayEvents<Scn, State, Actor extends string, Mv, Out extends {
       const failure = failureOf<Actor>(claimed);
       if (protocol.isTerminal(state)) {
         const reached = protocol.outcome(state);
-        if (!wording.sameOutcome(claimed, reached))
-          return fail(`the log ends in ${describe(claimed)}, but its moves end the ${game} in ${describe(reached)}`);
+        if (!wording.sameOutcome(claimed, reached)) return fail(`the log ends in ${describe(claimed)}, but its moves end the ${game} in ${describe(reached)}`);
       } else if (failure !== null) {
         if (failure.turn !== turn) return fail(`the log ends in ${describe(claimed)}, but it stops at turn ${turn}`);
         const actor = protocol.currentActor(state);
-        if (failure.kind === 'error' && failure.actor !== actor)
-          return fail(`the log ends in ${describe(claimed)}, but turn ${turn} is the ${actor}'s`);
+        if (failure.kind === 'error' && failure.actor !== actor) return fail(`the log ends in ${describe(claimed)}, but turn ${turn} is the ${actor}'s`);
       } else {
         return fail(`the log ends in ${describe(claimed)}, but its moves never end the ${game} (it stops at ${wording.stopsAt(turn)})`);
       }
@@ -89,8 +87,7 @@ export function replayEvents<Scn, State, Actor extends string, Mv, Out extends {
     if (e.actor !== actor) return fail(`a "${e.type}" event of the ${e.actor}, but turn ${turn} is the ${actor}'s`);
     switch (e.type) {
       case 'move': {
-        if (attempts > maxRetries)
-          return fail(`a move after ${attempts} invalid answers; the runner forfeits the turn after ${maxRetries + 1}`);
+        if (attempts > maxRetries) return fail(`a move after ${attempts} invalid answers; the runner forfeits the turn after ${maxRetries + 1}`);
         const applied = protocol.apply(state, actor, e.move);
         if (!applied.ok) return fail(`an illegal move: ${applied.error.reason}`);
         state = applied.value;
@@ -98,8 +95,7 @@ export function replayEvents<Scn, State, Actor extends string, Mv, Out extends {
         break;
       }
       case 'invalid':
-        if (attempts > maxRetries)
-          return fail(`invalid answer ${attempts + 1} at one turn; the runner forfeits the turn after ${maxRetries + 1}`);
+        if (attempts > maxRetries) return fail(`invalid answer ${attempts + 1} at one turn; the runner forfeits the turn after ${maxRetries + 1}`);
         if (e.attempt !== attempts) return fail(`invalid answer numbered attempt ${e.attempt}, but it is attempt ${attempts} of this turn`);
         attempts++;
         break;

@@ -29,10 +29,7 @@ const turns = z.int().min(1).max(1000);
  * neither knows the exact last turn, so neither can make a last-turn ultimatum knowingly.
  */
 export const DeadlineSchema = z
-  .discriminatedUnion('kind', [
-    z.object({ kind: z.literal('fixed'), turns }),
-    z.object({ kind: z.literal('uncertain'), min: turns, max: turns }),
-  ])
+  .discriminatedUnion('kind', [z.object({ kind: z.literal('fixed'), turns }), z.object({ kind: z.literal('uncertain'), min: turns, max: turns })])
   .refine((d) => d.kind === 'fixed' || d.min <= d.max, { message: 'the lowest turn limit is above the highest' });
 export type Deadline = z.infer<typeof DeadlineSchema>;
 export const DEADLINE_KINDS = ['fixed', 'uncertain'] as const satisfies readonly Deadline['kind'][];
@@ -46,8 +43,7 @@ export function uncertainAround(turns: number): Deadline {
   return { kind: 'uncertain', min: Math.max(1, turns - spread), max: Math.min(1000, turns + spread) };
 }
 
-export const deadlineLabel = (d: Deadline): string =>
-  d.kind === 'fixed' ? `${d.turns} turns (fixed)` : `${d.min}–${d.max} turns (uncertain)`;
+export const deadlineLabel = (d: Deadline): string => (d.kind === 'fixed' ? `${d.turns} turns (fixed)` : `${d.min}–${d.max} turns (uncertain)`);
 
 /**
  * Who opens. `alternate`: the seller opens even-numbered scenarios and the buyer odd ones, so each
@@ -114,8 +110,7 @@ type Prices = Pick<Scenario, 'buyerValue' | 'sellerCost' | 'item'>;
 export const hasGainsFromTrade = (s: Pick<Scenario, 'buyerValue' | 'sellerCost'>): boolean => s.buyerValue > s.sellerCost;
 
 /** The turn limits the agents know are possible: [turnLimit, turnLimit] when it is fixed. */
-export const knownTurnRange = (s: Scenario): { min: number; max: number } =>
-  s.turnRange ?? { min: s.turnLimit, max: s.turnLimit };
+export const knownTurnRange = (s: Scenario): { min: number; max: number } => s.turnRange ?? { min: s.turnLimit, max: s.turnLimit };
 
 /** Zone width `(v − c)` / list price: negative when there are no gains from trade. */
 export const zoneWidth = (s: Prices): number => (s.buyerValue - s.sellerCost) / s.item.listPrice;
@@ -216,9 +211,7 @@ export function scenarioAt(opts: Omit<ScenarioOptions, 'count'>, i: number): Sce
   // The deadline draws from a stream of its own, so the items and values of a seed stay the
   // same whatever the deadline.
   const turnLimit =
-    deadline.kind === 'fixed'
-      ? deadline.turns
-      : deadline.min + createRng(deriveSeed(seed, 'turns', preset, i)).int(deadline.max - deadline.min + 1);
+    deadline.kind === 'fixed' ? deadline.turns : deadline.min + createRng(deriveSeed(seed, 'turns', preset, i)).int(deadline.max - deadline.min + 1);
   const opener: Role = firstMover === 'alternate' ? (i % 2 === 0 ? 'seller' : 'buyer') : firstMover;
   return makeScenario(`${preset}-${seed}-${i}`, item, buyerValue, sellerCost, {
     turnLimit,

@@ -23,18 +23,14 @@ export interface Retry {
   reason: string;
 }
 
-export type AgentReply<Mv> =
-  | { kind: 'move'; move: Mv; call?: CallRecord }
-  | { kind: 'invalid'; reason: string; raw: string; call?: CallRecord };
+export type AgentReply<Mv> = { kind: 'move'; move: Mv; call?: CallRecord } | { kind: 'invalid'; reason: string; raw: string; call?: CallRecord };
 
 export interface Agent<Obs, Mv> {
   act(observation: Obs, signal: AbortSignal, retry?: Retry): AgentReply<Mv> | Promise<AgentReply<Mv>>;
 }
 
 /** Endings that come from the runner rather than the protocol. */
-export type SessionFailure<Actor extends string> =
-  | { kind: 'error'; actor: Actor; message: string; turn: number }
-  | { kind: 'cancelled'; turn: number };
+export type SessionFailure<Actor extends string> = { kind: 'error'; actor: Actor; message: string; turn: number } | { kind: 'cancelled'; turn: number };
 
 export type SessionEvent<Actor extends string, Mv, Out> =
   | { type: 'move'; turn: number; actor: Actor; move: Mv; call?: CallRecord }
@@ -224,9 +220,7 @@ class Session<Scn, State, Actor extends string, Obs, Mv, Out> {
       if (applied.ok) {
         this.state = applied.value;
         this.emit(
-          reply.call === undefined
-            ? { type: 'move', turn, actor, move: reply.move }
-            : { type: 'move', turn, actor, move: reply.move, call: reply.call },
+          reply.call === undefined ? { type: 'move', turn, actor, move: reply.move } : { type: 'move', turn, actor, move: reply.move, call: reply.call },
         );
         this.startTurn();
         return null;
@@ -271,9 +265,7 @@ function invalidEvent<Actor extends string>(
   raw: string,
   call: CallRecord | undefined,
 ): { type: 'invalid'; turn: number; actor: Actor; attempt: number; reason: string; raw: string; call?: CallRecord } {
-  return call === undefined
-    ? { type: 'invalid', turn, actor, attempt, reason, raw }
-    : { type: 'invalid', turn, actor, attempt, reason, raw, call };
+  return call === undefined ? { type: 'invalid', turn, actor, attempt, reason, raw } : { type: 'invalid', turn, actor, attempt, reason, raw, call };
 }
 
 function safeStringify(x: unknown): string {

@@ -54,8 +54,7 @@ export function bootstrapInterleaved(
 ): { value: number | null; ci: Interval | null }[] {
   const width = 2 * k;
   const totals = new Float64Array(width);
-  for (let i = 0, base = 0; i < n; i++, base += width)
-    for (let w = 0; w < width; w++) totals[w] = (totals[w] as number) + (data[base + w] as number);
+  for (let i = 0, base = 0; i < n; i++, base += width) for (let w = 0; w < width; w++) totals[w] = (totals[w] as number) + (data[base + w] as number);
   const point = Array.from({ length: k }, (_, s) => {
     const b = totals[2 * s + 1] as number;
     return b > 0 ? (totals[2 * s] as number) / b : null;

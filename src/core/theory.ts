@@ -53,16 +53,13 @@ export function finiteHorizonShare(offers: number, firstDiscount: number, second
 }
 
 /** The common-discount closed form of `finiteHorizonShare`: (1 − (−δ)^T)/(1 + δ). */
-export const finiteHorizonShareCommon = (offers: number, discount: number): number =>
-  (1 - (-discount) ** offers) / (1 + discount);
+export const finiteHorizonShareCommon = (offers: number, discount: number): number => (1 - (-discount) ** offers) / (1 + discount);
 
 /** Who makes the last offer of `offers` alternating ones: the first proposer when the count is odd. */
-export const lastWord = (offers: number, firstMover: Role): Role =>
-  offers % 2 === 1 ? firstMover : firstMover === 'buyer' ? 'seller' : 'buyer';
+export const lastWord = (offers: number, firstMover: Role): Role => (offers % 2 === 1 ? firstMover : firstMover === 'buyer' ? 'seller' : 'buyer');
 
 /** A split of the surplus as the seller's share, from the first proposer's share. */
-export const sellerShareOf = (firstProposerShare: number, firstMover: Role): number =>
-  firstMover === 'seller' ? firstProposerShare : 1 - firstProposerShare;
+export const sellerShareOf = (firstProposerShare: number, firstMover: Role): number => (firstMover === 'seller' ? firstProposerShare : 1 - firstProposerShare);
 
 // ---- Myerson–Satterthwaite on the unit square: v and c independent and uniform on [0, 1] --------
 

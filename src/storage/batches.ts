@@ -46,11 +46,7 @@ export type DigestRow<Columns extends object = object> = {
 } & Columns;
 
 /** A batch record of one run's lines, and its digest; both list the lines in plan order. */
-export function batchOf<Line>(
-  store: AnyGameStore<Line>,
-  runId: string,
-  lines: readonly Line[],
-): { batch: BatchRow; digest: DigestRow } {
+export function batchOf<Line>(store: AnyGameStore<Line>, runId: string, lines: readonly Line[]): { batch: BatchRow; digest: DigestRow } {
   const sorted = [...lines].sort((a, b) => store.index(a) - store.index(b));
   const first = sorted.length > 0 ? store.index(sorted[0] as Line) : 0;
   const id = `${runId}:${first}`;
@@ -84,12 +80,10 @@ export async function addBatches<Line>(tables: BatchTables, store: AnyGameStore<
 const ofRun = (runId: string) => [[runId, Dexie.minKey], [runId, Dexie.maxKey], true, true] as const;
 
 /** A run's batch records, in plan order. */
-export const runBatches = (db: BatchTables, runId: string) =>
-  db.batches.where('[runId+first]').between(...ofRun(runId));
+export const runBatches = (db: BatchTables, runId: string) => db.batches.where('[runId+first]').between(...ofRun(runId));
 
 /** A run's digests, in plan order. */
-export const runDigests = (db: BatchTables, runId: string) =>
-  db.digests.where('[runId+first]').between(...ofRun(runId));
+export const runDigests = (db: BatchTables, runId: string) => db.digests.where('[runId+first]').between(...ofRun(runId));
 
 /** Where one stored line is: its place in the digest, and in the batch of the same id. */
 export interface Slot<Columns extends object = object> {
@@ -105,17 +99,12 @@ export async function runSlots<Columns extends object = object>(db: ParleyDb, ru
   for (const digest of (await runDigests(db, runId).toArray()) as DigestRow<Columns>[])
     for (let at = 0; at < digest.jobIds.length; at++) slots.push({ digest, at });
   // Batches written in plan order follow one another; only rows written out of order need a sort.
-  for (let i = 1; i < slots.length; i++)
-    if (indexAt(slots[i - 1] as Slot) > indexAt(slots[i] as Slot)) return slots.sort((a, b) => indexAt(a) - indexAt(b));
+  for (let i = 1; i < slots.length; i++) if (indexAt(slots[i - 1] as Slot) > indexAt(slots[i] as Slot)) return slots.sort((a, b) => indexAt(a) - indexAt(b));
   return slots;
 }
 
 /** Each line's export JSON at `slots`, in that order; `cache` keeps the batches read. */
-export async function readJson(
-  db: ParleyDb,
-  slots: readonly Slot[],
-  cache: Map<string, string[]> = new Map(),
-): Promise<string[]> {
+export async function readJson(db: ParleyDb, slots: readonly Slot[], cache: Map<string, string[]> = new Map()): Promise<string[]> {
   const missing = [...new Set(slots.map((s) => s.digest.id))].filter((id) => !cache.has(id));
   if (missing.length > 0) {
     const batches = await db.batches.bulkGet(missing);

@@ -39,19 +39,13 @@ export function checkBilateralFile(file: ParsedFile<RunRow, ExportedLine>): Step
     const last = row.events.length - 1;
     const end = row.events.findIndex((e) => e.type === 'end');
     if (end !== last)
-      return fail(
-        'invalid-file',
-        end < 0
-          ? `${where}: events: the log has no "end" event`
-          : `${where}: events[${end}]: an "end" event before the last event`,
-      );
+      return fail('invalid-file', end < 0 ? `${where}: events: the log has no "end" event` : `${where}: events[${end}]: an "end" event before the last event`);
     const ending = row.events[last];
     if (ending?.type === 'end' && ending.outcome.kind !== row.outcome) {
       const ended = `the event log ends in "${ending.outcome.kind}" (events[${last}].outcome.kind)`;
       return fail('invalid-file', `${where}: outcome is "${row.outcome}" but ${ended}`);
     }
-    if (row.tier !== row.scenario.tier)
-      return fail('invalid-file', `${where}: tier is ${row.tier} but scenario.tier is ${row.scenario.tier}`);
+    if (row.tier !== row.scenario.tier) return fail('invalid-file', `${where}: tier is ${row.tier} but scenario.tier is ${row.scenario.tier}`);
     const named = `${where} (job ${quote(row.jobId)})`;
     const offPlan = planProblem(run, row, scenarios);
     if (offPlan) return fail('invalid-file', `${named}: ${offPlan}`);
@@ -75,10 +69,8 @@ export function checkBilateralFile(file: ParsedFile<RunRow, ExportedLine>): Step
     const message = `run.done says ${run.done} negotiations but the file holds ${rows.length}`;
     return jsonl ? fail('truncated', `${message}; it looks cut off`) : fail('invalid-file', `${at}${message}`);
   }
-  if (rows.length > run.done)
-    return fail('invalid-file', `${at}run.done says ${run.done} negotiations but the file holds ${rows.length}`);
-  if (run.planned < run.done)
-    return fail('invalid-file', `${at}run.planned (${run.planned}) is less than run.done (${run.done})`);
+  if (rows.length > run.done) return fail('invalid-file', `${at}run.done says ${run.done} negotiations but the file holds ${rows.length}`);
+  if (run.planned < run.done) return fail('invalid-file', `${at}run.planned (${run.planned}) is less than run.done (${run.done})`);
   const config = run.config;
   const plans = config.kind === 'tournament' ? plannedCount(config.tournament) : 1;
   if (run.planned !== plans) {
@@ -111,8 +103,7 @@ function oracleProblem(row: ExportedLine, scorer: OracleScorer): string | null {
       given === null || expected === null
         ? given === expected
         : Math.abs(given.oracleShare - expected.oracleShare) < 1e-9 && Math.abs(given.oracleGap - expected.oracleGap) < 1e-9;
-    if (!same)
-      return `oracle.${seat} is ${JSON.stringify(given)} but the oracle search gives ${JSON.stringify(expected)}`;
+    if (!same) return `oracle.${seat} is ${JSON.stringify(given)} but the oracle search gives ${JSON.stringify(expected)}`;
   }
   return null;
 }

@@ -17,7 +17,17 @@ export const MAX_IMPORT_BYTES = 512 * 1024 * 1024;
  * `duplicate`: the same game is already stored (content.ts), under whatever name; nothing is written.
  * `wrong-game`: a valid run file of a game the reader was not asked for (a market run handed in to a class).
  */
-export const IMPORT_ERROR_KINDS = ['invalid-file', 'wrong-format', 'wrong-version', 'too-large', 'truncated', 'conflict', 'tampered', 'duplicate', 'wrong-game'] as const;
+export const IMPORT_ERROR_KINDS = [
+  'invalid-file',
+  'wrong-format',
+  'wrong-version',
+  'too-large',
+  'truncated',
+  'conflict',
+  'tampered',
+  'duplicate',
+  'wrong-game',
+] as const;
 export type ImportErrorKind = (typeof IMPORT_ERROR_KINDS)[number];
 export interface ImportError {
   kind: ImportErrorKind;
@@ -79,8 +89,7 @@ export function parseJsonlBody<S extends z.ZodType>(lines: readonly string[], sc
     const where = `line ${i + 1}`;
     const value = parseJson(line);
     if (!value.ok) {
-      if (i === lines.length - 1)
-        return fail('truncated', `${where}: the file ends in the middle of this line (${value.error}); it is cut off`);
+      if (i === lines.length - 1) return fail('truncated', `${where}: the file ends in the middle of this line (${value.error}); it is cut off`);
       return fail('invalid-file', `${where}: not valid JSON: ${value.error}`);
     }
     const item = parseWith(schema, value.value, `${where}: `, '');

@@ -12,11 +12,7 @@ export const idTables = (db: ParleyDb) => [db.runs, db.batches] as const;
  * they share the `#/runs/<id>` address) or its batches already use that id, a fresh id from `newId`
  * and the name marked as imported. Called inside the import's transaction.
  */
-export async function importedIdentity(
-  db: ParleyDb,
-  run: { id: string; name: string },
-  newId: () => string,
-): Promise<{ id: string; name: string }> {
+export async function importedIdentity(db: ParleyDb, run: { id: string; name: string }, newId: () => string): Promise<{ id: string; name: string }> {
   const taken = async (id: string) => (await db.runs.where('id').equals(id).count()) > 0 || (await runBatches(db, id).count()) > 0;
   if (!(await taken(run.id))) return { id: run.id, name: run.name };
   const name = run.name.slice(0, 200 - IMPORTED_SUFFIX.length) + IMPORTED_SUFFIX;

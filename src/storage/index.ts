@@ -49,13 +49,5 @@ export { RunWriter, type WriterOptions } from './writer';
 export { StorageFullError, isQuotaError } from './errors';
 // The page asks what an import would refuse; the importers themselves (transfer.ts, run-file.ts)
 // load every game's file checker, so only the worker and the command line import them.
-export {
-  sizeProblem,
-  EXPORT_FORMAT,
-  EXPORT_FORMAT_JSONL,
-  MAX_IMPORT_BYTES,
-  IMPORT_ERROR_KINDS,
-  type ImportError,
-  type ImportErrorKind,
-} from './file-format';
+export { sizeProblem, EXPORT_FORMAT, EXPORT_FORMAT_JSONL, MAX_IMPORT_BYTES, IMPORT_ERROR_KINDS, type ImportError, type ImportErrorKind } from './file-format';
 export { storageUsage, formatBytes } from './usage';

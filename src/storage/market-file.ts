@@ -34,7 +34,10 @@ export function checkMarketFile(file: ParsedFile<MarketRunRow, MarketFileLine>):
     if (names.has(named.name)) return fail('invalid-file', `${at}run.config.configs: "${named.name}" is listed twice`);
     names.add(named.name);
   }
-  for (const [role, specs] of [['seller', c.sellers], ['buyer', [c.buyer]]] as const)
+  for (const [role, specs] of [
+    ['seller', c.sellers],
+    ['buyer', [c.buyer]],
+  ] as const)
     for (const text of specs) {
       const spec = parseMarketSpec(text, role);
       if (!spec.ok) return fail('invalid-file', `${at}run.config: ${spec.error.message}`);
@@ -62,7 +65,10 @@ export function checkMarketFile(file: ParsedFile<MarketRunRow, MarketFileLine>):
     if (!entry) {
       const planIds = new Set([...planMarketJobs(tournament)].slice(0, run.done).map((j) => j.id));
       const stray = lines.find((l) => !planIds.has(l.value.id));
-      return fail('invalid-file', `market ${quote(job.id)} of the run's plan is missing${stray ? ` (${stray.where} holds ${quote(stray.value.id)}, which is not among the plan's first ${run.done})` : ''}`);
+      return fail(
+        'invalid-file',
+        `market ${quote(job.id)} of the run's plan is missing${stray ? ` (${stray.where} holds ${quote(stray.value.id)}, which is not among the plan's first ${run.done})` : ''}`,
+      );
     }
     const { value: line, where } = entry;
     const named = `${where} (market ${quote(line.id)})`;
@@ -89,7 +95,8 @@ export function checkMarketFile(file: ParsedFile<MarketRunRow, MarketFileLine>):
     if (line.metrics !== undefined) {
       const metrics = computeMarketMetrics(line.scenario, line.events, job.optimalWelfare);
       const wrong = MARKET_METRIC_NAMES.find((k) => !close(line.metrics?.[k], metrics[k]));
-      if (wrong) return fail('invalid-file', `${named}: metrics.${wrong} is ${JSON.stringify(line.metrics[wrong] ?? null)} but the event log gives ${metrics[wrong]}`);
+      if (wrong)
+        return fail('invalid-file', `${named}: metrics.${wrong} is ${JSON.stringify(line.metrics[wrong] ?? null)} but the event log gives ${metrics[wrong]}`);
     }
     const { metrics: _derived, ...kept } = line;
     ordered.push({ ...kept, index: job.index });

@@ -18,7 +18,11 @@ const timestamp = z.number().finite().nonnegative();
 const count = z.int().nonnegative();
 
 export const NamedMarketConfigSchema = z.object({
-  name: z.string().min(1).max(100).regex(/^[^:]*$/, { message: 'must not contain ":"' }),
+  name: z
+    .string()
+    .min(1)
+    .max(100)
+    .regex(/^[^:]*$/, { message: 'must not contain ":"' }),
   heldOut: z.boolean(),
   summary: z.string().max(500),
   config: MarketConfigSchema,
@@ -65,7 +69,11 @@ const MAX_EVENTS = 200_000;
 
 /** One market of a run, as it is stored and as a run file's line holds it; `id` is its job id. */
 export const MarketLineSchema = z.object({
-  id: z.string().min(1).max(300).regex(/^[^:]*$/, { message: 'must not contain ":"' }),
+  id: z
+    .string()
+    .min(1)
+    .max(300)
+    .regex(/^[^:]*$/, { message: 'must not contain ":"' }),
   /** Its place in the run's plan. */
   index: count,
   config: z.string().min(1).max(100),

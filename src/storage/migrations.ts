@@ -50,8 +50,7 @@ export async function batchStoredRows(negotiations: Table<NegotiationRow, string
   };
   let after: [string, number] | null = null;
   for (;;) {
-    const from: Collection<NegotiationRow, string> =
-      after === null ? negotiations.orderBy('[runId+index]') : negotiations.where('[runId+index]').above(after);
+    const from: Collection<NegotiationRow, string> = after === null ? negotiations.orderBy('[runId+index]') : negotiations.where('[runId+index]').above(after);
     const page: NegotiationRow[] = await from.limit(BATCH_SIZE).toArray();
     for (const row of page) {
       if (row.runId !== runId || rows.length === BATCH_SIZE) await flush();

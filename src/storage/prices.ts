@@ -6,7 +6,11 @@ import type { ParleyDb } from './db';
 const PREFIX = 'price:';
 
 const PriceRowSchema = z.object({
-  key: z.string().startsWith(PREFIX).min(PREFIX.length + 1).max(PREFIX.length + 200),
+  key: z
+    .string()
+    .startsWith(PREFIX)
+    .min(PREFIX.length + 1)
+    .max(PREFIX.length + 200),
   value: PriceSchema,
 });
 

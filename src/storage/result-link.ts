@@ -93,7 +93,10 @@ export interface ReadLink {
  */
 export async function readResultPayload(payload: string): Promise<Result<ReadLink, ImportError>> {
   if (payload.length > MAX_PAYLOAD_CHARS)
-    return fail('too-large', `the link holds ${payload.length.toLocaleString('en-US')} characters; a result link holds at most ${MAX_PAYLOAD_CHARS.toLocaleString('en-US')}`);
+    return fail(
+      'too-large',
+      `the link holds ${payload.length.toLocaleString('en-US')} characters; a result link holds at most ${MAX_PAYLOAD_CHARS.toLocaleString('en-US')}`,
+    );
   if (!PAYLOAD.test(payload)) return fail('invalid-file', 'the link is not a result link: it holds characters a result link never has');
   const bytes = fromBase64Url(payload);
   if (!bytes) return fail('invalid-file', 'the link is cut off or mistyped: it does not decode');
@@ -115,7 +118,10 @@ export async function readResultPayload(payload: string): Promise<Result<ReadLin
   const game = LinkSchema.safeParse(value.value);
   if (!game.success) return fail('invalid-file', 'the link is not a Parley result link');
   if (game.data.v > RESULT_LINK_VERSION)
-    return fail('wrong-version', `the link is version ${game.data.v}, made by a newer Parley; this one reads version ${RESULT_LINK_VERSION}. Update Parley to import it.`);
+    return fail(
+      'wrong-version',
+      `the link is version ${game.data.v}, made by a newer Parley; this one reads version ${RESULT_LINK_VERSION}. Update Parley to import it.`,
+    );
   return ok({ text: runFileOf(game.data), name: typeof game.data.name === 'string' ? game.data.name : null });
 }
 
@@ -123,7 +129,17 @@ export async function readResultPayload(payload: string): Promise<Result<ReadLin
 function runFileOf(game: LinkGame): string {
   const llm = game.llm === undefined ? { ...DEFAULT_LLM_SETTINGS } : game.llm === null ? undefined : game.llm;
   const config = { kind: 'arena', buyer: game.buyer, seller: game.seller, scenario: game.scenario, ...(llm === undefined ? {} : { llm }) };
-  const run = { id: game.id, name: game.name, createdAt: game.createdAt, updatedAt: game.createdAt, status: 'done', config, planned: 1, done: 1, message: null };
+  const run = {
+    id: game.id,
+    name: game.name,
+    createdAt: game.createdAt,
+    updatedAt: game.createdAt,
+    status: 'done',
+    config,
+    planned: 1,
+    done: 1,
+    message: null,
+  };
   const last = game.events.at(-1);
   const outcome = isRecord(last) && isRecord(last.outcome) ? last.outcome.kind : undefined;
   const tier = isRecord(game.scenario) ? game.scenario.tier : undefined;

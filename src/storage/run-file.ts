@@ -5,7 +5,19 @@
  * file before anything is used. docs/file-formats.md describes the format.
  */
 import { err, ok, type Result } from '../core/result';
-import { EXPORT_FORMAT, EXPORT_FORMAT_JSONL, fail, isRecord, parseJson, parseJsonList, parseJsonlBody, parseWith, sizeProblem, type ImportError, type Step } from './file-format';
+import {
+  EXPORT_FORMAT,
+  EXPORT_FORMAT_JSONL,
+  fail,
+  isRecord,
+  parseJson,
+  parseJsonList,
+  parseJsonlBody,
+  parseWith,
+  sizeProblem,
+  type ImportError,
+  type Step,
+} from './file-format';
 import { GAMES, isKnownGame, knownGames, storeOf, type AnyGameStore, type GameName, type LineOf, type RunOf } from './games';
 import { FILE_GAMES, filesOf, type AnyGameFiles } from './games/files';
 import type { FileRecordOf, ParsedFile as ParsedFileOf, StoredRunBase } from './games/store';
@@ -40,7 +52,11 @@ export type Chosen<C extends GameChoice> = C extends 'any' ? GameName : Exclude<
  * cannot say (the game's `checkFile`: each line a job of the run's own plan, each log replayed,
  * counts that match the plan). Lines come back in plan order.
  */
-export function readRunFile<C extends GameChoice = 'bilateral'>(text: string, size: number = text.length, game?: C): Result<CheckedRun<Chosen<C>>, ImportError> {
+export function readRunFile<C extends GameChoice = 'bilateral'>(
+  text: string,
+  size: number = text.length,
+  game?: C,
+): Result<CheckedRun<Chosen<C>>, ImportError> {
   const tooLarge = sizeProblem(size);
   if (tooLarge) return err(tooLarge);
   const parsed = parseFile(text, game ?? 'bilateral');
@@ -77,8 +93,7 @@ function parseFile(text: string, wanted: GameChoice): Step<ParsedFile> {
   // A one-line JSON export has already been parsed whole.
   const whole = first.ok && (newline < 0 || text.slice(newline).trim() === '') ? first : parseJson(text);
   if (!whole.ok) {
-    if (endsInsideValue(text))
-      return fail('truncated', `the file ends in the middle of its JSON (${whole.error}); it looks cut off`);
+    if (endsInsideValue(text)) return fail('truncated', `the file ends in the middle of its JSON (${whole.error}); it looks cut off`);
     return fail('invalid-file', `not valid JSON: ${whole.error}`);
   }
   return parseBody(text, whole.value, false, wanted);
@@ -99,8 +114,7 @@ function parseBody(text: string, envelope: unknown, jsonl: boolean, wanted: Game
 }
 
 function checkEnvelope(value: unknown, jsonl: boolean, at: string): Step<{ game: GameName; value: Record<string, unknown> }> {
-  if (!isRecord(value) || !('format' in value))
-    return fail('wrong-format', `${at}this is not a Parley run export: it has no "format" field`);
+  if (!isRecord(value) || !('format' in value)) return fail('wrong-format', `${at}this is not a Parley run export: it has no "format" field`);
   const format = formatOf(value.format);
   if (format === null || format.jsonl !== jsonl) {
     const shown = typeof value.format === 'string' ? `"${value.format.slice(0, 100)}"` : typeof value.format;
@@ -108,8 +122,7 @@ function checkEnvelope(value: unknown, jsonl: boolean, at: string): Step<{ game:
     return fail('wrong-format', `${at}the file's format is ${shown}; Parley imports ${known}`);
   }
   const version = value.version;
-  if (typeof version !== 'number' || !Number.isInteger(version) || version < 1)
-    return fail('invalid-file', `${at}version: expected a positive whole number`);
+  if (typeof version !== 'number' || !Number.isInteger(version) || version < 1) return fail('invalid-file', `${at}version: expected a positive whole number`);
   const newest = format.version ?? EXPORT_VERSION;
   const read = newest === OLDEST_IMPORT_VERSION ? `version ${newest}` : `versions ${OLDEST_IMPORT_VERSION} to ${newest}`;
   if (version > newest)

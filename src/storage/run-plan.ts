@@ -9,8 +9,7 @@ import type { ExportedNegotiation, RunRecord } from './schema';
 export function planProblem(run: RunRecord, row: ExportedNegotiation, scenarios: Map<number, Scenario>): string | null {
   const config = run.config;
   if (config.kind === 'arena') {
-    if (row.jobId !== '0' || row.index !== 0)
-      return `an Arena run holds one negotiation, job "0" at index 0; this one is at index ${row.index}`;
+    if (row.jobId !== '0' || row.index !== 0) return `an Arena run holds one negotiation, job "0" at index 0; this one is at index ${row.index}`;
     if (row.buyer !== config.buyer) return `buyer is ${quote(row.buyer)} but the run's buyer is ${quote(config.buyer)}`;
     if (row.seller !== config.seller) return `seller is ${quote(row.seller)} but the run's seller is ${quote(config.seller)}`;
     const changed = firstDifference(row.scenario, config.scenario, 'scenario');

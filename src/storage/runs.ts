@@ -11,11 +11,7 @@ import { issueText, salvageFile, sortChecked, unknownGame, type Checked, type Da
  * Hands `visit` a run's negotiations in plan order, a chunk at a time, inside the caller's
  * transaction if there is one. `visit` returns false to stop early.
  */
-export async function scanRun(
-  db: ParleyDb,
-  runId: string,
-  visit: (rows: NegotiationRow[]) => boolean | void,
-): Promise<void> {
+export async function scanRun(db: ParleyDb, runId: string, visit: (rows: NegotiationRow[]) => boolean | void): Promise<void> {
   await scanJson(db, runId, (json) => visit(json.map((j) => decode(runId, j))));
 }
 
@@ -156,8 +152,7 @@ export async function liveRunIds(): Promise<Set<string>> {
   if (typeof navigator === 'undefined' || !navigator.locks) return live;
   const prefix = runLockName('');
   const { held = [], pending = [] } = await navigator.locks.query();
-  for (const lock of [...held, ...pending])
-    if (lock.name?.startsWith(prefix)) live.add(lock.name.slice(prefix.length));
+  for (const lock of [...held, ...pending]) if (lock.name?.startsWith(prefix)) live.add(lock.name.slice(prefix.length));
   return live;
 }
 
@@ -165,10 +160,7 @@ export async function liveRunIds(): Promise<Set<string>> {
  * Every run still marked 'running' that no one is playing (its tab was closed or crashed) becomes
  * 'interrupted', so it can be resumed. Returns their ids.
  */
-export async function markInterrupted(
-  db: ParleyDb,
-  isLive: (runId: string) => boolean | Promise<boolean>,
-): Promise<string[]> {
+export async function markInterrupted(db: ParleyDb, isLive: (runId: string) => boolean | Promise<boolean>): Promise<string[]> {
   const running = await db.runs.filter((r) => r.status === 'running').primaryKeys();
   const stale: string[] = [];
   for (const id of running) if (!(await isLive(id))) stale.push(id);
@@ -216,11 +208,13 @@ export interface NegotiationFilter {
   tier?: number;
 }
 
-const matches = (f: NegotiationFilter) => ({ digest: d, at }: Slot<NegotiationColumns>) =>
-  (f.buyer === undefined || d.buyers[at] === f.buyer) &&
-  (f.seller === undefined || d.sellers[at] === f.seller) &&
-  (f.outcome === undefined || d.outcomes[at] === f.outcome) &&
-  (f.tier === undefined || d.tiers[at] === f.tier);
+const matches =
+  (f: NegotiationFilter) =>
+  ({ digest: d, at }: Slot<NegotiationColumns>) =>
+    (f.buyer === undefined || d.buyers[at] === f.buyer) &&
+    (f.seller === undefined || d.sellers[at] === f.seller) &&
+    (f.outcome === undefined || d.outcomes[at] === f.outcome) &&
+    (f.tier === undefined || d.tiers[at] === f.tier);
 
 /**
  * One page of a run's negotiations in plan order; `total` counts every match, not just the page.
@@ -281,11 +275,7 @@ export async function loadNegotiation(db: ParleyDb, runId: string, jobId: string
 }
 
 /** Calls `fn` on each of a run's negotiations in plan order; returns how many there were. */
-export async function forEachNegotiation(
-  db: ParleyDb,
-  runId: string,
-  fn: (row: NegotiationRow) => void,
-): Promise<number> {
+export async function forEachNegotiation(db: ParleyDb, runId: string, fn: (row: NegotiationRow) => void): Promise<number> {
   let n = 0;
   await db.transaction('r', db.batches, db.digests, () =>
     scanRun(db, runId, (rows) => {

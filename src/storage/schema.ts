@@ -1,12 +1,5 @@
 import { z } from 'zod';
-import {
-  DEFAULT_DEADLINE,
-  DEFAULT_FIRST_MOVER,
-  DeadlineSchema,
-  FirstMoverSchema,
-  PresetSchema,
-  ScenarioSchema,
-} from '../core/scenario';
+import { DEFAULT_DEADLINE, DEFAULT_FIRST_MOVER, DeadlineSchema, FirstMoverSchema, PresetSchema, ScenarioSchema } from '../core/scenario';
 import { BilateralEventSchema, OUTCOME_KINDS, type OutcomeKind } from '../core/bilateral/events';
 import type { NegotiationResult, TournamentConfig } from '../core/bilateral/tournament';
 import type { Standings } from '../core/bilateral/aggregate';
@@ -46,36 +39,39 @@ const withLlmDefaults = (raw: unknown): unknown =>
 
 export const TournamentConfigSchema = z.preprocess(
   (raw) => withLlmDefaults(legacyDeadline(raw)),
-  z.object({
-    agents: z.array(agentName).min(1).max(64),
-    scenariosPerPair: z.int().min(1).max(1_000_000),
-    preset: PresetSchema,
-    seed: SeedSchema,
-    selfPlay: z.boolean(),
-    deadline: DeadlineSchema,
-    firstMover: FirstMoverSchema,
-    /** How every model seat was asked for its moves: interface, temperature, token limit, thinking. */
-    llm: LlmSettingsSchema,
-    /**
-     * A scenario file's scenarios, played instead of drawn ones (absent for drawn ones, so runs
-     * stored before files existed read unchanged). With them, `scenariosPerPair` is their number,
-     * and `preset`, `deadline` and `firstMover` do not apply (Parley writes the defaults there).
-     */
-    scenarios: z.array(ScenarioSchema).min(1).max(MAX_FILE_SCENARIOS).optional(),
-  }).superRefine((t, ctx) => {
-    if (t.scenarios === undefined) return;
-    if (t.scenariosPerPair !== t.scenarios.length)
-      ctx.addIssue({ code: 'custom', path: ['scenariosPerPair'], message: `is ${t.scenariosPerPair} but scenarios holds ${t.scenarios.length}` });
-    // Standings pair negotiations by scenario id, so one id must name one scenario.
-    const first = new Map<string, number>();
-    t.scenarios.forEach((s, i) => {
-      const broken = scenarioProblem(s);
-      if (broken !== null) ctx.addIssue({ code: 'custom', path: ['scenarios', i], message: broken });
-      const other = first.get(s.id);
-      if (other !== undefined) ctx.addIssue({ code: 'custom', path: ['scenarios', i, 'id'], message: `"${s.id.slice(0, 60)}" is already the id of scenarios[${other}]` });
-      else first.set(s.id, i);
-    });
-  }),
+  z
+    .object({
+      agents: z.array(agentName).min(1).max(64),
+      scenariosPerPair: z.int().min(1).max(1_000_000),
+      preset: PresetSchema,
+      seed: SeedSchema,
+      selfPlay: z.boolean(),
+      deadline: DeadlineSchema,
+      firstMover: FirstMoverSchema,
+      /** How every model seat was asked for its moves: interface, temperature, token limit, thinking. */
+      llm: LlmSettingsSchema,
+      /**
+       * A scenario file's scenarios, played instead of drawn ones (absent for drawn ones, so runs
+       * stored before files existed read unchanged). With them, `scenariosPerPair` is their number,
+       * and `preset`, `deadline` and `firstMover` do not apply (Parley writes the defaults there).
+       */
+      scenarios: z.array(ScenarioSchema).min(1).max(MAX_FILE_SCENARIOS).optional(),
+    })
+    .superRefine((t, ctx) => {
+      if (t.scenarios === undefined) return;
+      if (t.scenariosPerPair !== t.scenarios.length)
+        ctx.addIssue({ code: 'custom', path: ['scenariosPerPair'], message: `is ${t.scenariosPerPair} but scenarios holds ${t.scenarios.length}` });
+      // Standings pair negotiations by scenario id, so one id must name one scenario.
+      const first = new Map<string, number>();
+      t.scenarios.forEach((s, i) => {
+        const broken = scenarioProblem(s);
+        if (broken !== null) ctx.addIssue({ code: 'custom', path: ['scenarios', i], message: broken });
+        const other = first.get(s.id);
+        if (other !== undefined)
+          ctx.addIssue({ code: 'custom', path: ['scenarios', i, 'id'], message: `"${s.id.slice(0, 60)}" is already the id of scenarios[${other}]` });
+        else first.set(s.id, i);
+      });
+    }),
 );
 
 export type StoredTournamentConfig = z.infer<typeof TournamentConfigSchema>;
@@ -132,8 +128,7 @@ export type RunRecord = z.infer<typeof RunRecordSchema>;
  * rows lack the newer rates (and carry the retired `walkAwayRateNoGft`). Re-importing their export
  * recomputes everything.
  */
-export type StoredStandings = Omit<Standings, 'usage' | 'byZone' | 'intervals'> &
-  Partial<Pick<Standings, 'usage' | 'byZone' | 'intervals'>>;
+export type StoredStandings = Omit<Standings, 'usage' | 'byZone' | 'intervals'> & Partial<Pick<Standings, 'usage' | 'byZone' | 'intervals'>>;
 
 /** A stored bilateral run. Standings are derived data (an import recomputes them), so they have no schema here. */
 export interface RunRow extends RunRecord {

@@ -113,7 +113,9 @@ export function checkNegotiation(raw: unknown): { ok: true; row: NegotiationRow 
 }
 
 /** Readable runs newest first; the damaged ones apart, newest first, those without a readable time last (in key order). */
-export function sortChecked<Row extends { createdAt: number }>(checked: readonly Checked<Row>[]): { runs: Row[]; notes: Map<string, string>; damaged: DamagedRun[] } {
+export function sortChecked<Row extends { createdAt: number }>(
+  checked: readonly Checked<Row>[],
+): { runs: Row[]; notes: Map<string, string>; damaged: DamagedRun[] } {
   const runs: Row[] = [];
   const notes = new Map<string, string>();
   const broken: DamagedRun[] = [];

@@ -84,7 +84,11 @@ export async function importRun<C extends GameChoice = 'bilateral'>(
   try {
     const stored = await storeRun(db, game, run as FileRecordOf<StoredRun>, rows, standings, opts);
     if ('same' in stored)
-      return err({ kind: 'duplicate', message: `this game is already stored, as “${stored.same.name}”; it counts once, so nothing was imported`, same: stored.same });
+      return err({
+        kind: 'duplicate',
+        message: `this game is already stored, as “${stored.same.name}”; it counts once, so nothing was imported`,
+        same: stored.same,
+      });
     return ok(stored as RunOf<Chosen<C>>);
   } catch (e) {
     if (isConstraintError(e))

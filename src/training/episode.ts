@@ -156,7 +156,10 @@ export async function playEpisode(
 ): Promise<EpisodeResult> {
   const req = EpisodeRequestSchema.parse(input);
   const setup = episodeSetup(req);
-  const policy = llmAgent(policyBackend(req.contextWindow, async (r) => answer(r)), setup.policyOptions);
+  const policy = llmAgent(
+    policyBackend(req.contextWindow, async (r) => answer(r)),
+    setup.policyOptions,
+  );
   const agents = { [req.seat]: policy, [opponentOf(req.seat)]: opponentAgent(req, setup, makeAgent) } as Record<Role, BilateralAgent>;
   const record = await runSession(bilateral, setup.scenario, agents, signal ? { signal } : {});
   return scoreOf(req, setup, record);
@@ -300,7 +303,11 @@ export const StepRequestSchema = z
         calls.forEach((call, i) => {
           const args = toolCallOf(call).arguments;
           if (typeof args === 'object' && args !== null && deeperThan(args, MAX_ARGUMENTS_DEPTH))
-            ctx.addIssue({ code: 'custom', path: [i, 'arguments'], message: `nested over ${MAX_ARGUMENTS_DEPTH} deep; send the model's arguments as the string it wrote` });
+            ctx.addIssue({
+              code: 'custom',
+              path: [i, 'arguments'],
+              message: `nested over ${MAX_ARGUMENTS_DEPTH} deep; send the model's arguments as the string it wrote`,
+            });
           else if (argumentsText(args).length > MAX_ANSWER_CHARS)
             ctx.addIssue({ code: 'custom', path: [i, 'arguments'], message: `over ${MAX_ANSWER_CHARS.toLocaleString('en-US')} characters` });
         }),

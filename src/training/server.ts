@@ -55,7 +55,10 @@ export type EnvGame = 'bilateral' | 'market';
 export const EnvServerLimitsSchema = z.object({
   /** 0: any free port. */
   port: z.int().min(0).max(65535),
-  idleMs: z.int().min(1000).max(24 * 3_600_000),
+  idleMs: z
+    .int()
+    .min(1000)
+    .max(24 * 3_600_000),
   maxEpisodes: z.int().min(1).max(1_000_000),
 });
 
@@ -72,15 +75,15 @@ export const ENV_PROBLEMS = {
   /** A model opponent whose key the server was not given: names the key's variable, never a key. */
   'missing-key': (d: { opponent: string; variable: string }) =>
     `opponent: ${d.opponent} needs a key: start the server with ${d.variable} set (or with --base-url for your own server)`,
-  'full': (d: { max: number }) => `the server holds ${d.max} episodes; finish or DELETE some, or start it with a larger --max-episodes`,
+  full: (d: { max: number }) => `the server holds ${d.max} episodes; finish or DELETE some, or start it with a larger --max-episodes`,
   'episode-over': (d: { id: string }) => `episode ${d.id} is over; start another`,
   'step-in-progress': (d: { id: string }) => `episode ${d.id} is still answering the previous step`,
   'bad-url': () => 'the request URL does not parse',
   /** From a web page (an `Origin`), or with a Host that names another server (`host`: the one to name). */
-  'forbidden': (d: { host?: string }) =>
+  forbidden: (d: { host?: string }) =>
     d.host === undefined ? 'requests from web pages are refused; the environment server is for trainers' : `the Host header must name this server (${d.host})`,
   /** `allowed`: the route with its method, as the client should send it. */
-  'method': (d: { allowed: string }) => d.allowed,
+  method: (d: { allowed: string }) => d.allowed,
   'no-route': (d: { method: string; path: string }) =>
     `no route ${d.method} ${d.path}; routes: GET /health, POST /episodes, POST /episodes/{id}/step, DELETE /episodes/{id}`,
   /** `bytes`: the declared length, when the request said it; else the body ran past the limit while read. */
@@ -90,9 +93,13 @@ export const ENV_PROBLEMS = {
   'too-deep': (d: { depth: number }) => `the body nests arrays and objects over ${d.depth} deep (a model's own text goes in a string)`,
   /** An empty body, one that is no object, or the schema's first issue: where (`a.b`, or empty for the body itself) and zod's message. */
   'bad-body': (d: { body: 'empty' } | { body: 'not-an-object' } | { body: 'invalid'; where: string; issue: string }) =>
-    d.body === 'empty' ? 'the body is empty; send a JSON object' : d.body === 'not-an-object' ? 'the body must be a JSON object' : `${d.where === '' ? '' : `${d.where}: `}${d.issue}`,
+    d.body === 'empty'
+      ? 'the body is empty; send a JSON object'
+      : d.body === 'not-an-object'
+        ? 'the body must be a JSON object'
+        : `${d.where === '' ? '' : `${d.where}: `}${d.issue}`,
   /** A bug: the request fails, the server carries on. */
-  'internal': (d: { error: string }) => d.error,
+  internal: (d: { error: string }) => d.error,
 } as const;
 
 export type EnvProblem = ProblemOf<typeof ENV_PROBLEMS>;
@@ -104,18 +111,18 @@ const ENV_STATUS: Record<EnvProblem['code'], number> = {
   'unknown-game': 400,
   'bad-opponent': 400,
   'missing-key': 400,
-  'full': 503,
+  full: 503,
   'episode-over': 409,
   'step-in-progress': 409,
   'bad-url': 400,
-  'forbidden': 403,
-  'method': 405,
+  forbidden: 403,
+  method: 405,
   'no-route': 404,
   'too-large': 413,
   'bad-json': 400,
   'too-deep': 400,
   'bad-body': 400,
-  'internal': 500,
+  internal: 500,
 };
 
 /** Why an opponent is refused before its episode is made. */
@@ -165,7 +172,11 @@ const EPISODE_PATH = /^\/episodes\/([A-Za-z0-9-]{1,100})(\/step)?$/;
 
 export async function startEnvServer(opts: EnvServerOptions): Promise<EnvServer> {
   const host = opts.host ?? '127.0.0.1';
-  const { port: portAsked, idleMs, maxEpisodes } = EnvServerLimitsSchema.parse({
+  const {
+    port: portAsked,
+    idleMs,
+    maxEpisodes,
+  } = EnvServerLimitsSchema.parse({
     port: opts.port ?? 0,
     idleMs: opts.idleMs ?? DEFAULT_IDLE_MS,
     maxEpisodes: opts.maxEpisodes ?? DEFAULT_MAX_EPISODES,
@@ -196,8 +207,7 @@ export async function startEnvServer(opts: EnvServerOptions): Promise<EnvServer>
   const create = async (body: unknown): Promise<object> => {
     const game = isRecord(body) ? body.game : undefined;
     // A body without a game, or no object at all, is the bilateral schema's to refuse.
-    if (game !== undefined && game !== 'bilateral' && game !== 'market')
-      throw refuse('unknown-game', { game: String(JSON.stringify(game)).slice(0, 60) });
+    if (game !== undefined && game !== 'bilateral' && game !== 'market') throw refuse('unknown-game', { game: String(JSON.stringify(game)).slice(0, 60) });
     const check = (spec: string, game: EnvGame): void => {
       const refused = opts.checkOpponent?.(spec, game);
       if (refused) throw new HttpError(refused);
@@ -214,8 +224,7 @@ export async function startEnvServer(opts: EnvServerOptions): Promise<EnvServer>
     }
     // Episodes still starting (a model opponent may be answering its opening move) count too.
     if (episodes.size + starting >= maxEpisodes) expireIdle();
-    if (episodes.size + starting >= maxEpisodes)
-      throw refuse('full', { max: maxEpisodes });
+    if (episodes.size + starting >= maxEpisodes) throw refuse('full', { max: maxEpisodes });
     const id = randomUUID();
     let started: Awaited<ReturnType<typeof Episode.start>>;
     starting++;
@@ -367,7 +376,6 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   if (deeperThan(body, MAX_BODY_DEPTH)) throw refuse('too-deep', { depth: MAX_BODY_DEPTH });
   return body;
 }
-
 
 /** The body through its schema, or a 400 naming the first problem and where. */
 function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {

@@ -233,7 +233,10 @@ export function sftExample(source: SftSource, seat: Role, opts: SftOptions): Sft
 }
 
 const openAiTools = () =>
-  moveTools().map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters as Record<string, unknown> } }));
+  moveTools().map((t) => ({
+    type: 'function' as const,
+    function: { name: t.name, description: t.description, parameters: t.parameters as Record<string, unknown> },
+  }));
 
 // ---------------------------------------------------------------------------------------------
 // Which seats of which negotiations, the split and the summary.
@@ -275,7 +278,12 @@ export function seatOutcome(source: SftSource, seat: Role): { deal: boolean; sha
   const { buyerValue: v, sellerCost: c } = source.scenario;
   if (outcome?.kind !== 'deal') return { deal: false, share: null, loss: false, ended: outcome?.kind ?? 'unfinished' };
   const utility = seat === 'buyer' ? v - outcome.price : outcome.price - c;
-  return { deal: true, share: hasGainsFromTrade(source.scenario) ? surplusShare(source.scenario, outcome.price, seat) : null, loss: utility < -1e-9, ended: 'deal' };
+  return {
+    deal: true,
+    share: hasGainsFromTrade(source.scenario) ? surplusShare(source.scenario, outcome.price, seat) : null,
+    loss: utility < -1e-9,
+    ended: 'deal',
+  };
 }
 
 /** The seats of a negotiation that pass the filter. Negotiations that ended in an error or were cancelled teach nothing: none pass. */
@@ -325,7 +333,16 @@ export interface SftSummary {
   /** `agent (seat)` → examples. */
   byAgent: Record<string, number>;
   /** Shares over the examples whose negotiation was a deal with gains from trade. */
-  share: { n: number; mean: number | null; min: number | null; p25: number | null; median: number | null; p75: number | null; max: number | null; histogram: number[] };
+  share: {
+    n: number;
+    mean: number | null;
+    min: number | null;
+    p25: number | null;
+    median: number | null;
+    p75: number | null;
+    max: number | null;
+    histogram: number[];
+  };
 }
 
 /** Tallies what was exported; `share` is each example's seat share (null without a deal with gains). */

@@ -43,7 +43,10 @@ export function nestedMarkers(series: readonly (readonly (number | null)[])[], t
   const out = series.map((values) => values.map((): Marker => ({ radius: MARKER_RADIUS, shared: false })));
   const bins = Math.max(0, ...series.map((s) => s.length));
   for (let b = 0; b < bins; b++) {
-    for (const group of coincidentGroups(series.map((s) => s[b] ?? null), tolerance)) {
+    for (const group of coincidentGroups(
+      series.map((s) => s[b] ?? null),
+      tolerance,
+    )) {
       if (group.length < 2) continue;
       group.forEach((s, rank) => {
         (out[s] as Marker[])[b] = { radius: MARKER_RADIUS + rank * RING_STEP, shared: true };
@@ -59,7 +62,11 @@ export function nestedMarkers(series: readonly (readonly (number | null)[])[], t
  */
 export function sharedLines(series: readonly (readonly (number | null)[])[], tolerance: number): number[][] {
   const same = (a: readonly (number | null)[], b: readonly (number | null)[]) =>
-    a.length === b.length && a.every((x, i) => { const y = b[i] ?? null; return x === null || y === null ? x === y : Math.abs(x - y) <= tolerance; });
+    a.length === b.length &&
+    a.every((x, i) => {
+      const y = b[i] ?? null;
+      return x === null || y === null ? x === y : Math.abs(x - y) <= tolerance;
+    });
   const groups: number[][] = [];
   const taken = new Set<number>();
   series.forEach((values, s) => {
@@ -135,7 +142,8 @@ export function placeLabels(
           candidates.push({ left, top: spot.y + oy - height / 2, right: left + width, bottom: spot.y + oy + height / 2 });
         }
       // Centred above and below the point.
-      for (const oy of [-dy, dy]) candidates.push({ left: spot.x - width / 2, top: spot.y + oy - height / 2, right: spot.x + width / 2, bottom: spot.y + oy + height / 2 });
+      for (const oy of [-dy, dy])
+        candidates.push({ left: spot.x - width / 2, top: spot.y + oy - height / 2, right: spot.x + width / 2, bottom: spot.y + oy + height / 2 });
     }
     const free = (b: Box) => inside(b, area) && !placed.some((p) => overlap(b, p.box));
     const clearOfPoints = (b: Box) => !markers.some((m, j) => j !== k && overlap(b, m));

@@ -77,9 +77,7 @@ const cssName = (key: string) => `--${key.replace(/[A-Z]/g, (ch) => `-${ch.toLow
 export function readTheme(el: Element = document.documentElement): ChartTheme {
   const style = getComputedStyle(el);
   const read = (name: string, fallback: string) => style.getPropertyValue(name).trim() || fallback;
-  const colours = Object.fromEntries(
-    Object.entries(FALLBACK).map(([key, fallback]) => [key, read(cssName(key), fallback)]),
-  ) as typeof FALLBACK;
+  const colours = Object.fromEntries(Object.entries(FALLBACK).map(([key, fallback]) => [key, read(cssName(key), fallback)])) as typeof FALLBACK;
   return {
     ...colours,
     series: FALLBACK_SERIES.map((c, i) => read(`--series-${i + 1}`, c)),
@@ -179,11 +177,7 @@ export function axis<T extends 'linear' | 'category'>(
  * `values` and `include` (e.g. `[0, 1]` for a share), widened by `pad` of its span on each side.
  * Pass them as `min` and `max` with `ticks.includeBounds: false`, so the ticks stay round numbers.
  */
-export function paddedLimits(
-  values: readonly (number | null | undefined)[],
-  include: readonly number[] = [],
-  pad = 0.06,
-): { min: number; max: number } {
+export function paddedLimits(values: readonly (number | null | undefined)[], include: readonly number[] = [], pad = 0.06): { min: number; max: number } {
   const all = [...values, ...include].filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
   if (all.length === 0) return { min: 0, max: 1 };
   const low = Math.min(...all);

@@ -241,9 +241,7 @@ export function classExport(stored: readonly StoredGame[], unread: readonly Skip
 }
 
 const movesText = (moves: readonly ClassMove[]) =>
-  moves
-    .map((m) => `${m.turn} ${m.by} ${m.action === 'offer' ? `offer ${m.price}` : (m.action ?? 'message')}`)
-    .join('; ');
+  moves.map((m) => `${m.turn} ${m.by} ${m.action === 'offer' ? `offer ${m.price}` : (m.action ?? 'message')}`).join('; ');
 
 export const CLASS_GAMES_CSV_HEADER = [
   'played_at',

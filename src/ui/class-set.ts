@@ -24,7 +24,10 @@ export const ClassSettingsSchema = z.object({
   /** One setup's games (setupKey), or any. */
   setup: z.string().max(10_000).nullable(),
   /** One day's games (`YYYY-MM-DD`, local time), or any. */
-  day: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).nullable(),
+  day: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/)
+    .nullable(),
   /** Games ticked in, and ticked out, by hand: they override the filters. */
   added: z.array(z.string().max(200)).max(MAX_PICKS),
   removed: z.array(z.string().max(200)).max(MAX_PICKS),

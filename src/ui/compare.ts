@@ -100,6 +100,7 @@ export function compareLeaderboards(
 }
 
 /** Each rate's label, from the one table of rate words. */
-export const RATE_LABELS: Record<RateName, string> = Object.fromEntries(
-  Object.entries(RATE_INFO).map(([key, info]) => [key, info.label]),
-) as Record<RateName, string>;
+export const RATE_LABELS: Record<RateName, string> = Object.fromEntries(Object.entries(RATE_INFO).map(([key, info]) => [key, info.label])) as Record<
+  RateName,
+  string
+>;

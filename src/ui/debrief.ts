@@ -165,7 +165,10 @@ function verdict(d: Omit<Debrief, 'advice' | 'headline' | 'tone'>): { headline: 
     return { headline: `The deal broke individual rationality: the ${opponentOf(role)} lost ${money(-opponent.utility)}.`, tone: 'bad' };
   if (you.outcome === 'deal' && zone) {
     const share = you.share ?? 0;
-    return { headline: `Deal: you got ${money(you.utility)}, ${pct(share, 1)} of the ${money(zone.width)} to share.`, tone: share >= 0.5 - 1e-9 ? 'good' : 'neutral' };
+    return {
+      headline: `Deal: you got ${money(you.utility)}, ${pct(share, 1)} of the ${money(zone.width)} to share.`,
+      tone: share >= 0.5 - 1e-9 ? 'good' : 'neutral',
+    };
   }
   if (you.outcome === 'deal') return { headline: `Deal at ${money(you.price ?? 0)}, with no gains from trade to share.`, tone: 'neutral' };
   if (zone) return { headline: `No deal, though there was ${money(zone.width)} to share.`, tone: 'bad' };

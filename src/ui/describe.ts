@@ -8,9 +8,7 @@ export const firstMoverLabel = (firstMover: FirstMoverChoice): string =>
 
 /** One scenario's deadline: with an uncertain one, the range the agents know and the limit they do not. */
 export const scenarioDeadline = (s: Pick<Scenario, 'turnLimit' | 'turnRange'>): string =>
-  s.turnRange
-    ? `${deadlineLabel({ kind: 'uncertain', ...s.turnRange })}, this game ${s.turnLimit}`
-    : deadlineLabel({ kind: 'fixed', turns: s.turnLimit });
+  s.turnRange ? `${deadlineLabel({ kind: 'uncertain', ...s.turnRange })}, this game ${s.turnLimit}` : deadlineLabel({ kind: 'fixed', turns: s.turnLimit });
 
 /** Why the defaults are what they are, in one line. */
 export const DEADLINE_WHY =
@@ -27,6 +25,6 @@ export function describeConfig(run: Pick<RunRow, 'config'>): Phrase {
     ];
   return [
     `${t.agents.length} agents, ${t.scenariosPerPair} ${t.preset} scenarios per pair, seed ${t.seed}${t.selfPlay ? ', self-play' : ''}, ` +
-    `${deadlineLabel(t.deadline)}, ${firstMoverLabel(t.firstMover)}`,
+      `${deadlineLabel(t.deadline)}, ${firstMoverLabel(t.firstMover)}`,
   ];
 }

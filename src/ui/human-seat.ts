@@ -52,7 +52,8 @@ export function parseOfferPrice(text: string, listPrice: number): Result<number,
   const trimmed = text.trim();
   if (trimmed === '') return err('Enter the price you offer, in dollars (such as 120 or 119.50).');
   const plain = trimmed.replace(/^\$\s*/, '').replace(/,(?=\d{3}(?:\D|$))/g, '');
-  if (!PRICE.test(plain)) return err(`“${trimmed.length > 40 ? `${trimmed.slice(0, 39)}…` : trimmed}” is not a price: type a number of dollars, such as 120 or 119.50.`);
+  if (!PRICE.test(plain))
+    return err(`“${trimmed.length > 40 ? `${trimmed.slice(0, 39)}…` : trimmed}” is not a price: type a number of dollars, such as 120 or 119.50.`);
   const price = Number(plain);
   if (price < MIN_OFFER_PRICE) return err(`An offer must be at least one cent (${money(MIN_OFFER_PRICE)}).`);
   if (roundCents(price) !== price) return err(`Prices go to the cent: ${plain} has more than two decimals.`);
@@ -66,8 +67,7 @@ export const CONFIRM_LIST_MULTIPLE = 2;
 
 /** Why a move asks "are you sure?" before it is sent: what it would cost the user, or how far past the list price it is. */
 export type MoveRisk =
-  | { kind: 'loss'; action: 'offer' | 'accept'; price: number; loss: number; reservation: number }
-  | { kind: 'far-above-list'; price: number; listPrice: number };
+  { kind: 'loss'; action: 'offer' | 'accept'; price: number; loss: number; reservation: number } | { kind: 'far-above-list'; price: number; listPrice: number };
 
 /**
  * Whether `action` would cost the user money (a buyer paying more than their value, a seller
@@ -89,6 +89,9 @@ export function describeRisk(risk: MoveRisk, role: HumanPrompt['role']): string 
   if (risk.kind === 'far-above-list')
     return `${money(risk.price)} is more than ${CONFIRM_LIST_MULTIPLE} times the list price of ${money(risk.listPrice)}. Send this offer anyway?`;
   const own = role === 'buyer' ? 'above your value' : 'below your cost';
-  const what = risk.action === 'offer' ? `Offering ${money(risk.price)} would lose you ${money(risk.loss)} if the ${other} accepts` : `Accepting ${money(risk.price)} would lose you ${money(risk.loss)}`;
+  const what =
+    risk.action === 'offer'
+      ? `Offering ${money(risk.price)} would lose you ${money(risk.loss)} if the ${other} accepts`
+      : `Accepting ${money(risk.price)} would lose you ${money(risk.loss)}`;
   return `${what}: it is ${own} of ${money(risk.reservation)}. Send it anyway?`;
 }

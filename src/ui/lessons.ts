@@ -16,9 +16,7 @@ interface LessonText {
   look: string;
 }
 
-export type Lesson =
-  | (LessonText & { page: 'arena'; setup: ArenaSetup })
-  | (LessonText & { page: 'tournament'; setup: TournamentSetup });
+export type Lesson = (LessonText & { page: 'arena'; setup: ArenaSetup }) | (LessonText & { page: 'tournament'; setup: TournamentSetup });
 
 const SCRIPTED = ['boulware', 'linear', 'conceder', 'tit-for-tat', 'hardliner', 'accommodator', 'haggler'];
 
@@ -90,7 +88,8 @@ export const LESSONS: readonly Lesson[] = [
     id: 'price-tiers',
     title: 'Price tiers and zone width',
     page: 'tournament',
-    summary: 'Five strategies on many items, from a few dollars to a few thousand; one of them, the haggler, concedes in dollars rather than in shares of the price.',
+    summary:
+      'Five strategies on many items, from a few dollars to a few thousand; one of them, the haggler, concedes in dollars rather than in shares of the price.',
     look: 'In “By price tier”, see the haggler give cheap items away and stall on dear ones while the others stay level; in “By zone width”, see which keep their share on narrow zones: a wide zone hides weak play.',
     setup: {
       lesson: 'price-tiers',

@@ -79,8 +79,17 @@ const whole = ({ min, max }: Bounds) =>
     .string()
     .regex(/^\d{1,10}$/, 'not a whole number')
     .transform(Number)
-    .pipe(z.number().int().min(min, `below ${min}`).max(max, `above ${max.toLocaleString('en-US')}`));
-const dollars = z.string().regex(/^\d{1,9}(\.\d{1,2})?$/, 'not an amount in dollars').transform(Number);
+    .pipe(
+      z
+        .number()
+        .int()
+        .min(min, `below ${min}`)
+        .max(max, `above ${max.toLocaleString('en-US')}`),
+    );
+const dollars = z
+  .string()
+  .regex(/^\d{1,9}(\.\d{1,2})?$/, 'not an amount in dollars')
+  .transform(Number);
 const agentText = z
   .string()
   .min(1)
@@ -114,7 +123,11 @@ const FIELDS = {
   self: z.enum(['0', '1'], 'not 0 or 1').transform((t) => t === '1'),
   name: z.string().max(NAME.max, `longer than ${NAME.max} characters`),
   moves: MoveInterfaceSchema,
-  temp: z.string().regex(/^\d{1,2}(\.\d{1,3})?$/, 'not a temperature').transform(Number).pipe(LlmSettingsSchema.shape.temperature),
+  temp: z
+    .string()
+    .regex(/^\d{1,2}(\.\d{1,3})?$/, 'not a temperature')
+    .transform(Number)
+    .pipe(LlmSettingsSchema.shape.temperature),
 } as const;
 type Field = keyof typeof FIELDS;
 type Value<F extends Field> = z.output<(typeof FIELDS)[F]>;
@@ -170,7 +183,8 @@ export const drawnForId = (scenarioId: string, min: number, max: number): number
 /** The scenario a source describes, as the Arena's scenario picker makes it. */
 export function scenarioOf(source: ScenarioSource): Scenario | null {
   const { deadline, firstMover } = source;
-  const picked = deadline.kind === 'uncertain' && source.limit !== undefined && source.limit >= deadline.min && source.limit <= deadline.max ? source.limit : null;
+  const picked =
+    deadline.kind === 'uncertain' && source.limit !== undefined && source.limit >= deadline.min && source.limit <= deadline.max ? source.limit : null;
   if ('preset' in source) {
     const drawn = generateScenarios({ preset: source.preset, seed: source.seed, count: 1, deadline, firstMover })[0];
     return drawn && picked !== null ? { ...drawn, turnLimit: picked } : (drawn ?? null);
@@ -234,8 +248,7 @@ export function readArenaSetup(search: string): ReadSetup<ArenaSetup> {
     if (itemId !== undefined || q.has('value') || q.has('cost')) {
       const item = CATALOG.find((i) => i.id === itemId);
       const ceiling = item ? MAX_OFFER_LIST_MULTIPLE * item.listPrice : 0;
-      if (item && value !== undefined && cost !== undefined && value <= ceiling && cost <= ceiling)
-        source = { itemId: item.id, value, cost, ...timing };
+      if (item && value !== undefined && cost !== undefined && value <= ceiling && cost <= ceiling) source = { itemId: item.id, value, cost, ...timing };
       else q.note(`the item, value and cost (a scenario of your own needs all three, each at most ${MAX_OFFER_LIST_MULTIPLE} times the list price)`);
     }
     if (limit !== undefined && (deadline.kind === 'fixed' || limit < deadline.min || limit > deadline.max))

@@ -97,8 +97,7 @@ export class ArenaGame {
   ) {
     this.pacer = new Pacer(request.delayMs, request.paused);
     const { gameId, buyer, seller } = request;
-    this.human =
-      buyer === HUMAN_SPEC || seller === HUMAN_SPEC ? new HumanSeat((prompt) => host.post({ type: 'arena.turn', gameId, prompt })) : null;
+    this.human = buyer === HUMAN_SPEC || seller === HUMAN_SPEC ? new HumanSeat((prompt) => host.post({ type: 'arena.turn', gameId, prompt })) : null;
   }
 
   cancel(): void {
@@ -112,7 +111,10 @@ export class ArenaGame {
 
   async play(): Promise<string | null> {
     const { gameId, scenario, buyer, seller, save } = this.request;
-    const specs = parseAgentSpecs([buyer, seller].filter((s, i, all) => all.indexOf(s) === i), { allowHuman: true });
+    const specs = parseAgentSpecs(
+      [buyer, seller].filter((s, i, all) => all.indexOf(s) === i),
+      { allowHuman: true },
+    );
     if (!specs.ok) throw new Error(specs.error.message);
     const llm = llmSettings(this.request.llm);
     const reachable = llm.thinking ? everyModelThinks(specs.value) : null;
@@ -144,9 +146,7 @@ export class ArenaGame {
       createdAt: now(),
     });
     const writer = new RunWriter(db, run.id, { now });
-    await writer.add(
-      negotiationRow(run.id, { id: '0', index: 0, scenarioIndex: 0, buyer, seller, scenario, ...result }),
-    );
+    await writer.add(negotiationRow(run.id, { id: '0', index: 0, scenarioIndex: 0, buyer, seller, scenario, ...result }));
     await writer.flush();
     const aggregator = new Aggregator();
     aggregator.add(buyer, seller, scenario, new OracleScorer().score(buyer, seller, scenario, result.metrics));
@@ -185,7 +185,10 @@ export async function compareInSeat(
   try {
     const games: { strategy: string; events: BilateralEvent[] }[] = [];
     for (const strategy of strategies) {
-      const seats = { [role]: makeAgent(strategy, role, arenaSeat(gameId, role)), [other]: makeAgent(opponent, other, arenaSeat(gameId, other)) } as Record<Role, BilateralAgent>;
+      const seats = { [role]: makeAgent(strategy, role, arenaSeat(gameId, role)), [other]: makeAgent(opponent, other, arenaSeat(gameId, other)) } as Record<
+        Role,
+        BilateralAgent
+      >;
       const played = await playNegotiation(scenario, seats, signal ? { signal } : {});
       games.push({ strategy, events: played.events });
     }

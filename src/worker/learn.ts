@@ -35,8 +35,7 @@ const SLICE_MS = 30;
 const yieldToQueue = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
 
 /** The scenario of cell negotiation `i`. */
-const scenarioOf = (cell: LearnCell, i: number): Scenario =>
-  cell.scenarios.kind === 'one' ? cell.scenarios.scenario : scenarioAt(cell.scenarios, i);
+const scenarioOf = (cell: LearnCell, i: number): Scenario => (cell.scenarios.kind === 'one' ? cell.scenarios.scenario : scenarioAt(cell.scenarios, i));
 
 const countOf = (cell: LearnCell): number => (cell.scenarios.kind === 'one' ? 1 : cell.scenarios.count);
 

@@ -406,8 +406,6 @@ const REPLIES = {
   'learn.run': 'learn.done',
   'sft.export': 'sft.exported',
 } as const satisfies Record<WorkerRequest['type'], FromWorkerType>;
-export type ReplyTo<R extends WorkerRequest> =
-  | Extract<FromWorker, { type: (typeof REPLIES)[R['type']] }>
-  | Extract<FromWorker, { type: 'failed' }>;
+export type ReplyTo<R extends WorkerRequest> = Extract<FromWorker, { type: (typeof REPLIES)[R['type']] }> | Extract<FromWorker, { type: 'failed' }>;
 /** The reply types, for the client to tell a reply from a broadcast. */
 export const REPLY_TYPES: ReadonlySet<FromWorkerType> = new Set([...Object.values(REPLIES), 'failed']);

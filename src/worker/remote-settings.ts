@@ -5,9 +5,7 @@ import type { RemoteConfig } from './messages';
 export function remoteSettings(config: RemoteConfig | undefined): RemoteSettings {
   if (!config) return {};
   const providers = config.providers;
-  const baseUrls = Object.fromEntries(
-    Object.entries(providers).flatMap(([provider, p]) => (p?.baseUrl ? [[provider, p.baseUrl]] : [])),
-  );
+  const baseUrls = Object.fromEntries(Object.entries(providers).flatMap(([provider, p]) => (p?.baseUrl ? [[provider, p.baseUrl]] : [])));
   return {
     apiKey: (provider) => providers[provider]?.apiKey || undefined,
     baseUrls,

@@ -38,7 +38,13 @@ const SLICE_MS = 30;
 const yieldNow = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 /** A row cut to what the summary reads: its scenario, agents and last event (the outcome). */
-const light = (row: NegotiationRow): SftSource => ({ jobId: row.jobId, buyer: row.buyer, seller: row.seller, scenario: row.scenario, events: row.events.slice(-1) });
+const light = (row: NegotiationRow): SftSource => ({
+  jobId: row.jobId,
+  buyer: row.buyer,
+  seller: row.seller,
+  scenario: row.scenario,
+  events: row.events.slice(-1),
+});
 
 /** Text parts gathered into a Blob a megabyte at a time, so a large file is not one huge string. */
 class BlobParts {

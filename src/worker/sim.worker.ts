@@ -119,13 +119,7 @@ function control(game: ArenaGame | MarketGame | undefined, message: Extract<ToWo
 }
 
 /** A stored run's file for the page to save, named `{prefix}-{its name, made safe}-{its id's start}.{format}`. */
-function postExport(
-  request: Extract<ToWorker, { type: 'export' }>,
-  prefix: string,
-  run: { id: string; name: string },
-  unnamed: string,
-  text: string,
-): void {
+function postExport(request: Extract<ToWorker, { type: 'export' }>, prefix: string, run: { id: string; name: string }, unnamed: string, text: string): void {
   host.post({
     type: 'exported',
     requestId: request.requestId,

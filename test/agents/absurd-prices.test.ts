@@ -8,9 +8,7 @@ import { agent, scenario } from './fixtures';
 /** A model that answers every turn with the same offer, however absurd. */
 const insistsOn = (price: number) =>
   llmAgent(
-    scriptedBackend(
-      Array.from({ length: 200 }, () => () => ({ text: JSON.stringify({ action: { type: 'offer', price } }), tokensIn: 1, tokensOut: 1 })),
-    ),
+    scriptedBackend(Array.from({ length: 200 }, () => () => ({ text: JSON.stringify({ action: { type: 'offer', price } }), tokensIn: 1, tokensOut: 1 }))),
   );
 
 describe('a model that offers an absurd price', () => {
@@ -20,8 +18,7 @@ describe('a model that offers an absurd price', () => {
     expect(played.outcome.kind === 'deal' && played.outcome.price > 100 * s.item.listPrice).toBe(false);
     const buyerInvalid = played.events.filter((e) => e.type === 'invalid' && e.actor === 'buyer');
     expect(buyerInvalid.length).toBeGreaterThan(0);
-    for (const e of buyerInvalid)
-      expect(e.type === 'invalid' && e.reason).toBe('offer price 1e+306 is more than 100 times the list price (at most 10000)');
+    for (const e of buyerInvalid) expect(e.type === 'invalid' && e.reason).toBe('offer price 1e+306 is more than 100 times the list price (at most 10000)');
     // The buyer never made a valid offer: every turn of its was forfeited.
     expect(played.events.some((e) => e.type === 'move' && e.actor === 'buyer')).toBe(false);
     expect(JSON.stringify(played.metrics)).not.toMatch(/e\+3\d\d/);

@@ -91,8 +91,7 @@ describe('the field of deterministic baselines', () => {
   it('no mean surplus share anywhere leaves [0, 1], and every oracle gap is at least 0', async () => {
     const s = await standings({ agents: [...field, 'random'], scenariosPerPair: 100 });
     for (const r of [...s.leaderboard, ...s.byTier, ...s.byZone]) {
-      for (const x of [r.surplusShare, r.expectedSurplusShare, r.oracleShare, r.windfallShare])
-        if (x !== null) expect(x >= 0 && x <= 1).toBe(true);
+      for (const x of [r.surplusShare, r.expectedSurplusShare, r.oracleShare, r.windfallShare]) if (x !== null) expect(x >= 0 && x <= 1).toBe(true);
       if (r.oracleGap !== null) expect(r.oracleGap).toBeGreaterThanOrEqual(0);
     }
     for (const p of s.pairs) for (const x of [p.buyerShare, p.sellerShare]) if (x !== null) expect(x >= 0 && x <= 1).toBe(true);

@@ -9,17 +9,12 @@ import { makeScenario, type Role, type Scenario } from '../../src/core/scenario'
 
 export const WIDGET: CatalogItem = { id: 'widget', name: 'Widget', category: 'test', listPrice: 100 };
 
-export function scenario(
-  buyerValue: number,
-  sellerCost: number,
-  opts: { listPrice?: number; turnLimit?: number; firstMover?: Role } = {},
-): Scenario {
+export function scenario(buyerValue: number, sellerCost: number, opts: { listPrice?: number; turnLimit?: number; firstMover?: Role } = {}): Scenario {
   const item = { ...WIDGET, listPrice: opts.listPrice ?? WIDGET.listPrice };
   return makeScenario('test', item, buyerValue, sellerCost, opts);
 }
 
-export const agent = (spec: string, role: Role, seed = 1): BilateralAgent =>
-  makeAgent(spec, role, { rng: createRng(seed), jobId: 'test', seed });
+export const agent = (spec: string, role: Role, seed = 1): BilateralAgent => makeAgent(spec, role, { rng: createRng(seed), jobId: 'test', seed });
 
 /** The state after `moves`, one per turn, alternating from the first mover; throws on an illegal one. */
 export function stateAfter(s: Scenario, moves: readonly Move[]): BilateralState {
@@ -52,8 +47,7 @@ export function script(moves: readonly Move[]): BilateralAgent {
   };
 }
 
-export const play = (s: Scenario, buyer: BilateralAgent, seller: BilateralAgent) =>
-  playNegotiation(s, { buyer, seller });
+export const play = (s: Scenario, buyer: BilateralAgent, seller: BilateralAgent) => playNegotiation(s, { buyer, seller });
 
 export const offersBy = (events: readonly BilateralEvent[], role: Role): number[] =>
   events.flatMap((e) => (e.type === 'move' && e.actor === role && e.move.action?.type === 'offer' ? [e.move.action.price] : []));

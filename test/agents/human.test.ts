@@ -28,7 +28,9 @@ function scripted(script: (prompt: HumanPrompt) => Move) {
 
 describe('the human seat', () => {
   it('plays a whole negotiation through its answers, recorded, scored and replayable like any agent', async () => {
-    const { seat, prompts } = scripted((p) => (p.pending !== null && p.pending < 110 ? { action: { type: 'accept' } } : { message: 'How about this?', action: { type: 'offer', price: 70 + p.turn } }));
+    const { seat, prompts } = scripted((p) =>
+      p.pending !== null && p.pending < 110 ? { action: { type: 'accept' } } : { message: 'How about this?', action: { type: 'offer', price: 70 + p.turn } },
+    );
     const played = await playNegotiation(scenario, { buyer: seat, seller: seller() });
     expect(played.events[0]).toEqual({ type: 'move', turn: 0, actor: 'buyer', move: { message: 'How about this?', action: { type: 'offer', price: 70 } } });
     expect(played.outcome.kind).not.toBe('error');
@@ -106,7 +108,24 @@ describe('the human seat', () => {
     const seat = new HumanSeat(() => void (asked += 1));
     const controller = new AbortController();
     controller.abort(new Error('gone'));
-    const obs = { role: 'buyer', item: scenario.item, reservation: 1, turn: 0, turnLimit: 10, turnRange: { min: 10, max: 10 }, firstMover: 'buyer', priceRange: { lo: 1, hi: 2 }, ownTurn: 0, ownTurns: 5, pending: null, ownStanding: null, ownOffers: [], opponentOffers: [], transcript: [], pastTurn: () => undefined } as const;
+    const obs = {
+      role: 'buyer',
+      item: scenario.item,
+      reservation: 1,
+      turn: 0,
+      turnLimit: 10,
+      turnRange: { min: 10, max: 10 },
+      firstMover: 'buyer',
+      priceRange: { lo: 1, hi: 2 },
+      ownTurn: 0,
+      ownTurns: 5,
+      pending: null,
+      ownStanding: null,
+      ownOffers: [],
+      opponentOffers: [],
+      transcript: [],
+      pastTurn: () => undefined,
+    } as const;
     await expect(seat.act(obs, controller.signal)).rejects.toThrow('gone');
     expect(asked).toBe(0);
   });
@@ -114,11 +133,39 @@ describe('the human seat', () => {
 
 describe('the prompt', () => {
   it('always fits its message schema: a very long refusal reason is clipped, not left to fail on the way', () => {
-    const obs = { role: 'seller', item: scenario.item, reservation: 67.89, turn: 3, turnLimit: null, turnRange: { min: 8, max: 12 }, firstMover: 'buyer', priceRange: { lo: 50, hi: 130 }, ownTurn: 1, ownTurns: 4, pending: 99.5, ownStanding: null, ownOffers: [120], opponentOffers: [80, 99.5], transcript: [], pastTurn: () => undefined } as const;
+    const obs = {
+      role: 'seller',
+      item: scenario.item,
+      reservation: 67.89,
+      turn: 3,
+      turnLimit: null,
+      turnRange: { min: 8, max: 12 },
+      firstMover: 'buyer',
+      priceRange: { lo: 50, hi: 130 },
+      ownTurn: 1,
+      ownTurns: 4,
+      pending: 99.5,
+      ownStanding: null,
+      ownOffers: [120],
+      opponentOffers: [80, 99.5],
+      transcript: [],
+      pastTurn: () => undefined,
+    } as const;
     const prompt = humanPrompt(obs, { attempt: 1, reason: 'x'.repeat(5000) });
     expect(HumanPromptSchema.safeParse(prompt).success).toBe(true);
     expect(prompt.retry?.reason).toHaveLength(2000);
-    expect(Object.keys(humanPrompt(obs)).sort()).toEqual(['listPrice', 'ownStanding', 'ownTurn', 'ownTurns', 'pending', 'reservation', 'role', 'turn', 'turnLimit', 'turnRange']);
+    expect(Object.keys(humanPrompt(obs)).sort()).toEqual([
+      'listPrice',
+      'ownStanding',
+      'ownTurn',
+      'ownTurns',
+      'pending',
+      'reservation',
+      'role',
+      'turn',
+      'turnLimit',
+      'turnRange',
+    ]);
   });
 });
 
@@ -149,6 +196,8 @@ describe('the human spec', () => {
   });
 
   it('a tournament given a human seat anyway fails with that line instead of waiting for anyone', async () => {
-    await expect(runTournament(bilateralGame, { agents: ['boulware', 'human'], scenariosPerPair: 1, preset: 'standard', seed: 1, selfPlay: false }, makeAgent)).rejects.toThrow(HUMAN_ONLY_IN_ARENA);
+    await expect(
+      runTournament(bilateralGame, { agents: ['boulware', 'human'], scenariosPerPair: 1, preset: 'standard', seed: 1, selfPlay: false }, makeAgent),
+    ).rejects.toThrow(HUMAN_ONLY_IN_ARENA);
   });
 });

@@ -62,7 +62,9 @@ describe("NegMAS's time-based negotiators, reproduced", () => {
       const expected = line.offers.map(([who, p]) => [who, p === 0 ? 0.01 : p] as const);
       zeros += line.offers.filter(([, p]) => p === 0).length;
       if (got.price !== line.price || got.turn !== line.step || JSON.stringify(got.offers) !== JSON.stringify(expected))
-        differences.push(`${line.id} ${line.seller}/${line.buyer}: NegMAS ${line.price} at ${line.step}, Parley ${got.price} at ${got.turn} (${got.outcome.kind})`);
+        differences.push(
+          `${line.id} ${line.seller}/${line.buyer}: NegMAS ${line.price} at ${line.step}, Parley ${got.price} at ${got.turn} (${got.outcome.kind})`,
+        );
     }
     expect(differences).toEqual([]);
     expect(deals).toBe(lines.filter((l) => l.price !== null).length);

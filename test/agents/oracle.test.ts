@@ -53,7 +53,8 @@ describe('a scheduled strategy’s acceptance threshold is the one its moves obe
                 // Replay the game to the turn before, then put the offer in place of the other side's move there.
                 for (let t = 0; t < state.turn - 1; t++) {
                   const who = bilateral.currentActor(st);
-                  const reply = who === role ? a.act(bilateral.observe(st, role), new AbortController().signal) : { kind: 'move' as const, move: { message: 'hm' } };
+                  const reply =
+                    who === role ? a.act(bilateral.observe(st, role), new AbortController().signal) : { kind: 'move' as const, move: { message: 'hm' } };
                   if (reply instanceof Promise || reply.kind !== 'move') throw new Error('synchronous');
                   const next = bilateral.apply(st, who, reply.move);
                   if (!next.ok) throw new Error(next.error.reason);
@@ -86,7 +87,9 @@ describe('a scheduled strategy’s acceptance threshold is the one its moves obe
 describe('the scheduled search is exact', () => {
   it.each(SCHEDULED)('against %s it equals a search played with the agent itself (bisection over every cent)', (name) => {
     for (const preset of ['standard', 'uniform'] as const)
-      for (const s of generateScenarios({ preset, seed: 9, count: 25, deadline: { kind: 'fixed', turns: 12 } }).concat(generateScenarios({ preset, seed: 9, count: 25 })))
+      for (const s of generateScenarios({ preset, seed: 9, count: 25, deadline: { kind: 'fixed', turns: 12 } }).concat(
+        generateScenarios({ preset, seed: 9, count: 25 }),
+      ))
         for (const seat of ['buyer', 'seller'] as const) {
           const other = opponentOf(seat);
           const scheduled = oracleOutcome(s, seat, oracleCounterpart(name, other)!);
@@ -116,7 +119,12 @@ describe('hand-solved cases (v = 90, c = 50 on a $100 item, 20 turns, the seller
     const target = 117.5 - (19 / 21) * 67.5;
     const threshold = Math.ceil((target - (65 * 1e-4) / 0.99) * 100) / 100;
     expect(threshold).toBe(56.43);
-    expect(oracleOutcome(s, 'buyer', oracleCounterpart('linear', 'seller')!)).toEqual({ utility: expect.closeTo(90 - threshold, 9), price: threshold, turn: 17, how: 'offer' });
+    expect(oracleOutcome(s, 'buyer', oracleCounterpart('linear', 'seller')!)).toEqual({
+      utility: expect.closeTo(90 - threshold, 9),
+      price: threshold,
+      turn: 17,
+      how: 'offer',
+    });
   });
 
   it('against tit-for-tat, a bid of a cent and then a jump: it mirrors the jump and takes the bid where they cross', () => {
@@ -175,8 +183,14 @@ describe('the oracle figures of a tournament', () => {
         expect(row.oracleShare).toBeNull();
         continue;
       }
-      expect(row.oracleShare).toBeCloseTo(mean((r) => r.metrics[row.role].oracleShare as number), 12);
-      expect(row.oracleGap).toBeCloseTo(mean((r) => r.metrics[row.role].oracleGap as number), 12);
+      expect(row.oracleShare).toBeCloseTo(
+        mean((r) => r.metrics[row.role].oracleShare as number),
+        12,
+      );
+      expect(row.oracleGap).toBeCloseTo(
+        mean((r) => r.metrics[row.role].oracleGap as number),
+        12,
+      );
     }
     // random meets only boulware and conceder (and itself): some of its negotiations have an oracle
     expect(leaderboard.find((r) => r.agent === 'random' && r.role === 'buyer')?.oracleShare).not.toBeNull();

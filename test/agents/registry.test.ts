@@ -97,7 +97,10 @@ describe('parseAgentSpec', () => {
   });
 
   it('refuses an unknown parameter and names the ones the strategy takes', () => {
-    expect(problemOf('linear:beta=2')).toEqual({ code: 'unknown-parameter', data: { key: 'beta', strategy: 'linear', params: [{ key: 'kappa', min: 0, max: 0.99 }] } });
+    expect(problemOf('linear:beta=2')).toEqual({
+      code: 'unknown-parameter',
+      data: { key: 'beta', strategy: 'linear', params: [{ key: 'kappa', min: 0, max: 0.99 }] },
+    });
     expect(problemOf('hardliner:sellerAnchor=1.2')).toMatchObject({ code: 'unknown-parameter', data: { key: 'sellerAnchor' } });
     expect(errorOf('hardliner:sellerAnchor=1.2')).toMatch(/"sellerAnchor".*anchor/);
   });
@@ -152,7 +155,9 @@ describe('parseAgentSpec', () => {
       '"+think": Groq has no setting that turns thinking on and off for all its models, so groq:m cannot be told to think; providers that can: ' +
         REMOTE_PROVIDERS.filter(canThink).join(', '),
     );
-    expect(errorOf('nope')).toMatch(/^unknown strategy "nope"; choose one of: boulware, linear, .*, a model as PROVIDER:MODEL \(openai, .*\), or webllm:MODEL$/);
+    expect(errorOf('nope')).toMatch(
+      /^unknown strategy "nope"; choose one of: boulware, linear, .*, a model as PROVIDER:MODEL \(openai, .*\), or webllm:MODEL$/,
+    );
   });
 
   it('keeps every error on one line, whatever the spec holds', () => {
@@ -162,7 +167,10 @@ describe('parseAgentSpec', () => {
   });
 
   it('refuses a part without "=", and a parameter given twice', () => {
-    expect(problemOf('boulware:beta')).toEqual({ code: 'not-key-value', data: { part: 'beta', spec: 'boulware:beta', strategy: 'boulware', params: BOULWARE_PARAMS } });
+    expect(problemOf('boulware:beta')).toEqual({
+      code: 'not-key-value',
+      data: { part: 'beta', spec: 'boulware:beta', strategy: 'boulware', params: BOULWARE_PARAMS },
+    });
     expect(problemOf('boulware:beta=1:beta=2')).toEqual({ code: 'parameter-twice', data: { key: 'beta', spec: 'boulware:beta=1:beta=2' } });
   });
 });
@@ -172,7 +180,10 @@ describe('parseAgentSpecs', () => {
     const parsed = parseAgentSpecs(['boulware', 'conceder:kappa=0.2']);
     expect(parsed.ok && parsed.value.map((s) => s.label)).toEqual(['boulware', 'conceder:kappa=0.2']);
     const twice = parseAgentSpecs(['boulware:beta=0.5', 'boulware:beta=0.50']);
-    expect(twice).toMatchObject({ ok: false, error: { code: 'listed-twice', data: { label: 'boulware:beta=0.5' }, message: 'agent "boulware:beta=0.5" is listed twice' } });
+    expect(twice).toMatchObject({
+      ok: false,
+      error: { code: 'listed-twice', data: { label: 'boulware:beta=0.5' }, message: 'agent "boulware:beta=0.5" is listed twice' },
+    });
     expect(parseAgentSpecs(['linear', 'nope']).ok).toBe(false);
   });
 });
@@ -222,17 +233,20 @@ describe('language model specs', () => {
   it('builds WebLLM agents only where the page gives the factory its engines', async () => {
     expect(() => makeAgent('webllm:Qwen3-0.6B-q4f32_1-MLC', 'buyer', { rng: createRng(1), jobId: 'x', seed: 1 })).toThrow(WEBLLM_ONLY_IN_BROWSER);
     const asked: { model: string; thinking: boolean | undefined }[] = [];
-    const factory = createAgentFactory({}, {
-      webllm: (model) => ({
-        name: 'webllm',
-        model,
-        capabilities: { jsonSchema: true, tools: true, thinking: true },
-        async complete(request) {
-          asked.push({ model, thinking: request.thinking });
-          return { text: '{"message":"no","action":{"type":"walk_away"}}', tokensIn: 1, tokensOut: 1 };
-        },
-      }),
-    });
+    const factory = createAgentFactory(
+      {},
+      {
+        webllm: (model) => ({
+          name: 'webllm',
+          model,
+          capabilities: { jsonSchema: true, tools: true, thinking: true },
+          async complete(request) {
+            asked.push({ model, thinking: request.thinking });
+            return { text: '{"message":"no","action":{"type":"walk_away"}}', tokensIn: 1, tokensOut: 1 };
+          },
+        }),
+      },
+    );
     const s = scenario(150, 90);
     const agent = factory('webllm:Qwen3-0.6B-q4f32_1-MLC+think', 'buyer', { rng: createRng(1), jobId: 'x', seed: 1 });
     const reply = await agent.act(observeAfter(s, [{ message: '', action: { type: 'offer', price: 120 } }]), new AbortController().signal);

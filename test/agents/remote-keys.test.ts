@@ -26,8 +26,7 @@ function keysSeenBy(s: ChatServer): string[] {
   return ALL_KEYS.filter((k) => seen.includes(k));
 }
 
-const authOf = (s: ChatServer) =>
-  s.requests.map((r) => r.headers.authorization ?? r.headers['x-api-key'] ?? r.headers['x-goog-api-key'] ?? null);
+const authOf = (s: ChatServer) => s.requests.map((r) => r.headers.authorization ?? r.headers['x-api-key'] ?? r.headers['x-goog-api-key'] ?? null);
 
 async function ask(settings: RemoteSettings, provider: RemoteProvider, model = 'm'): Promise<void> {
   await new RemoteBackends({ ...settings, ...quick }).get({ provider, model }).complete({ messages: [{ role: 'user', content: 'hi' }] }, live());

@@ -120,7 +120,8 @@ describe('acceptance', () => {
       expect(moveOf(agent(name, 'seller'), facing(79.99))).toEqual(offer(80));
       expect(moveOf(agent(name, 'seller'), facing(80))).toEqual({ action: { type: 'accept' } });
     }
-    for (const name of ['tit-for-tat', 'haggler', 'hardliner']) expect(moveOf(agent(name, 'seller'), facing(79.99))).not.toEqual({ action: { type: 'accept' } });
+    for (const name of ['tit-for-tat', 'haggler', 'hardliner'])
+      expect(moveOf(agent(name, 'seller'), facing(79.99))).not.toEqual({ action: { type: 'accept' } });
   });
 });
 
@@ -293,13 +294,10 @@ describe('parameters', () => {
 });
 
 describe('every scripted strategy', () => {
-  it.each(STRATEGIES.filter((d) => d.rational).map((d) => d.name))(
-    '%s walks away when it values the item under a cent (no rational offer exists)',
-    (name) => {
-      const obs = observeAfter(scenario(0, 0), [offer(5)]);
-      expect(moveOf(agent(name, 'buyer'), obs)).toEqual({ action: { type: 'walk_away' } });
-    },
-  );
+  it.each(STRATEGIES.filter((d) => d.rational).map((d) => d.name))('%s walks away when it values the item under a cent (no rational offer exists)', (name) => {
+    const obs = observeAfter(scenario(0, 0), [offer(5)]);
+    expect(moveOf(agent(name, 'buyer'), obs)).toEqual({ action: { type: 'walk_away' } });
+  });
 
   it.each(STRATEGY_NAMES)('%s still answers with a legal move when told to retry', (name) => {
     for (const preset of PRESETS) {
@@ -345,7 +343,7 @@ describe('behaviour measures on the scripted strategies (DESIGN.md: patience)', 
       const { events } = role === 'seller' ? await play(s, opponent, self) : await play(s, self, opponent);
       const m = computeMetrics(s, events);
       expect(m[role].patience).toBeCloseTo(expected(e), 2);
-      expect(m[role].opening).toBeCloseTo((role === 'seller' ? RANGE.hi : RANGE.lo) / 100 + (role === 'seller' ? -1 : 1) * ((1 / 21) ** e) * 0.375, 3);
+      expect(m[role].opening).toBeCloseTo((role === 'seller' ? RANGE.hi : RANGE.lo) / 100 + (role === 'seller' ? -1 : 1) * (1 / 21) ** e * 0.375, 3);
     }
   });
 

@@ -168,7 +168,8 @@ try {
   const filterAt = await page.evaluate(() => performance.now());
   await page.getByLabel('Outcome').selectOption('walk_away');
   await page.waitForFunction(
-    (all) => [...document.querySelectorAll('[role=status]')].some((e) => /matching negotiations/.test(e.textContent ?? '') && !(e.textContent ?? '').startsWith(all)),
+    (all) =>
+      [...document.querySelectorAll('[role=status]')].some((e) => /matching negotiations/.test(e.textContent ?? '') && !(e.textContent ?? '').startsWith(all)),
     planned.toLocaleString('en-US'),
   );
   const filterMs = performance.now() - f0;
@@ -180,11 +181,15 @@ try {
   const ms = (t: number) => `${t.toFixed(0)} ms`;
   const list = (ts: { start: number; duration: number }[]) =>
     ts.length === 0 ? 'none' : ts.map((t) => `${ms(t.duration)} at ${((t.start - clickAt) / 1000).toFixed(2)} s`).join(', ');
-  console.log(`machine: ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, load ${os.loadavg()[0]?.toFixed(2)}; Chromium headless (${browser.context.browser()?.version() ?? 'Debian build'})${SLOWDOWN > 1 ? `, page CPU slowed ${SLOWDOWN}×` : ''}`);
+  console.log(
+    `machine: ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, load ${os.loadavg()[0]?.toFixed(2)}; Chromium headless (${browser.context.browser()?.version() ?? 'Debian build'})${SLOWDOWN > 1 ? `, page CPU slowed ${SLOWDOWN}×` : ''}`,
+  );
   console.log(`tournament: ${planned.toLocaleString('en-US')} negotiations (6 deterministic strategies, ${SCENARIOS_PER_PAIR} scenarios per ordered pair)`);
   console.log(`click to every negotiation stored ("Finished."): ${storedS.toFixed(2)} s (${Math.round(planned / storedS).toLocaleString('en-US')} per second)`);
   console.log(`click to all ${CHARTS} charts drawn (built, one frame painted): ${chartedS.toFixed(2)} s`);
-  console.log(`longest main-thread task: ${ms(longest([...during, ...charting]))} (while playing ${ms(longest(during))}, drawing results ${ms(longest(charting))})`);
+  console.log(
+    `longest main-thread task: ${ms(longest([...during, ...charting]))} (while playing ${ms(longest(during))}, drawing results ${ms(longest(charting))})`,
+  );
   console.log(`  tasks over 50 ms: ${list([...during, ...charting])}`);
   console.log(`JS heap, page: peak ${mb(peak.page)}, at the end ${mb(end.page)}`);
   console.log(`JS heap, worker: peak ${peak.workerSeen ? mb(peak.worker) : 'not measured'}, at the end ${mb(end.worker)}`);

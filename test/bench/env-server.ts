@@ -59,7 +59,9 @@ try {
   const cpu = process.cpuUsage(cpu0);
   const cpus = os.cpus();
   console.log(`machine: ${cpus[0]?.model ?? 'unknown CPU'}, ${cpus.length} cores, Node ${process.version}, load average ${os.loadavg()[0]?.toFixed(2)}`);
-  console.log(`env server: ${EPISODES} episodes against ${OPPONENT}, ${CLIENTS} concurrent HTTP clients (server and clients in one process), after ${WARMUP} warm-up episodes`);
+  console.log(
+    `env server: ${EPISODES} episodes against ${OPPONENT}, ${CLIENTS} concurrent HTTP clients (server and clients in one process), after ${WARMUP} warm-up episodes`,
+  );
   console.log(`${steps} steps (${(steps / EPISODES).toFixed(1)} per episode), ${deals} deals, mean reward ${(reward / EPISODES).toFixed(3)}`);
   console.log(
     `time ${seconds.toFixed(2)} s: ${(EPISODES / seconds).toFixed(0)} episodes/s, ${((steps + EPISODES) / seconds).toFixed(0)} requests/s; ` +

@@ -14,7 +14,19 @@ const file = (name: string) => join(dir, name);
 /** The lines of a real run file, written by the tournament command: a header, then one negotiation a line. */
 let lines: string[] = [];
 beforeAll(async () => {
-  const r = await runCli(['tournament', '--agents', 'boulware,conceder,random', '--scenarios', '2', '--seed', '3', '--samples', '0', '--jsonl', file('run.jsonl')]);
+  const r = await runCli([
+    'tournament',
+    '--agents',
+    'boulware,conceder,random',
+    '--scenarios',
+    '2',
+    '--seed',
+    '3',
+    '--samples',
+    '0',
+    '--jsonl',
+    file('run.jsonl'),
+  ]);
   expect(r.status).toBe(0);
   lines = readFileSync(file('run.jsonl'), 'utf8').split('\n');
 });
@@ -47,16 +59,33 @@ describe('parley check FILE', () => {
   });
 
   it.each([
-    ['a deal at a price nobody offered', 'deal.jsonl', () => withRow(0, (n) => {
-      const end = n.events.at(-1) as Extract<BilateralEvent, { type: 'end' }>;
-      end.outcome = { kind: 'deal', price: 0.5, turn: end.turn, acceptedBy: 'buyer' };
-      n.outcome = 'deal';
-    }), /^parley: error: .*deal\.jsonl: line 2 \(job "0-1-0"\): events\[\d+\] \(end at turn \d+\): the log ends in a deal at \$0\.50/],
-    ['an offer of −5', 'negative.jsonl', () => withRow(1, (n) => {
-      (n.events[0] as { move: { action: { type: string; price: number } } }).move.action = { type: 'offer', price: -5 };
-    }), /line 3 \(job "0-2-0"\): events\[0\] \(move at turn 0\): an illegal move: offer price must be positive \(got -5\)\n$/],
+    [
+      'a deal at a price nobody offered',
+      'deal.jsonl',
+      () =>
+        withRow(0, (n) => {
+          const end = n.events.at(-1) as Extract<BilateralEvent, { type: 'end' }>;
+          end.outcome = { kind: 'deal', price: 0.5, turn: end.turn, acceptedBy: 'buyer' };
+          n.outcome = 'deal';
+        }),
+      /^parley: error: .*deal\.jsonl: line 2 \(job "0-1-0"\): events\[\d+\] \(end at turn \d+\): the log ends in a deal at \$0\.50/,
+    ],
+    [
+      'an offer of −5',
+      'negative.jsonl',
+      () =>
+        withRow(1, (n) => {
+          (n.events[0] as { move: { action: { type: string; price: number } } }).move.action = { type: 'offer', price: -5 };
+        }),
+      /line 3 \(job "0-2-0"\): events\[0\] \(move at turn 0\): an illegal move: offer price must be positive \(got -5\)\n$/,
+    ],
     ['a job that is not in the plan', 'plan.jsonl', () => withRow(2, (n) => (n.jobId = '7-0-0')), /line 4 \(job "7-0-0"\): not a job of the run's plan/],
-    ['an edited scenario', 'scenario.jsonl', () => withRow(3, (n) => (n.scenario.sellerCost += 1)), /line 5 .*: scenario\.sellerCost is .*: not scenario 0 of the run's config/],
+    [
+      'an edited scenario',
+      'scenario.jsonl',
+      () => withRow(3, (n) => (n.scenario.sellerCost += 1)),
+      /line 5 .*: scenario\.sellerCost is .*: not scenario 0 of the run's config/,
+    ],
     ['a truncated file', 'cut.jsonl', () => lines.slice(0, 5).join('\n') + '\n', /run\.done says 12 negotiations but the file holds 4; it looks cut off\n$/],
     ['malformed JSON', 'bad.json', () => '{"format": "parley-run", oops}', /: not valid JSON: /],
     // (parley-market is a format Parley reads now: a market run; see test/storage/market-file.test.ts.)
@@ -103,7 +132,10 @@ describe('parley check FILE', () => {
     const r = await check('evil.jsonl', [JSON.stringify(header), ...lines.slice(1)].join('\n'));
     expect(r.status).toBe(0);
     expect(r.out).toBe('ok: evil\\u001b[2J\\u202ename\\u0085, 12 negotiations\n');
-    const bad = await check('evil-job.jsonl', withRow(0, (n) => (n.jobId = '\u202e0-1-0')));
+    const bad = await check(
+      'evil-job.jsonl',
+      withRow(0, (n) => (n.jobId = '\u202e0-1-0')),
+    );
     expect(bad.status).toBe(2);
     expect(bad.err).toMatch(/\(job "\\u202e0-1-0"\): not a job/);
     expect(bad.err).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u202e]/);

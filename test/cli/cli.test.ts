@@ -50,9 +50,7 @@ describe('parley run', () => {
     expect(doc.scenario.turnLimit).toBeGreaterThanOrEqual(10);
     expect(doc.scenario.turnLimit).toBeLessThanOrEqual(14);
     const text = await cli(...args);
-    expect(text.out.split('\n')[1]).toBe(
-      `limit ${doc.scenario.turnLimit} (drawn from 10–14, agents know only the range); the buyer moves first`,
-    );
+    expect(text.out.split('\n')[1]).toBe(`limit ${doc.scenario.turnLimit} (drawn from 10–14, agents know only the range); the buyer moves first`);
   });
 
   it('by default the limit is drawn from 16–24 and the seller opens the first scenario', async () => {
@@ -200,19 +198,35 @@ describe('parley tournament', () => {
   });
 
   it.each([
-    [['tournament', '--agents', 'boulware,nosuch', '--scenarios', '2'], 'bad-value', { flag: '--agents', problem: { code: 'unknown-strategy', data: { name: 'nosuch' } } }],
+    [
+      ['tournament', '--agents', 'boulware,nosuch', '--scenarios', '2'],
+      'bad-value',
+      { flag: '--agents', problem: { code: 'unknown-strategy', data: { name: 'nosuch' } } },
+    ],
     [['tournament', '--agents', 'boulware,linear', '--scenarios', '0'], 'out-of-range', { flag: '--scenarios', value: 0, min: 1 }],
     [['tournament', '--agents', 'boulware,linear', '--scenarios', '-3'], 'out-of-range', { flag: '--scenarios', value: -3 }],
     [['tournament', '--agents', 'boulware,linear'], 'scenarios-required', {}],
-    [['tournament', '--agents', 'boulware:gamma=2,linear', '--scenarios', '2'], 'bad-value', { problem: { code: 'unknown-parameter', data: { key: 'gamma', strategy: 'boulware' } } }],
-    [['tournament', '--agents', 'boulware,linear', '--scenarios', '2', '--preset', 'huge'], 'unknown-choice', { flag: '--preset', value: 'huge', choices: ['standard', 'uniform', 'wide', 'narrow'] }],
+    [
+      ['tournament', '--agents', 'boulware:gamma=2,linear', '--scenarios', '2'],
+      'bad-value',
+      { problem: { code: 'unknown-parameter', data: { key: 'gamma', strategy: 'boulware' } } },
+    ],
+    [
+      ['tournament', '--agents', 'boulware,linear', '--scenarios', '2', '--preset', 'huge'],
+      'unknown-choice',
+      { flag: '--preset', value: 'huge', choices: ['standard', 'uniform', 'wide', 'narrow'] },
+    ],
     [['tournament', '--agents', 'boulware', '--scenarios', '2'], 'too-few-agents', {}],
     [['tournament', '--agents', 'boulware,boulware', '--scenarios', '2'], 'bad-value', { problem: { code: 'listed-twice', data: { label: 'boulware' } } }],
     [['tournament', '--agents', 'boulware,linear', '--scenarios', '2', '--json', '--csv'], 'flags-exclusive', { flags: ['--json', '--csv'] }],
     [['run', '--buyer', 'boulware'], 'required', { flag: '--seller' }],
     [['run', '--buyer', 'boulware', '--seller', 'linear', '--seed', 'x'], 'not-a-number', { flag: '--seed', value: 'x' }],
     [['run', '--buyer', 'boulware', '--seller', 'linear', '--colour', 'red'], 'unknown-flag', { flag: '--colour', command: 'run' }],
-    [['run', '--buyer', 'boulware', '--seller', 'linear', '--deadline', 'soon'], 'unknown-choice', { flag: '--deadline', value: 'soon', choices: ['fixed', 'uncertain'] }],
+    [
+      ['run', '--buyer', 'boulware', '--seller', 'linear', '--deadline', 'soon'],
+      'unknown-choice',
+      { flag: '--deadline', value: 'soon', choices: ['fixed', 'uncertain'] },
+    ],
     [['run', '--buyer', 'boulware', '--seller', 'linear', '--first', 'both'], 'unknown-choice', { flag: '--first', choices: ['alternate', 'seller', 'buyer'] }],
     [['run', '--buyer', 'boulware', '--seller', 'linear', '--deadline', 'fixed', '--turns', '10-14'], 'turns-range-fixed', { value: '10-14' }],
     [['run', '--buyer', 'boulware', '--seller', 'linear', '--turns', '14-10'], 'turns-range', { value: '14-10', min: 1, max: 1000 }],
@@ -235,11 +249,19 @@ describe('parley tournament', () => {
 
   it('says each usage error in English, one line after "parley: error:"', async () => {
     const says = async (...argv: string[]) => (await cli(...argv)).err;
-    expect(await says('tournament', '--agents', 'boulware,nosuch', '--scenarios', '2')).toMatch(/^parley: error: --agents: unknown strategy "nosuch"; choose one of: boulware, linear/);
-    expect(await says('run', '--buyer', 'boulware', '--seller', 'linear', '--deadline', 'soon')).toBe('parley: error: unknown deadline "soon"; choose one of: fixed, uncertain\n');
-    expect(await says('run', '--buyer', 'boulware', '--seller', 'linear', '--turns', '14-10')).toBe('parley: error: --turns MIN-MAX must have 1 ≤ MIN ≤ MAX ≤ 1000, got "14-10"\n');
+    expect(await says('tournament', '--agents', 'boulware,nosuch', '--scenarios', '2')).toMatch(
+      /^parley: error: --agents: unknown strategy "nosuch"; choose one of: boulware, linear/,
+    );
+    expect(await says('run', '--buyer', 'boulware', '--seller', 'linear', '--deadline', 'soon')).toBe(
+      'parley: error: unknown deadline "soon"; choose one of: fixed, uncertain\n',
+    );
+    expect(await says('run', '--buyer', 'boulware', '--seller', 'linear', '--turns', '14-10')).toBe(
+      'parley: error: --turns MIN-MAX must have 1 ≤ MIN ≤ MAX ≤ 1000, got "14-10"\n',
+    );
     expect(await says('run', '--buyer', 'boulware', '--seller', 'linear', '--seed', 'x')).toBe('parley: error: --seed must be a whole number, got "x"\n');
-    expect(await says('run', '--buyer', 'boulware', '--seller', 'linear', '--temperature', 'hot')).toBe('parley: error: --temperature must be a decimal number such as 0.7, got "hot"\n');
+    expect(await says('run', '--buyer', 'boulware', '--seller', 'linear', '--temperature', 'hot')).toBe(
+      'parley: error: --temperature must be a decimal number such as 0.7, got "hot"\n',
+    );
     expect(await says('tournament', '--agents', 'boulware')).toBe('parley: error: --agents needs at least two agents (or one with --self-play)\n');
     expect(await says('sft')).toBe('parley: error: --from is required (a run file, as tournament --jsonl or the app writes it)\n');
   });

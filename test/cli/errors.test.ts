@@ -18,10 +18,7 @@ describe('a remote agent whose every call fails', () => {
   });
 
   const tournament = (agents: string) =>
-    runCli([
-      'tournament', '--agents', agents, '--scenarios', '2', '--samples', '200', '--json',
-      '--base-url', `${server.url}/v1`, '--timeout-ms', '2000',
-    ]);
+    runCli(['tournament', '--agents', agents, '--scenarios', '2', '--samples', '200', '--json', '--base-url', `${server.url}/v1`, '--timeout-ms', '2000']);
 
   type Row = { agent: string; role: string; n: number; errors: number; ci: Record<string, unknown> } & Record<string, unknown>;
   const seat = (rows: Row[], agent: string, role: string, extra: Partial<Row> = {}) =>
@@ -67,8 +64,7 @@ describe('a remote agent whose every call fails', () => {
             expect(row.ci[name], `${key} ${agent} ${other.role} ${name} interval`).toEqual(other.ci[name]);
           }
         }
-    for (const agent of ['boulware', 'linear'])
-      for (const role of ['buyer', 'seller']) expect((seat(a.leaderboard, agent, role)[0] as Row).errors).toBe(2);
+    for (const agent of ['boulware', 'linear']) for (const role of ['buyer', 'seller']) expect((seat(a.leaderboard, agent, role)[0] as Row).errors).toBe(2);
     // The pair between the two scripted agents is untouched.
     const pair = (doc: { pairs: { buyer: string; seller: string }[] }) => doc.pairs.filter((p) => !p.buyer.includes(':') && !p.seller.includes(':'));
     expect(pair(a)).toEqual(pair(b));
@@ -78,7 +74,21 @@ describe('a remote agent whose every call fails', () => {
     const dir = mkdtempSync(join(tmpdir(), 'parley-cli-errors-'));
     try {
       const path = join(dir, 'errors.jsonl');
-      const r = await runCli(['tournament', '--agents', 'boulware,openai:nobody', '--scenarios', '2', '--samples', '0', '--base-url', `${server.url}/v1`, '--timeout-ms', '2000', '--jsonl', path]);
+      const r = await runCli([
+        'tournament',
+        '--agents',
+        'boulware,openai:nobody',
+        '--scenarios',
+        '2',
+        '--samples',
+        '0',
+        '--base-url',
+        `${server.url}/v1`,
+        '--timeout-ms',
+        '2000',
+        '--jsonl',
+        path,
+      ]);
       expect(r.status).toBe(0);
       const checked = readRunFile(readFileSync(path, 'utf8'));
       if (!checked.ok) throw new Error(checked.error.message);
@@ -94,7 +104,19 @@ describe('a remote agent whose every call fails', () => {
   });
 
   it('the text leaderboard shows the errors, and the transcript of a run says why', async () => {
-    const text = await runCli(['tournament', '--agents', 'boulware,openai:nobody', '--scenarios', '1', '--samples', '0', '--base-url', `${server.url}/v1`, '--timeout-ms', '2000']);
+    const text = await runCli([
+      'tournament',
+      '--agents',
+      'boulware,openai:nobody',
+      '--scenarios',
+      '1',
+      '--samples',
+      '0',
+      '--base-url',
+      `${server.url}/v1`,
+      '--timeout-ms',
+      '2000',
+    ]);
     expect(text.status).toBe(0);
     expect(text.out).toMatch(/^buyer +openai:nobody +1 +1 /m);
     const run = await runCli(['run', '--buyer', 'openai:nobody', '--seller', 'boulware', '--base-url', `${server.url}/v1`, '--timeout-ms', '2000']);

@@ -46,7 +46,9 @@ describe.each(COMMANDS.map((c) => [c.name, c] as const))('%s', (name, command) =
   });
 
   it('its example uses only flags it takes, with values its parser reads', () => {
-    const example = helpText(command).split('\n').find((l) => l.startsWith(`  npm run parley -- ${name}`)) as string;
+    const example = helpText(command)
+      .split('\n')
+      .find((l) => l.startsWith(`  npm run parley -- ${name}`)) as string;
     const argv = example.trim().split(/\s+/).slice(5);
     const parsed = parseFlags(argv, command);
     for (const [flag, def] of flags) {
@@ -62,14 +64,19 @@ describe.each(COMMANDS.map((c) => [c.name, c] as const))('%s', (name, command) =
       const argv = def.kind === 'switch' ? [`--${flag}`] : [`--${flag}`, 'x'];
       const parsed = parseFlags(argv, command);
       if (def.kind === 'switch') expect(parsed.switches.has(flag)).toBe(true);
-      else expect(def.kind === 'text' && def.repeat ? parsed.lists.get(flag) : parsed.values.get(flag)).toEqual(def.kind === 'text' && def.repeat ? ['x'] : 'x');
+      else
+        expect(def.kind === 'text' && def.repeat ? parsed.lists.get(flag) : parsed.values.get(flag)).toEqual(def.kind === 'text' && def.repeat ? ['x'] : 'x');
       if (def.kind !== 'switch') expect(() => parseFlags([`--${flag}`], command)).toThrow(`--${flag} needs a value`);
       else expect(() => parseFlags([`--${flag}=1`], command)).toThrow(`--${flag} takes no value`);
     }
   });
 
   it('an unknown flag is one line naming it and where the flags are listed, exit status 2', async () => {
-    for (const argv of [[name, '--colour', 'red'], [name, '--colour=red'], [name, '-q']]) {
+    for (const argv of [
+      [name, '--colour', 'red'],
+      [name, '--colour=red'],
+      [name, '-q'],
+    ]) {
       const r = await runCli(argv);
       const flag = (argv[1] as string).split('=')[0];
       expect(r.status).toBe(2);
@@ -84,7 +91,7 @@ describe('the top-level help', () => {
     const help = await runCli(['help']);
     expect(help.status).toBe(0);
     for (const argv of [['--help'], ['-h'], []]) expect((await runCli(argv)).out).toBe(help.out);
-    for (const name of names) expect(help.out).toMatch(new RegExp(`^  ${name}( |$)`, "m"));
+    for (const name of names) expect(help.out).toMatch(new RegExp(`^  ${name}( |$)`, 'm'));
     expect(help.out).toContain('--help');
   });
 

@@ -62,7 +62,10 @@ describe('tournament --jsonl', () => {
     expect(first.buyer).toBe('boulware');
     expect(first.seller).toBe('conceder:beta=3');
     expect(first.oracle.buyer === null || typeof first.oracle.buyer.oracleShare === 'number').toBe(true);
-    const againstRandom = lines.slice(1, -1).map((l) => JSON.parse(l)).filter((l) => l.seller === 'random');
+    const againstRandom = lines
+      .slice(1, -1)
+      .map((l) => JSON.parse(l))
+      .filter((l) => l.seller === 'random');
     expect(againstRandom.length).toBeGreaterThan(0);
     for (const l of againstRandom) expect(l.oracle.buyer).toBeNull();
     expect(lines.slice(1, -1).some((l) => JSON.parse(l).oracle.buyer !== null)).toBe(true);
@@ -81,7 +84,10 @@ describe('tournament --jsonl', () => {
     lines[at] = JSON.stringify(line);
     const checked = readRunFile(lines.join('\n'));
     expect(checked.ok).toBe(false);
-    if (!checked.ok) expect(checked.error.message).toMatch(new RegExp(`^line ${at + 1} \\(job "[^"]+"\\): oracle\\.buyer is \\{"oracleShare":1,"oracleGap":1\\} but the oracle search gives`));
+    if (!checked.ok)
+      expect(checked.error.message).toMatch(
+        new RegExp(`^line ${at + 1} \\(job "[^"]+"\\): oracle\\.buyer is \\{"oracleShare":1,"oracleGap":1\\} but the oracle search gives`),
+      );
   });
 
   it('the same arguments write byte-identical files, whatever is printed', async () => {

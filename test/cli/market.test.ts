@@ -10,11 +10,36 @@ import { runCli, usageProblem } from './helpers';
 import { move, promptOf, start, type ChatServer, type RecordedRequest } from '../support/chat-server';
 
 const cli = (...argv: string[]) => runCli(argv);
-const METRICS = ['constraintAdherence', 'sellerSurplus', 'buyerSurplus', 'extraction', 'allocationQuality', 'optimalWelfare', 'realisedWelfare', 'sellThrough', 'budgetUsed'];
+const METRICS = [
+  'constraintAdherence',
+  'sellerSurplus',
+  'buyerSurplus',
+  'extraction',
+  'allocationQuality',
+  'optimalWelfare',
+  'realisedWelfare',
+  'sellThrough',
+  'budgetUsed',
+];
 
 describe('parley market', () => {
   it('--json prints the scenario, events, allocation and the nine metrics, which agree with each other', async () => {
-    const r = await cli('market', '--buyers', '4', '--products', '3', '--budget', '7', '--valuation', 'correlated', '--seller', 'greedy', '--seed', '5', '--json');
+    const r = await cli(
+      'market',
+      '--buyers',
+      '4',
+      '--products',
+      '3',
+      '--budget',
+      '7',
+      '--valuation',
+      'correlated',
+      '--seller',
+      'greedy',
+      '--seed',
+      '5',
+      '--json',
+    );
     expect(r.status).toBe(0);
     expect(r.err).toBe('');
     const doc = JSON.parse(r.out);
@@ -32,7 +57,10 @@ describe('parley market', () => {
     const cost = (id: string) => doc.scenario.products.find((p: { id: string }) => p.id === id).cost;
     const sellerSurplus = sales.reduce((s: number, x: { product: string; price: number }) => s + x.price - cost(x.product), 0);
     expect(doc.metrics.sellerSurplus).toBeCloseTo(sellerSurplus, 6);
-    expect(doc.metrics.optimalWelfare).toBeCloseTo(optimal.reduce((s: number, a: { welfare: number }) => s + a.welfare, 0), 6);
+    expect(doc.metrics.optimalWelfare).toBeCloseTo(
+      optimal.reduce((s: number, a: { welfare: number }) => s + a.welfare, 0),
+      6,
+    );
     expect(doc.metrics.extraction).toBeCloseTo(doc.metrics.sellerSurplus / doc.metrics.optimalWelfare, 9);
     expect(doc.metrics.realisedWelfare).toBeCloseTo(doc.metrics.sellerSurplus + doc.metrics.buyerSurplus, 6);
     expect(doc.metrics.sellThrough).toBe(sales.length / 3);
@@ -46,7 +74,17 @@ describe('parley market', () => {
     expect(r.out).toMatch(/^ {2}1 seller → b1: p\d at \$\d+\.\d\d/m);
     expect(r.out).toMatch(/^ended: /m);
     expect(r.out).toMatch(/^optimal allocation/m);
-    for (const label of ['constraint adherence', 'seller surplus', 'buyer surplus', 'extraction', 'allocation quality', 'optimal welfare', 'realised welfare', 'sell-through', 'budget used'])
+    for (const label of [
+      'constraint adherence',
+      'seller surplus',
+      'buyer surplus',
+      'extraction',
+      'allocation quality',
+      'optimal welfare',
+      'realised welfare',
+      'sell-through',
+      'budget used',
+    ])
       expect(r.out).toMatch(new RegExp(`^${label} +\\S+$`, 'm'));
   });
 
@@ -65,9 +103,21 @@ describe('parley market', () => {
   it.each([
     [['market', '--products', '3'], 'required', { flag: '--buyers' }],
     [['market', '--buyers', '51', '--products', '3'], 'out-of-range', { flag: '--buyers', value: 51, min: 1, max: 50 }],
-    [['market', '--buyers', '2', '--products', '2', '--valuation', 'weird'], 'unknown-choice', { flag: '--valuation', value: 'weird', choices: ['independent', 'correlated', 'shifted', 'segmented', 'lognormal'] }],
-    [['market', '--buyers', '2', '--products', '2', '--seller', 'margin'], 'bad-value', { flag: '--seller', problem: { code: 'unknown-strategy', data: { role: 'seller', name: 'margin' } } }],
-    [['market', '--buyers', '2', '--products', '2', '--buyer', 'margin:patience=-1'], 'bad-value', { flag: '--buyer', problem: { code: 'parameter-out-of-range', data: { key: 'patience', value: -1 } } }],
+    [
+      ['market', '--buyers', '2', '--products', '2', '--valuation', 'weird'],
+      'unknown-choice',
+      { flag: '--valuation', value: 'weird', choices: ['independent', 'correlated', 'shifted', 'segmented', 'lognormal'] },
+    ],
+    [
+      ['market', '--buyers', '2', '--products', '2', '--seller', 'margin'],
+      'bad-value',
+      { flag: '--seller', problem: { code: 'unknown-strategy', data: { role: 'seller', name: 'margin' } } },
+    ],
+    [
+      ['market', '--buyers', '2', '--products', '2', '--buyer', 'margin:patience=-1'],
+      'bad-value',
+      { flag: '--buyer', problem: { code: 'parameter-out-of-range', data: { key: 'patience', value: -1 } } },
+    ],
     [['market', '--buyers', '2', '--products', '2', '--budget', '0'], 'out-of-range', { flag: '--budget', value: 0, min: 1, max: 10000 }],
     [['market', '--preset', 'huge'], 'unknown-market-preset', { name: 'huge' }],
     [['market', '--buyers', '2', '--products', '2', '--turns', '3'], 'unknown-flag', { flag: '--turns', command: 'market' }],
@@ -84,7 +134,9 @@ describe('parley market', () => {
   });
 
   it('says a refused market flag in English', async () => {
-    expect((await runCli(['market', '--buyers', '2', '--products', '2', '--seller', 'margin'])).err).toMatch(/^parley: error: --seller: unknown market seller "margin"; choose one of: /);
+    expect((await runCli(['market', '--buyers', '2', '--products', '2', '--seller', 'margin'])).err).toMatch(
+      /^parley: error: --seller: unknown market seller "margin"; choose one of: /,
+    );
     expect((await runCli(['market-tournament', '--configs', 'small,small'])).err).toBe('parley: error: --configs: "small" is listed twice\n');
   });
 
@@ -128,7 +180,17 @@ describe('parley market-tournament', () => {
   });
 
   it('prints a table per configuration, held-out ones marked; --samples 0 leaves intervals out', async () => {
-    const r = await cli('market-tournament', '--sellers', 'greedy,explore:probe=1.5', '--configs', 'standard,held-out-4x9-lognormal', '--markets', '3', '--samples', '0');
+    const r = await cli(
+      'market-tournament',
+      '--sellers',
+      'greedy,explore:probe=1.5',
+      '--configs',
+      'standard,held-out-4x9-lognormal',
+      '--markets',
+      '3',
+      '--samples',
+      '0',
+    );
     expect(r.status).toBe(0);
     expect(r.out).toMatch(/^12 markets: 2 sellers × 2 configurations × 3 markets, buyers margin, seed 1$/m);
     expect(r.out).toMatch(/^standard: 5 buyers × 5 products/m);
@@ -141,7 +203,10 @@ describe('parley market-tournament', () => {
     const path = join(dir, 'markets.jsonl');
     const r = await cli('market-tournament', '--configs', 'small', '--markets', '2', '--jsonl', path);
     expect(r.status).toBe(0);
-    const lines = (await readFile(path, 'utf8')).trimEnd().split('\n').map((l) => JSON.parse(l));
+    const lines = (await readFile(path, 'utf8'))
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines[0]).toMatchObject({ format: 'parley-run-jsonl', version: 4, game: 'market', run: { status: 'done', planned: 6, done: 6, message: null } });
     expect(lines).toHaveLength(7);
     for (const [index, m] of lines.slice(1).entries()) {
@@ -163,7 +228,10 @@ describe('parley market-tournament', () => {
     expect(status).toBe(130);
     expect(err).toBe('parley: stopped after 0/6 markets; the results below cover those\n');
     expect(out).toMatch(/^0 markets: /);
-    const [head] = (await readFile(path, 'utf8')).trimEnd().split('\n').map((l) => JSON.parse(l));
+    const [head] = (await readFile(path, 'utf8'))
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(head.run).toMatchObject({ status: 'cancelled', planned: 6, done: 0, message: 'stopped from the command line after 0 of 6 markets' });
   });
 });
@@ -172,7 +240,10 @@ describe('benchMarkets', () => {
   it('returns printable lines: markets per second per seller at 10×10 and 20×20, and the median optimal matching at 20×20', () => {
     const lines = benchMarkets({ seconds: 0.001, warmUp: 1, minMarkets: 2 });
     expect(lines).toHaveLength(4);
-    for (const [i, size] of [[1, '10×10'], [2, '20×20']] as const)
+    for (const [i, size] of [
+      [1, '10×10'],
+      [2, '20×20'],
+    ] as const)
       expect(lines[i]).toMatch(new RegExp(`^  ${size}: catalog [\\d,]+/s \\([\\d.]+ ms CPU, \\d+ events each\\); greedy .*; explore `));
     expect(lines[3]).toMatch(/^optimal matching \(Hungarian\), 20×20 market: median [\d.]+ (ms|µs) \(target under 5 ms: (met|missed)\)$/);
   });

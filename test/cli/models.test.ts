@@ -37,7 +37,12 @@ describe('the command line’s model settings', () => {
     expect(first.status).toBe(0);
     expect(first.bodies.length).toBeGreaterThan(1);
     for (const body of first.bodies) {
-      expect((body.tools as { function: { name: string } }[]).map((t) => t.function.name)).toEqual(['make_offer', 'respond_to_offer', 'send_message', 'walk_away']);
+      expect((body.tools as { function: { name: string } }[]).map((t) => t.function.name)).toEqual([
+        'make_offer',
+        'respond_to_offer',
+        'send_message',
+        'walk_away',
+      ]);
       expect(body).not.toHaveProperty('response_format');
       expect(body).toMatchObject({ temperature: 0.7, max_tokens: 512, chat_template_kwargs: { enable_thinking: false } });
       expect(Number.isInteger(body.seed)).toBe(true);
@@ -51,7 +56,20 @@ describe('the command line’s model settings', () => {
   });
 
   it('--interface json, --temperature and --max-tokens reach every request', async () => {
-    const r = await requestsOf(['run', '--buyer', 'openai:m', '--seller', 'vllm:n', '--interface', 'json', '--temperature', '0.2', '--max-tokens', '300', '--json']);
+    const r = await requestsOf([
+      'run',
+      '--buyer',
+      'openai:m',
+      '--seller',
+      'vllm:n',
+      '--interface',
+      'json',
+      '--temperature',
+      '0.2',
+      '--max-tokens',
+      '300',
+      '--json',
+    ]);
     expect(r.status).toBe(0);
     expect(new Set(r.requests.map((q) => q.model))).toEqual(new Set(['m', 'n']));
     for (const q of r.requests) {
@@ -85,7 +103,9 @@ describe('the command line’s model settings', () => {
     const before = server.requests.length;
     const think = await cli(['run', '--buyer', 'groq:m+think', '--seller', 'boulware', '--base-url', `${server.url}/v1`]);
     expect(think.status).toBe(2);
-    expect(think.err).toMatch(/^parley: error: --buyer: "\+think": Groq has no setting that turns thinking on and off for all its models, so groq:m cannot be told to think; providers that can: /);
+    expect(think.err).toMatch(
+      /^parley: error: --buyer: "\+think": Groq has no setting that turns thinking on and off for all its models, so groq:m cannot be told to think; providers that can: /,
+    );
     const every = await cli(['run', '--buyer', 'lmstudio:m', '--seller', 'boulware', '--thinking', '--base-url', `${server.url}/v1`]);
     expect(every.status).toBe(2);
     expect(every.err).toMatch(/^parley: error: --thinking: "\+think": LM Studio has no setting/);

@@ -17,7 +17,10 @@ const dir = mkdtempSync(join(tmpdir(), 'parley-cli-output-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const file = (name: string) => join(dir, name);
 /** What lies beside `name` in its folder (the file itself included). */
-const beside = (name: string) => readdirSync(dir).filter((entry) => entry.startsWith(name)).sort();
+const beside = (name: string) =>
+  readdirSync(dir)
+    .filter((entry) => entry.startsWith(name))
+    .sort();
 
 /** Runs the CLI in-process with a signal, so that a scripted tournament yields now and then and two of them interleave. */
 async function cliYielding(argv: readonly string[]) {
@@ -75,7 +78,21 @@ describe('two tournaments writing one --jsonl path', () => {
 
   it('market tournaments too', async () => {
     const shared = file('market.jsonl');
-    const market = (seed: string) => ['market-tournament', '--sellers', 'greedy,explore', '--configs', 'small,scarce', '--markets', '20', '--samples', '0', '--seed', seed, '--jsonl', shared];
+    const market = (seed: string) => [
+      'market-tournament',
+      '--sellers',
+      'greedy,explore',
+      '--configs',
+      'small,scarce',
+      '--markets',
+      '20',
+      '--samples',
+      '0',
+      '--seed',
+      seed,
+      '--jsonl',
+      shared,
+    ];
     const [a, b] = await Promise.all([cliYielding(market('1')), cliYielding(market('2'))]);
     expect([a.status, a.err, b.status, b.err]).toEqual([0, '', 0, '']);
     const text = readFileSync(shared, 'utf8');

@@ -72,7 +72,9 @@ describe('a registered game on the command line', () => {
     writeFileSync(join(dir, 'edited.jsonl'), lines.join('\n'));
     const refused = await runCli(['check', join(dir, 'edited.jsonl')]);
     expect(refused.status).toBe(2);
-    expect(refused.err).toMatch(/^parley: error: .*edited\.jsonl: line 3: events\[2\]: the log ends in a split of \d+ and \d+, but its moves end the ultimatum game in a split of \d+ and \d+\n$/);
+    expect(refused.err).toMatch(
+      /^parley: error: .*edited\.jsonl: line 3: events\[2\]: the log ends in a split of \d+ and \d+, but its moves end the ultimatum game in a split of \d+ and \d+\n$/,
+    );
   });
 
   it('refuses a second game under a name already taken, or parts that name different games', () => {

@@ -18,7 +18,6 @@ function answer(req: RecordedRequest) {
   return slow(15, move({ message: 'My offer.', action: { type: 'offer', price: Math.round(price * 100) / 100 } }));
 }
 
-
 describe('the CLI with remote models', () => {
   let server: ChatServer;
   beforeAll(async () => {
@@ -29,10 +28,10 @@ describe('the CLI with remote models', () => {
   });
 
   it('plays a remote model over HTTP, with the key given for --base-url sent only there and printed nowhere', async () => {
-    const r = await cli(
-      ['run', '--buyer', 'openai:test-model', '--seller', 'boulware', '--seed', '2', '--base-url', `${server.url}/v1`, '--json'],
-      { PARLEY_API_KEY: KEY, OPENAI_API_KEY: 'sk-openai-not-for-this-host-0000' },
-    );
+    const r = await cli(['run', '--buyer', 'openai:test-model', '--seller', 'boulware', '--seed', '2', '--base-url', `${server.url}/v1`, '--json'], {
+      PARLEY_API_KEY: KEY,
+      OPENAI_API_KEY: 'sk-openai-not-for-this-host-0000',
+    });
     expect(r.err).toBe('');
     expect(r.status).toBe(0);
     const doc = JSON.parse(r.out);
@@ -50,7 +49,22 @@ describe('the CLI with remote models', () => {
     const path = join(dir, 'remote.jsonl');
     try {
       const r = await cli(
-        ['tournament', '--agents', 'openai:test-model,boulware,conceder', '--scenarios', '3', '--samples', '0', '--concurrency', '4', '--base-url', `${server.url}/v1`, '--json', '--jsonl', path],
+        [
+          'tournament',
+          '--agents',
+          'openai:test-model,boulware,conceder',
+          '--scenarios',
+          '3',
+          '--samples',
+          '0',
+          '--concurrency',
+          '4',
+          '--base-url',
+          `${server.url}/v1`,
+          '--json',
+          '--jsonl',
+          path,
+        ],
         { PARLEY_API_KEY: KEY },
       );
       expect(r.status).toBe(0);
@@ -90,7 +104,9 @@ describe('the CLI with remote models', () => {
     const before = server.requests.length;
     const r = await cli(['tournament', '--agents', 'boulware,webllm:Qwen3-0.6B-q4f32_1-MLC', '--scenarios', '1'], {});
     expect(r.status).toBe(2);
-    expect(r.err.trim()).toBe('parley: error: webllm:Qwen3-0.6B-q4f32_1-MLC: WebLLM models run only in the browser app (the Arena and Tournament pages), on the GPU of the machine that opens it');
+    expect(r.err.trim()).toBe(
+      'parley: error: webllm:Qwen3-0.6B-q4f32_1-MLC: WebLLM models run only in the browser app (the Arena and Tournament pages), on the GPU of the machine that opens it',
+    );
     expect(r.out).toBe('');
     expect(server.requests.length).toBe(before);
   });

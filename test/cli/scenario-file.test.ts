@@ -29,7 +29,21 @@ let lines: string[] = [];
 let printed = '';
 beforeAll(async () => {
   const run = promisify(execFile);
-  const args = ['tsx', 'src/cli/parley.ts', 'tournament', '--agents', AGENTS.join(','), '--scenarios-from', FIXTURE, '--seed', '4', '--samples', '0', '--jsonl', file('run.jsonl')];
+  const args = [
+    'tsx',
+    'src/cli/parley.ts',
+    'tournament',
+    '--agents',
+    AGENTS.join(','),
+    '--scenarios-from',
+    FIXTURE,
+    '--seed',
+    '4',
+    '--samples',
+    '0',
+    '--jsonl',
+    file('run.jsonl'),
+  ];
   const { stdout, stderr } = await run('npx', args);
   expect(stderr).toBe('');
   printed = stdout;
@@ -65,7 +79,19 @@ describe('tournament --scenarios-from FILE', () => {
   });
 
   it('the same file and seed write the same file (but for the dates)', async () => {
-    const again = await runCli(['tournament', '--agents', AGENTS.join(','), '--scenarios-from', FIXTURE, '--seed', '4', '--samples', '0', '--jsonl', file('again.jsonl')]);
+    const again = await runCli([
+      'tournament',
+      '--agents',
+      AGENTS.join(','),
+      '--scenarios-from',
+      FIXTURE,
+      '--seed',
+      '4',
+      '--samples',
+      '0',
+      '--jsonl',
+      file('again.jsonl'),
+    ]);
     expect(again.status).toBe(0);
     const undated = (text: string) => text.replace(/"(createdAt|updatedAt)":\d+/g, '"$1":0');
     expect(undated(readFileSync(file('again.jsonl'), 'utf8'))).toBe(undated(lines.join('\n')));
@@ -126,7 +152,9 @@ describe('tournament --scenarios-from FILE', () => {
     writeFileSync(path, [good[0], good[9], JSON.stringify({ ...JSON.parse(good[1]!), sellerCost: 1 })].join('\n'));
     const r = await runCli(['tournament', '--agents', 'boulware,linear', '--scenarios-from', path]);
     expect(r.status).toBe(2);
-    expect(r.err).toBe(`parley: error: --scenarios-from ${path}: line 3: id "101-0" is also at line 1 with other fields (sellerCost 1 here, 33.8 there); an id names one scenario\n`);
+    expect(r.err).toBe(
+      `parley: error: --scenarios-from ${path}: line 3: id "101-0" is also at line 1 with other fields (sellerCost 1 here, 33.8 there); an id names one scenario\n`,
+    );
   });
 
   it('refuses a file over 8 MB by its size, unread, and a path that is not a file', async () => {

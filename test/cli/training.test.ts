@@ -65,12 +65,17 @@ describe('parley sft', () => {
     const checked = readRunFile(readFileSync(run, 'utf8'));
     if (!checked.ok) throw new Error(checked.error.message);
     const moved = (row: (typeof checked.value.rows)[number], scenarios?: Set<string>) =>
-      (['buyer', 'seller'] as const).filter((seat) => (!scenarios || scenarios.has(row.scenario.id)) && row.events.some((e) => e.type === 'move' && e.actor === seat)).length;
+      (['buyer', 'seller'] as const).filter(
+        (seat) => (!scenarios || scenarios.has(row.scenario.id)) && row.events.some((e) => e.type === 'move' && e.actor === seat),
+      ).length;
     const seats = checked.value.rows.reduce((n, row) => n + moved(row), 0);
     expect(seats).toBeGreaterThan(450);
     expect(train.length + validation.length).toBe(seats);
     // 4 of the 20 scenarios are held out, every example of theirs.
-    const held = validationScenarios(checked.value.rows.map((r) => r.scenario.id), 0.2);
+    const held = validationScenarios(
+      checked.value.rows.map((r) => r.scenario.id),
+      0.2,
+    );
     expect(held.size).toBe(4);
     expect(validation.length).toBe(checked.value.rows.reduce((n, row) => n + moved(row, held), 0));
     expect(train.every((ex) => ex.tools !== undefined)).toBe(true);
@@ -88,7 +93,9 @@ describe('parley sft', () => {
   it('filters by seat, agent, deals and share, and writes JSON moves to stdout with --interface json', async () => {
     const io = capture();
     // The agent is read as a spec and named by its label, as the run names it.
-    expect(await sftCommand.run(['--from', run, '--seat', 'seller', '--agent', ' conceder ', '--deals-only', '--min-share', '0.3', '--interface', 'json'], io)).toBe(0);
+    expect(
+      await sftCommand.run(['--from', run, '--seat', 'seller', '--agent', ' conceder ', '--deals-only', '--min-share', '0.3', '--interface', 'json'], io),
+    ).toBe(0);
     const examples = lines(io.stdout);
     expect(examples.length).toBeGreaterThan(0);
     expect(examples.length).toBeLessThan(60);
@@ -189,7 +196,11 @@ describe('parley sft never writes over its own input', () => {
 
   it('prints every file name escaped, as check does', async () => {
     const hostile = join(dir, 'x\u001b[31mred\u202e\u0007.jsonl');
-    const escaped = (text: string) => text.replace(/\u001b/g, '\\u001b').replace(/\u202e/g, '\\u202e').replace(/\u0007/g, '\\u0007');
+    const escaped = (text: string) =>
+      text
+        .replace(/\u001b/g, '\\u001b')
+        .replace(/\u202e/g, '\\u202e')
+        .replace(/\u0007/g, '\\u0007');
     const controls = /[\u0000-\u0008\u000b-\u001f\u007f\u202e]/;
     writeFileSync(hostile, before);
     const out = `${hostile}.out.jsonl`;
@@ -369,7 +380,9 @@ describe('parley serve-env', () => {
       // Seed 3: the buyer (the model) opens; the policy asks a high price, then accepts what is on the table.
       expect(view.messages[1].content).toContain('1. buyer: ');
       for (let i = 0; !view.done && i < 30; i++)
-        view = await post(`/episodes/${id}/step`, { completion: JSON.stringify(i < 2 ? { action: { type: 'offer', price: 5000 } } : { action: { type: 'accept' } }) });
+        view = await post(`/episodes/${id}/step`, {
+          completion: JSON.stringify(i < 2 ? { action: { type: 'offer', price: 5000 } } : { action: { type: 'accept' } }),
+        });
       expect(view).toMatchObject({ done: true, outcome: { kind: 'deal', acceptedBy: 'seller' } });
       expect(llm.requests.length).toBeGreaterThan(1);
       for (const req of llm.requests) {

@@ -44,8 +44,20 @@ describe('the CLI and a misbehaving model server', () => {
   it('ends a tournament of huge invalid answers with its standings, and a bounded file that check accepts', { timeout: 60_000 }, async () => {
     const path = join(dir, 'huge.jsonl');
     const r = await runCli([
-      'tournament', '--agents', 'vllm:m,hardliner', '--turns', '60', '--scenarios', '1', '--samples', '0',
-      '--base-url', `${server.url}/v1`, '--json', '--jsonl', path,
+      'tournament',
+      '--agents',
+      'vllm:m,hardliner',
+      '--turns',
+      '60',
+      '--scenarios',
+      '1',
+      '--samples',
+      '0',
+      '--base-url',
+      `${server.url}/v1`,
+      '--json',
+      '--jsonl',
+      path,
     ]);
     expect(r.err).toBe('');
     expect(r.status).toBe(0);

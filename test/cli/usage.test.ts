@@ -14,7 +14,6 @@ function answer(req: RecordedRequest) {
   return move({ message: 'My offer.', action: { type: 'offer', price } }, tokens);
 }
 
-
 describe('the CLI reports model usage and cost', () => {
   let server: ChatServer;
   beforeAll(async () => {
@@ -42,9 +41,7 @@ describe('the CLI reports model usage and cost', () => {
     const usd = cost < 1 ? `$${cost.toFixed(4)}` : `$${cost.toFixed(2)}`;
     const count = (n: number) => n.toLocaleString('en-US');
     // The model sat in 8 of the 12 negotiations; boulware and conceder made no call and have no row.
-    expect(lines[title + 3]).toMatch(
-      new RegExp(`^openai:test-model +8 +${calls} +${count(300 * calls)} +${count(40 * calls)} +\\d+ ms +\\${usd}$`),
-    );
+    expect(lines[title + 3]).toMatch(new RegExp(`^openai:test-model +8 +${calls} +${count(300 * calls)} +${count(40 * calls)} +\\d+ ms +\\${usd}$`));
     expect(lines[title + 4]).toMatch(new RegExp(`^all agents +12 +${calls} +${count(300 * calls)} +${count(40 * calls)} +\\d+ ms +\\${usd}$`));
     expect(lines[title + 5]).toBe('');
   });
@@ -67,7 +64,11 @@ describe('the CLI reports model usage and cost', () => {
     expect(doc.usage.total.meanLatencyMs).toBeCloseTo(doc.usage.total.latencyMs / calls, 9);
     expect(doc.cost.totalUsd).toBeCloseTo((300 * calls * 1 + 40 * calls * 3) / 1e6, 12);
     expect(doc.cost.unpriced).toEqual([]);
-    expect(doc.cost.byAgent[1]).toEqual({ agent: 'openai:test-model', role: 'buyer', usd: expect.closeTo((rows[1]!.tokensIn + 3 * rows[1]!.tokensOut) / 1e6, 12) });
+    expect(doc.cost.byAgent[1]).toEqual({
+      agent: 'openai:test-model',
+      role: 'buyer',
+      usd: expect.closeTo((rows[1]!.tokensIn + 3 * rows[1]!.tokensOut) / 1e6, 12),
+    });
   });
 
   it('without --price the table has no cost column, and the JSON no cost', async () => {
@@ -81,11 +82,28 @@ describe('the CLI reports model usage and cost', () => {
 
   it('a single run prints each model side’s calls, tokens, latency and cost', async () => {
     const before = server.requests.length;
-    const r = await cli(['run', '--buyer', 'openai:test-model', '--seller', 'boulware', '--seed', '4', '--base-url', `${server.url}/v1`, '--price', 'openai:test-model=15,60']);
+    const r = await cli([
+      'run',
+      '--buyer',
+      'openai:test-model',
+      '--seller',
+      'boulware',
+      '--seed',
+      '4',
+      '--base-url',
+      `${server.url}/v1`,
+      '--price',
+      'openai:test-model=15,60',
+    ]);
     expect(r.status).toBe(0);
     const calls = server.requests.length - before;
     const usd = (calls * 300 * 15 + calls * 40 * 60) / 1e6;
-    expect(r.out).toMatch(new RegExp(`^buyer openai:test-model: ${calls} model calls?, ${(300 * calls).toLocaleString('en-US')} tokens in, ${40 * calls} out, \\d+ ms per call, cost \\$${usd.toFixed(4)}$`, 'm'));
+    expect(r.out).toMatch(
+      new RegExp(
+        `^buyer openai:test-model: ${calls} model calls?, ${(300 * calls).toLocaleString('en-US')} tokens in, ${40 * calls} out, \\d+ ms per call, cost \\$${usd.toFixed(4)}$`,
+        'm',
+      ),
+    );
     expect(r.out).not.toMatch(/^seller boulware: \d+ model call/m);
   });
 
@@ -96,11 +114,20 @@ describe('the CLI reports model usage and cost', () => {
   });
 
   it.each([
-    [['--price', 'openai:test-model'], '--price must be SPEC=IN,OUT in US dollars per million input and output tokens, e.g. openai:gpt-4o-mini=0.15,0.6; got "openai:test-model"'],
-    [['--price', 'openai:test-model=1'], '--price must be SPEC=IN,OUT in US dollars per million input and output tokens, e.g. openai:gpt-4o-mini=0.15,0.6; got "openai:test-model=1"'],
+    [
+      ['--price', 'openai:test-model'],
+      '--price must be SPEC=IN,OUT in US dollars per million input and output tokens, e.g. openai:gpt-4o-mini=0.15,0.6; got "openai:test-model"',
+    ],
+    [
+      ['--price', 'openai:test-model=1'],
+      '--price must be SPEC=IN,OUT in US dollars per million input and output tokens, e.g. openai:gpt-4o-mini=0.15,0.6; got "openai:test-model=1"',
+    ],
     [['--price', 'openai:test-model=1,x'], '--price openai:test-model: output price: "x" is not a number; write dollars per million tokens, e.g. 0.15'],
     [['--price', 'openai:test-model=-2,1'], '--price openai:test-model: input price: a price cannot be negative, got -2'],
-    [['--price', 'openai:test-model=Infinity,1'], '--price openai:test-model: input price: "Infinity" is not a number; write dollars per million tokens, e.g. 0.15'],
+    [
+      ['--price', 'openai:test-model=Infinity,1'],
+      '--price openai:test-model: input price: "Infinity" is not a number; write dollars per million tokens, e.g. 0.15',
+    ],
     [['--price', 'webllm:Qwen3-0.6B-q4f32_1-MLC=1,1'], '--price: WebLLM models run on this device and cost nothing; they need no price'],
     [['--price', 'openai:test-model=1,1', '--price', 'openai:test-model=2,2'], '--price for openai:test-model given twice'],
     [['--price'], '--price needs a value'],

@@ -45,9 +45,7 @@ describe('tiers', () => {
   it('is monotone in list price', () => {
     const sorted = [...CATALOG].sort((a, b) => a.listPrice - b.listPrice);
     for (let k = 1; k < sorted.length; k++) {
-      expect(tierOf((sorted[k] as { listPrice: number }).listPrice)).toBeGreaterThanOrEqual(
-        tierOf((sorted[k - 1] as { listPrice: number }).listPrice),
-      );
+      expect(tierOf((sorted[k] as { listPrice: number }).listPrice)).toBeGreaterThanOrEqual(tierOf((sorted[k - 1] as { listPrice: number }).listPrice));
     }
     // Every item of a higher tier costs more than every item of a lower tier.
     for (const t of [1, 2, 3, 4] as const) {

@@ -5,10 +5,7 @@ describe('estimateCost', () => {
   it('is tokens in millions times the price per million, input and output apart', () => {
     expect(estimateCost({ tokensIn: 1_000_000, tokensOut: 0 }, { inputPerMTok: 0.15, outputPerMTok: 0.6 })).toBe(0.15);
     expect(estimateCost({ tokensIn: 0, tokensOut: 2_000_000 }, { inputPerMTok: 0.15, outputPerMTok: 0.6 })).toBe(1.2);
-    expect(estimateCost({ tokensIn: 12_345, tokensOut: 678 }, { inputPerMTok: 3, outputPerMTok: 15 })).toBeCloseTo(
-      (12_345 * 3 + 678 * 15) / 1e6,
-      15,
-    );
+    expect(estimateCost({ tokensIn: 12_345, tokensOut: 678 }, { inputPerMTok: 3, outputPerMTok: 15 })).toBeCloseTo((12_345 * 3 + 678 * 15) / 1e6, 15);
     expect(estimateCost({ tokensIn: 5000, tokensOut: 5000 }, { inputPerMTok: 0, outputPerMTok: 0 })).toBe(0);
   });
 });
@@ -32,7 +29,12 @@ describe('parseDollars', () => {
 describe('PriceSchema', () => {
   it('takes finite prices of 0 or more only', () => {
     expect(PriceSchema.safeParse({ inputPerMTok: 0, outputPerMTok: 1.5 }).success).toBe(true);
-    for (const bad of [{ inputPerMTok: -1, outputPerMTok: 1 }, { inputPerMTok: 1, outputPerMTok: Infinity }, { inputPerMTok: '1', outputPerMTok: 1 }, { inputPerMTok: 1 }])
+    for (const bad of [
+      { inputPerMTok: -1, outputPerMTok: 1 },
+      { inputPerMTok: 1, outputPerMTok: Infinity },
+      { inputPerMTok: '1', outputPerMTok: 1 },
+      { inputPerMTok: 1 },
+    ])
       expect(PriceSchema.safeParse(bad).success, JSON.stringify(bad)).toBe(false);
   });
 });

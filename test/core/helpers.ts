@@ -7,16 +7,11 @@ import { makeScenario, type Role, type Scenario } from '../../src/core/scenario'
 export const ITEM = { id: 'test-widget', name: 'Test widget', category: 'test', listPrice: 200 };
 
 /** A bilateral scenario with v = 150, c = 90 on a $200 item unless overridden. */
-export function scenario(
-  opts: { buyerValue?: number; sellerCost?: number; listPrice?: number; turnLimit?: number; firstMover?: Role } = {},
-): Scenario {
-  return makeScenario(
-    'test-scenario',
-    { ...ITEM, listPrice: opts.listPrice ?? ITEM.listPrice },
-    opts.buyerValue ?? 150,
-    opts.sellerCost ?? 90,
-    { turnLimit: opts.turnLimit ?? 20, firstMover: opts.firstMover ?? 'seller' },
-  );
+export function scenario(opts: { buyerValue?: number; sellerCost?: number; listPrice?: number; turnLimit?: number; firstMover?: Role } = {}): Scenario {
+  return makeScenario('test-scenario', { ...ITEM, listPrice: opts.listPrice ?? ITEM.listPrice }, opts.buyerValue ?? 150, opts.sellerCost ?? 90, {
+    turnLimit: opts.turnLimit ?? 20,
+    firstMover: opts.firstMover ?? 'seller',
+  });
 }
 
 export type BilateralTestAgent = Agent<BilateralObservation, Move> & {

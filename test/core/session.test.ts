@@ -12,8 +12,7 @@ import { call, malformed, replay, scenario } from './helpers';
 type BAgent = Agent<BilateralObservation, Move>;
 type Opts = RunOptions<Role, Move, BilateralOutcome>;
 
-const run = (agents: Record<Role, BAgent>, opts: Opts = {}, scn = scenario()) =>
-  runSession(bilateral, scn, agents, opts);
+const run = (agents: Record<Role, BAgent>, opts: Opts = {}, scn = scenario()) => runSession(bilateral, scn, agents, opts);
 
 /** Lets pending promise callbacks and zero-delay timers run. */
 const tick = () => new Promise<void>((r) => setTimeout(r, 0));
@@ -32,7 +31,6 @@ function stalled(): BAgent & { called: Promise<AbortSignal>; calls: number } {
   };
   return agent;
 }
-
 
 function expectWellFormed(events: readonly BilateralEvent[]) {
   expect(events.length).toBeGreaterThan(0);
@@ -126,10 +124,7 @@ describe('runSession: invalid answers, retries and forfeits', () => {
   });
 
   it('records an answer the agent itself could not parse, with its reason and raw text', async () => {
-    const seller = replay([
-      { kind: 'invalid', reason: 'no JSON found', raw: 'I offer a hundred bucks', call: call(50, 8, 90) },
-      offer(170),
-    ]);
+    const seller = replay([{ kind: 'invalid', reason: 'no JSON found', raw: 'I offer a hundred bucks', call: call(50, 8, 90) }, offer(170)]);
     const rec = await run({ seller, buyer: replay([WALK_AWAY]) });
     expect(rec.events[0]).toEqual({
       type: 'invalid',

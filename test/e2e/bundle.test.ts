@@ -27,9 +27,7 @@ interface Built {
 async function scripts(dir: string): Promise<Built[]> {
   const assets = join(dir, 'assets');
   const names = (await readdir(assets)).filter((n) => n.endsWith('.js'));
-  return Promise.all(
-    names.map(async (file) => ({ file, bytes: (await stat(join(assets, file))).size, text: await readFile(join(assets, file), 'utf8') })),
-  );
+  return Promise.all(names.map(async (file) => ({ file, bytes: (await stat(join(assets, file))).size, text: await readFile(join(assets, file), 'utf8') })));
 }
 
 const holding = (files: readonly Built[], marker: string) => files.filter((f) => f.text.includes(marker)).map((f) => f.file);

@@ -32,7 +32,8 @@ describe('a custom WebLLM model (fake engine)', () => {
     await form.getByLabel('MLC weights URL').fill('http://example.org/weights/');
     await form.getByLabel('Context window (tokens)').fill('100');
     await form.getByRole('button', { name: 'Add model' }).click();
-    const problems = async () => Object.fromEntries(await form.locator('[data-problem]').evaluateAll((els) => els.map((e) => [e.getAttribute('data-problem'), e.textContent?.trim()])));
+    const problems = async () =>
+      Object.fromEntries(await form.locator('[data-problem]').evaluateAll((els) => els.map((e) => [e.getAttribute('data-problem'), e.textContent?.trim()])));
     expect(await problems()).toEqual({
       weightsUrl: 'The URL of the MLC weights must start with https:// or be a path on this site starting with /.',
       libraryUrl: 'Give the URL of the model library.',
@@ -44,7 +45,10 @@ describe('a custom WebLLM model (fake engine)', () => {
     await form.getByLabel('Model library URL').fill('/libs/parley-ft-webgpu.wasm');
     await form.getByLabel('Context window (tokens)').fill('8192');
     await form.getByRole('button', { name: 'Add model' }).click();
-    await page.getByRole('status').filter({ hasText: `Added ${NAME}` }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Added ${NAME}` })
+      .waitFor();
     expect(await problems()).toEqual({});
     // The window's memory is said as it is typed (WebLLM sizes the attention cache for all of it at load).
     const windowNote = form.getByLabel('Context window (tokens)');
@@ -60,7 +64,9 @@ describe('a custom WebLLM model (fake engine)', () => {
     const row = page.locator(`tr[data-custom-model="${NAME}"]`);
     await row.waitFor();
     // Not in WebLLM's cache yet (asked with its record); Download loads it in the worker (the fake engine here).
-    await expect.poll(async () => (await row.locator('td').allTextContents()).slice(0, 4)).toEqual(['https://example.org/weights/', '/libs/parley-ft-webgpu.wasm', '8,192', 'no']);
+    await expect
+      .poll(async () => (await row.locator('td').allTextContents()).slice(0, 4))
+      .toEqual(['https://example.org/weights/', '/libs/parley-ft-webgpu.wasm', '8,192', 'no']);
     await row.getByRole('button', { name: `Download ${NAME}` }).click();
     await row.getByRole('button', { name: `Delete ${NAME} from the cache` }).waitFor({ timeout: 20_000 });
     expect(await row.locator('td').nth(3).textContent()).toBe('yes');
@@ -92,9 +98,15 @@ describe('a custom WebLLM model (fake engine)', () => {
     await page.getByRole('navigation').getByRole('link', { name: 'Models' }).click();
     await page.getByRole('button', { name: `Remove ${NAME}` }).click();
     await row.waitFor({ state: 'detached' });
-    await expect.poll(async () => (await storedRows<{ key: string; value: unknown }>(page, 'settings')).find((s) => s.key === 'webllm:custom-models')?.value).toEqual([]);
+    await expect
+      .poll(async () => (await storedRows<{ key: string; value: unknown }>(page, 'settings')).find((s) => s.key === 'webllm:custom-models')?.value)
+      .toEqual([]);
     await page.getByRole('navigation').getByRole('link', { name: 'Arena' }).click();
-    await expect.poll(() => page.getByRole('group', { name: 'Seller' }).getByLabel('Agent', { exact: true }).locator('optgroup[label="On this GPU (WebLLM)"] option').count()).toBe(4);
+    await expect
+      .poll(() =>
+        page.getByRole('group', { name: 'Seller' }).getByLabel('Agent', { exact: true }).locator('optgroup[label="On this GPU (WebLLM)"] option').count(),
+      )
+      .toBe(4);
     expect(errors).toEqual([]);
   });
 });

@@ -50,7 +50,10 @@ describe('Market page', () => {
     expect(await rows.filter({ hasText: 'market game' }).count()).toBe(1);
     // Both stored in the one store, as runs of the market game.
     const stored = await storedRows<{ game: string; done: number }>(page, 'runs');
-    expect(stored.map((r) => [r.game, r.done]).toSorted()).toEqual([['market', 1], ['market', 27]]);
+    expect(stored.map((r) => [r.game, r.done]).toSorted()).toEqual([
+      ['market', 1],
+      ['market', 27],
+    ]);
     await tournament.getByRole('link').click();
     await page.locator('.market-standings').waitFor();
     expect(await page.locator('.market-standings').textContent()).toBe(standings);

@@ -18,7 +18,14 @@ describe('offline, after one visit', () => {
     const { browser, page, url, errors } = app;
     await reopenOffline(browser, page, url);
     // The page itself came from the service worker's cache: the network is really gone.
-    expect(await page.evaluate(() => fetch(`favicon.svg?${Math.random()}`).then(() => 'reached', () => 'unreachable'))).toBe('unreachable');
+    expect(
+      await page.evaluate(() =>
+        fetch(`favicon.svg?${Math.random()}`).then(
+          () => 'reached',
+          () => 'unreachable',
+        ),
+      ),
+    ).toBe('unreachable');
 
     await page.getByLabel('Speed').selectOption({ label: 'Instant' });
     await page.getByRole('button', { name: 'Play', exact: true }).click();
@@ -45,7 +52,10 @@ describe('offline, after one visit', () => {
 
     await page.getByRole('navigation').getByRole('link', { name: 'Runs' }).click();
     await expect.poll(() => page.locator('tr[data-run-id]').count()).toBe(2);
-    await page.getByTestId('storage-estimate').getByText(/Storage used: .+ of .+ available/).waitFor();
+    await page
+      .getByTestId('storage-estimate')
+      .getByText(/Storage used: .+ of .+ available/)
+      .waitFor();
 
     // The Models page (a chunk of its own, and WebLLM's engine worker behind it) opens too, says
     // which models play offline, and offers no download while the network is gone.
@@ -56,7 +66,12 @@ describe('offline, after one visit', () => {
     for (const button of await download.all()) expect(await button.isDisabled()).toBe(true);
 
     // Each page's code is loaded when the page is first opened: those never opened online come from the cache too.
-    for (const [link, title] of [['Learn', 'Learn'], ['Market', 'Market'], ['Class', 'Class'], ['Home', 'Parley']]) {
+    for (const [link, title] of [
+      ['Learn', 'Learn'],
+      ['Market', 'Market'],
+      ['Class', 'Class'],
+      ['Home', 'Parley'],
+    ]) {
       await page.getByRole('navigation').getByRole('link', { name: link, exact: true }).click();
       await page.getByRole('heading', { level: 1, name: title, exact: true }).waitFor();
     }

@@ -130,7 +130,11 @@ export async function configureTournament(page: Page, agents: string[], scenario
   const agent = form.getByLabel('Agent', { exact: true });
   await agent.waitFor();
   const list = form.locator('ul.agents li');
-  while ((await list.count()) > 0) await list.first().getByRole('button', { name: /^Remove/ }).click();
+  while ((await list.count()) > 0)
+    await list
+      .first()
+      .getByRole('button', { name: /^Remove/ })
+      .click();
   for (const [i, name] of agents.entries()) {
     await agent.selectOption(name);
     await form.getByRole('button', { name: `Add ${name}`, exact: true }).click();

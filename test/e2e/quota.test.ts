@@ -98,7 +98,9 @@ describe('a disk already full', () => {
     await page.getByRole('button', { name: 'Play', exact: true }).click();
     const alert = page.getByRole('alert').filter({ hasText: 'Storage is full' });
     await alert.waitFor({ timeout: 30_000 });
-    expect(await alert.textContent()).toMatch(/Storage is full, so this game was played but could not be saved\. Delete or export old runs on the Runs page to free space/);
+    expect(await alert.textContent()).toMatch(
+      /Storage is full, so this game was played but could not be saved\. Delete or export old runs on the Runs page to free space/,
+    );
     expect(await page.getByText('QuotaExceededError').count()).toBe(0);
     // The game itself is on the page, and nothing half-stored is left behind.
     await page.getByRole('region', { name: 'Transcript' }).waitFor();

@@ -79,7 +79,7 @@ describe('an update with stored runs', () => {
     await page.goto(`${url}#/runs/v5-market-tournament`);
     await page.locator('.market-standings').waitFor();
     await expect.poll(() => page.locator('table.markets tbody tr').count()).toBe(4);
-    const jobId = (JSON.parse((database.batches.find((b) => b.runId === 'v5-tournament')!.negotiations.at(-1))!) as { jobId: string }).jobId;
+    const jobId = (JSON.parse(database.batches.find((b) => b.runId === 'v5-tournament')!.negotiations.at(-1)!) as { jobId: string }).jobId;
     await page.goto(`${url}#/runs/v5-tournament/${jobId}`);
     await page.getByRole('group', { name: 'Step through the events' }).waitFor();
     expect(errors).toEqual([]);

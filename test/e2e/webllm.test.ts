@@ -21,7 +21,9 @@ async function storedCalls(page: Page, runId: string): Promise<{ backend: string
   return rows
     .filter((r) => r.runId === runId)
     .flatMap((r) =>
-      r.events.flatMap((e) => ((e.type === 'move' || e.type === 'invalid') && e.call ? [{ backend: e.call.backend, model: e.call.model, actor: e.actor }] : [])),
+      r.events.flatMap((e) =>
+        (e.type === 'move' || e.type === 'invalid') && e.call ? [{ backend: e.call.backend, model: e.call.model, actor: e.actor }] : [],
+      ),
     );
 }
 
@@ -146,7 +148,9 @@ describe('WebLLM agents in the app (fake engine)', () => {
     await offline.getByRole('button', { name: 'Download Qwen3 1.7B (q4f32)' }).click();
     const failure = offline.getByRole('alert');
     await failure.waitFor({ timeout: 60_000 });
-    expect(await failure.textContent()).toMatch(/^The download of Qwen3-1\.7B-q4f32_1-MLC failed \(.+\)\. Check the connection and try again; finished parts are kept\.$/);
+    expect(await failure.textContent()).toMatch(
+      /^The download of Qwen3-1\.7B-q4f32_1-MLC failed \(.+\)\. Check the connection and try again; finished parts are kept\.$/,
+    );
     expect(await offline.getByRole('button', { name: 'Download Qwen3 1.7B (q4f32)' }).isEnabled()).toBe(true);
     expect(await offline.locator('td').nth(3).textContent()).toBe('no');
 

@@ -261,9 +261,7 @@ describe('ParleyDb versions', () => {
     cleanup(name);
     const db = openDb(name);
     await db.open();
-    const schema = Object.fromEntries(
-      db.tables.map((t) => [t.name, [t.schema.primKey.name, ...t.schema.indexes.map((i) => i.name)].join(', ')]),
-    );
+    const schema = Object.fromEntries(db.tables.map((t) => [t.name, [t.schema.primKey.name, ...t.schema.indexes.map((i) => i.name)].join(', ')]));
     db.close();
     expect(schema).toEqual({
       runs: 'id, createdAt',

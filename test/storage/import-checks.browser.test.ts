@@ -50,7 +50,9 @@ describe('import replays every negotiation and refuses a forged log, naming the 
     const at = n.events.length - 1;
     await expectRefused(
       file,
-      new RegExp(`^negotiations\\[${i}\\] \\(job "${n.jobId}"\\): events\\[${at}\\] \\(end at turn ${end.turn}\\): the log ends in a deal at \\$1\\.23 .* but its moves end the negotiation in a deal at \\$${real.toFixed(2)}`),
+      new RegExp(
+        `^negotiations\\[${i}\\] \\(job "${n.jobId}"\\): events\\[${at}\\] \\(end at turn ${end.turn}\\): the log ends in a deal at \\$1\\.23 .* but its moves end the negotiation in a deal at \\$${real.toFixed(2)}`,
+      ),
     );
   });
 
@@ -59,7 +61,10 @@ describe('import replays every negotiation and refuses a forged log, naming the 
     const file = await fresh();
     const n = file.negotiations[4]!;
     n.events[0] = { ...(n.events[0] as Extract<BilateralEvent, { type: 'move' }>), move: { action: { type: 'accept' } } };
-    await expectRefused(file, /^negotiations\[4\] \(job ".*"\): events\[0\] \(move at turn 0\): an illegal move: there is no offer from the other side to accept$/);
+    await expectRefused(
+      file,
+      /^negotiations\[4\] \(job ".*"\): events\[0\] \(move at turn 0\): an illegal move: there is no offer from the other side to accept$/,
+    );
   });
 
   test.each([-5, 0])('an offer of %d', async (price) => {
@@ -68,7 +73,10 @@ describe('import replays every negotiation and refuses a forged log, naming the 
     const n = file.negotiations[9]!;
     const k = n.events.findIndex(isOffer);
     (n.events[k] as { move: { action: { price: number } } }).move.action.price = price;
-    await expectRefused(file, new RegExp(`^negotiations\\[9\\] .*: events\\[${k}\\] \\(move at turn \\d+\\): an illegal move: offer price must be positive \\(got ${price}\\)$`));
+    await expectRefused(
+      file,
+      new RegExp(`^negotiations\\[9\\] .*: events\\[${k}\\] \\(move at turn \\d+\\): an illegal move: offer price must be positive \\(got ${price}\\)$`),
+    );
   });
 
   test('sides in the wrong order', async () => {
@@ -95,7 +103,10 @@ describe('import replays every negotiation and refuses a forged log, naming the 
     n.events = [...n.events.slice(0, 2), { type: 'end', turn: 2, outcome: { kind: 'turn_limit', turn: 2 } }];
     n.outcome = 'turn_limit';
     lines[8] = JSON.stringify(n);
-    await expectRefused(lines.join('\n'), /^line 9 \(job ".*"\): events\[2\] \(end at turn 2\): the log ends in the turn limit at turn 2, but its moves never end the negotiation \(it stops at turn 2 of 20\)$/);
+    await expectRefused(
+      lines.join('\n'),
+      /^line 9 \(job ".*"\): events\[2\] \(end at turn 2\): the log ends in the turn limit at turn 2, but its moves never end the negotiation \(it stops at turn 2 of 20\)$/,
+    );
   });
 });
 
@@ -129,7 +140,9 @@ describe('import checks a run against its own plan', () => {
     n.scenario.buyerValue = real + 1000;
     await expectRefused(
       file,
-      new RegExp(`^negotiations\\[13\\] .*: scenario\\.buyerValue is ${real + 1000} where ${real} was expected: not scenario 1 of the run's config \\(standard, seed 7\\)$`),
+      new RegExp(
+        `^negotiations\\[13\\] .*: scenario\\.buyerValue is ${real + 1000} where ${real} was expected: not scenario 1 of the run's config \\(standard, seed 7\\)$`,
+      ),
     );
   });
 
@@ -146,14 +159,20 @@ describe('import checks a run against its own plan', () => {
     if (config.kind !== 'tournament') throw new Error('not a tournament');
     // Two agents: a plan of 2 × 3 = 6 negotiations, which the file's six rows do not belong to.
     const tournament = { ...config.tournament, agents: config.tournament.agents.slice(0, 2) };
-    await expectRefused({ ...file, run: { ...file.run, planned: 6, config: { kind: 'tournament', tournament } } }, /^negotiations\[\d\] \(job ".*"\): (not a job|index is|seller is)/);
+    await expectRefused(
+      { ...file, run: { ...file.run, planned: 6, config: { kind: 'tournament', tournament } } },
+      /^negotiations\[\d\] \(job ".*"\): (not a job|index is|seller is)/,
+    );
   });
 
   test('an unfinished run with a hole in its plan', async () => {
     const { fresh, expectRefused } = await fixture(10);
     const file = await fresh();
     const negotiations = file.negotiations.filter((n) => n.index !== 4);
-    await expectRefused({ ...file, negotiations, run: { ...file.run, done: 9 } }, /^negotiations\[4\]: plan index 4 is missing before index 5; a run holds the first negotiations of its plan/);
+    await expectRefused(
+      { ...file, negotiations, run: { ...file.run, done: 9 } },
+      /^negotiations\[4\]: plan index 4 is missing before index 5; a run holds the first negotiations of its plan/,
+    );
   });
 
   test('an Arena game with another scenario or another job; an unfinished one imports as cancelled', async () => {
@@ -188,9 +207,12 @@ describe('ids that cannot collide', () => {
     await storedTournament(db, { id: 'r', rows: 36 });
     const file = JSON.parse(await exportRunJson(db, 'r')) as File;
     await deleteRun(db, 'r');
-    const as = (id: string, rows: number) =>
-      JSON.stringify({ ...file, run: { ...file.run, id, done: rows }, negotiations: file.negotiations.slice(0, rows) });
-    for (const [id, rows] of [['a', 36], ['a:0', 10], ['a:0:0', 3]] as const) {
+    const as = (id: string, rows: number) => JSON.stringify({ ...file, run: { ...file.run, id, done: rows }, negotiations: file.negotiations.slice(0, rows) });
+    for (const [id, rows] of [
+      ['a', 36],
+      ['a:0', 10],
+      ['a:0:0', 3],
+    ] as const) {
       const result = await importRun(db, as(id, rows), { now: NOW });
       expect(result.ok && result.value.id).toBe(id);
     }
@@ -199,7 +221,7 @@ describe('ids that cannot collide', () => {
     expect((await loadNegotiations(db, 'a:0:0')).total).toBe(3);
   });
 
-  test('a key already taken becomes a clear refusal, not Dexie\'s ConstraintError, and nothing is written', async () => {
+  test("a key already taken becomes a clear refusal, not Dexie's ConstraintError, and nothing is written", async () => {
     const db = freshDb();
     await storedTournament(db, { id: 'r', rows: 5 });
     const text = await exportRunJson(db, 'r');

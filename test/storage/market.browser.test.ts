@@ -127,7 +127,9 @@ describe('market runs in the one store', () => {
     lines[5] = JSON.stringify(market);
     const target = freshDb();
     const refused = await importRun(target, lines.join('\n'), { now: 1, game: 'any' });
-    expect(refused.ok ? null : refused.error.message).toMatch(/^line 6 \(market "small-2-0"\): events\[0\] \(move at turn 0\): an illegal move: unknown buyer "b99"/);
+    expect(refused.ok ? null : refused.error.message).toMatch(
+      /^line 6 \(market "small-2-0"\): events\[0\] \(move at turn 0\): an illegal move: unknown buyer "b99"/,
+    );
     expect([await target.runs.count(), await target.batches.count(), await target.digests.count()]).toEqual([0, 0, 0]);
   });
 
@@ -138,9 +140,17 @@ describe('market runs in the one store', () => {
     const batch = (await db.batches.get(`${id}:0`))!;
     await db.batches.update(batch.id, { negotiations: [batch.negotiations[0]!, '{ not json', ...batch.negotiations.slice(2)] });
     await db.runs.update(id, { config: null as never });
-    expect((await readRuns(db, 'market')).damaged).toEqual([{ game: 'market', id, name: 'two sellers', createdAt: 5_000, problem: expect.stringMatching(/^config: /) }]);
+    expect((await readRuns(db, 'market')).damaged).toEqual([
+      { game: 'market', id, name: 'two sellers', createdAt: 5_000, problem: expect.stringMatching(/^config: /) },
+    ]);
     const salvaged = JSON.parse((await salvageRun(db, id))!.text) as Record<string, unknown>;
-    expect(salvaged).toMatchObject({ format: 'parley-salvage', version: 2, game: 'market', record: { id, config: null }, unreadable: [{ batch: batch.id, at: 1, problem: 'not JSON' }] });
+    expect(salvaged).toMatchObject({
+      format: 'parley-salvage',
+      version: 2,
+      game: 'market',
+      record: { id, config: null },
+      unreadable: [{ batch: batch.id, at: 1, problem: 'not JSON' }],
+    });
     expect((salvaged.markets as MarketLine[]).map((m) => m.id)).toEqual((await playedMarkets()).filter((_, i) => i !== 1).map((m) => m.id));
 
     await deleteRun(db, id);

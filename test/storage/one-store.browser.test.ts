@@ -54,7 +54,20 @@ const RUNS: [string, Game, string][] = [
 /** A market run as version 5 could hold one damaged: a record without a config, a market that is not JSON. */
 const marketGameBatch = (database.marketBatches as { markets: string[] }[]).find((b) => b.markets.length === 1)!;
 const damaged: Rows = {
-  marketRuns: [{ id: 'v5-market-broken', name: 'a market run with no config', createdAt: 7_000, updatedAt: 7_000, status: 'done', config: null, planned: 2, done: 2, message: null, standings: null }],
+  marketRuns: [
+    {
+      id: 'v5-market-broken',
+      name: 'a market run with no config',
+      createdAt: 7_000,
+      updatedAt: 7_000,
+      status: 'done',
+      config: null,
+      planned: 2,
+      done: 2,
+      message: null,
+      standings: null,
+    },
+  ],
   marketBatches: [{ id: 'v5-market-broken:0', runId: 'v5-market-broken', first: 0, markets: [marketGameBatch.markets[0], '{ not json'] }],
 };
 
@@ -65,7 +78,11 @@ describe('version 6: one store for both games', () => {
       await new Promise((resolve) => setTimeout(resolve, 0));
       await request(indexedDB.deleteDatabase(name));
     });
-    await rawV5(name, { ...(database as unknown as Rows), marketRuns: [...database.marketRuns, ...damaged.marketRuns!], marketBatches: [...database.marketBatches, ...damaged.marketBatches!] });
+    await rawV5(name, {
+      ...(database as unknown as Rows),
+      marketRuns: [...database.marketRuns, ...damaged.marketRuns!],
+      marketBatches: [...database.marketBatches, ...damaged.marketBatches!],
+    });
 
     const db = openDb(name);
     try {
@@ -88,14 +105,18 @@ describe('version 6: one store for both games', () => {
       expect(markets.runs.map((r) => r.id)).toEqual(['v5-market-game', 'v5-market-tournament']);
 
       for (const [id, game, exported] of RUNS) {
-        for (const [format, text] of [['json', await exportRunJson(db, id)], ['jsonl', await exportRunJsonl(db, id)]] as const) {
+        for (const [format, text] of [
+          ['json', await exportRunJson(db, id)],
+          ['jsonl', await exportRunJsonl(db, id)],
+        ] as const) {
           const before = readRunFile(file(`${exported}.${format}`), undefined, 'any');
           const after = readRunFile(text, undefined, 'any');
           if (!before.ok || !after.ok) throw new Error(`${id} ${format}: ${before.ok ? '' : before.error.message} ${after.ok ? '' : after.error.message}`);
           expect(after.value, `${id} ${format}`).toEqual(before.value);
           expect(after.value.game).toBe(game);
           // A bilateral run's file is the same text, with its game named in the header.
-          if (game === 'bilateral') expect(text).toBe(file(`${exported}.${format}`).replace(/^(\{"format":"parley-run(-jsonl)?","version":2,)/, '$1"game":"bilateral",'));
+          if (game === 'bilateral')
+            expect(text).toBe(file(`${exported}.${format}`).replace(/^(\{"format":"parley-run(-jsonl)?","version":2,)/, '$1"game":"bilateral",'));
         }
         const checked = await readRun(db, id, game);
         expect(checked?.ok, id).toBe(true);
@@ -112,9 +133,20 @@ describe('version 6: one store for both games', () => {
       expect((await getRun(db, 'v5-market-tournament', 'market'))?.done).toBe(4);
 
       // The damaged market run is listed as damaged, and what can be read of it is kept.
-      expect(markets.damaged).toEqual([{ game: 'market', id: 'v5-market-broken', name: 'a market run with no config', createdAt: 7_000, problem: expect.stringMatching(/^config: /) }]);
-      const salvage = JSON.parse((await salvageRun(db, 'v5-market-broken'))!.text) as { game: string; record: unknown; markets: { id: string; index: number }[]; unreadable: unknown[] };
-      expect(salvage).toMatchObject({ game: 'market', record: { ...damaged.marketRuns![0], game: 'market' }, unreadable: [{ batch: 'v5-market-broken:0', at: 1, problem: 'not JSON' }] });
+      expect(markets.damaged).toEqual([
+        { game: 'market', id: 'v5-market-broken', name: 'a market run with no config', createdAt: 7_000, problem: expect.stringMatching(/^config: /) },
+      ]);
+      const salvage = JSON.parse((await salvageRun(db, 'v5-market-broken'))!.text) as {
+        game: string;
+        record: unknown;
+        markets: { id: string; index: number }[];
+        unreadable: unknown[];
+      };
+      expect(salvage).toMatchObject({
+        game: 'market',
+        record: { ...damaged.marketRuns![0], game: 'market' },
+        unreadable: [{ batch: 'v5-market-broken:0', at: 1, problem: 'not JSON' }],
+      });
       expect(salvage.markets.map((m) => [m.id, m.index])).toEqual([[JSON.parse(marketGameBatch.markets[0]!).id, 0]]);
     } finally {
       db.close();

@@ -27,8 +27,7 @@ const ticking = () => {
   return () => (t += 1000);
 };
 const quiet: RunReports = { progress: () => {}, status: () => {} };
-const play = (db: ParleyDb, runId: string, reports = quiet, now = ticking()) =>
-  new RunController({ db, now }, 'ultimatum', runId, {}, reports);
+const play = (db: ParleyDb, runId: string, reports = quiet, now = ticking()) => new RunController({ db, now }, 'ultimatum', runId, {}, reports);
 
 async function stored(db: ParleyDb, runId: string): Promise<unknown[]> {
   return (await loadLines(db, runId, 'ultimatum')).lines;

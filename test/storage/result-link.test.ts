@@ -47,12 +47,21 @@ describe('a result link', () => {
     const forged = forgedBotMove(await studentGame('Cy', 2, 7));
     expect(readRunFile(forged.file)).toMatchObject({ ok: false, error: { kind: 'tampered' } });
     const read = await readResultPayload(await payloadOf(forged));
-    expect(read.ok && readRunFile(read.value.text)).toMatchObject({ ok: false, error: { kind: 'tampered', message: expect.stringContaining('linear, the seller, would have offered') } });
+    expect(read.ok && readRunFile(read.value.text)).toMatchObject({
+      ok: false,
+      error: { kind: 'tampered', message: expect.stringContaining('linear, the seller, would have offered') },
+    });
   });
 
   it('cut short, mistyped, or not one at all, is refused with a reason, never thrown', async () => {
     const payload = await payloadOf(await studentGame('Di', 4, 9));
-    for (const bad of [payload.slice(0, payload.length - 40), payload.slice(0, 1), `${payload.slice(0, 10)}!${payload.slice(11)}`, 'AAAA', btoaUrl('{"hello":1}')])
+    for (const bad of [
+      payload.slice(0, payload.length - 40),
+      payload.slice(0, 1),
+      `${payload.slice(0, 10)}!${payload.slice(11)}`,
+      'AAAA',
+      btoaUrl('{"hello":1}'),
+    ])
       expect(await readResultPayload(bad)).toMatchObject({ ok: false, error: { kind: expect.stringMatching(/^(invalid-file|too-large)$/) } });
     expect(await readResultPayload('A'.repeat(MAX_PAYLOAD_CHARS + 1))).toMatchObject({ ok: false, error: { kind: 'too-large' } });
   });
@@ -63,7 +72,10 @@ describe('a result link', () => {
     const deflated = new Uint8Array(await new Response(new Blob([bomb]).stream().pipeThrough(new CompressionStream('deflate-raw'))).arrayBuffer());
     const payload = Buffer.from(deflated).toString('base64url');
     expect(payload.length).toBeLessThan(MAX_PAYLOAD_CHARS);
-    expect(await readResultPayload(payload)).toEqual({ ok: false, error: { kind: 'too-large', message: `the link unpacks to more than ${MAX_INFLATED_BYTES / 2 ** 20} MB` } });
+    expect(await readResultPayload(payload)).toEqual({
+      ok: false,
+      error: { kind: 'too-large', message: `the link unpacks to more than ${MAX_INFLATED_BYTES / 2 ** 20} MB` },
+    });
   });
 
   it('from a newer Parley says so', async () => {

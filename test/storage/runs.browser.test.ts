@@ -59,7 +59,11 @@ describe('runs', () => {
 
   test('listRuns lists newest first', async () => {
     const db = freshDb();
-    for (const [id, createdAt] of [['b', 20], ['a', 10], ['c', 30]] as const)
+    for (const [id, createdAt] of [
+      ['b', 20],
+      ['a', 10],
+      ['c', 30],
+    ] as const)
       await createRun(db, { id, name: id, config: TOURNAMENT_CONFIG, planned: 1, createdAt });
     expect((await listRuns(db)).map((r) => r.id)).toEqual(['c', 'b', 'a']);
   });

@@ -12,7 +12,15 @@ const SCENARIOS: Scenario[] = (() => {
   return read.value.scenarios;
 })();
 
-const DRAWN: TournamentConfig = { agents: ['boulware', 'linear'], scenariosPerPair: 4, preset: 'narrow', seed: 3, selfPlay: true, deadline: { kind: 'fixed', turns: 9 }, firstMover: 'buyer' };
+const DRAWN: TournamentConfig = {
+  agents: ['boulware', 'linear'],
+  scenariosPerPair: 4,
+  preset: 'narrow',
+  seed: 3,
+  selfPlay: true,
+  deadline: { kind: 'fixed', turns: 9 },
+  firstMover: 'buyer',
+};
 
 /** The first problem the stored-config schema names, as `path: message`. */
 const problem = (value: object): string | null => {
@@ -31,7 +39,14 @@ describe('a stored tournament config with a scenario list', () => {
 
   it('a list stores its scenarios, their number, and the defaults where drawn-scenario settings do not apply', () => {
     const stored = fullTournamentConfig({ ...DRAWN, scenarios: SCENARIOS });
-    expect(stored).toMatchObject({ scenariosPerPair: 3, preset: 'standard', seed: 3, deadline: DEFAULT_DEADLINE, firstMover: DEFAULT_FIRST_MOVER, scenarios: SCENARIOS });
+    expect(stored).toMatchObject({
+      scenariosPerPair: 3,
+      preset: 'standard',
+      seed: 3,
+      deadline: DEFAULT_DEADLINE,
+      firstMover: DEFAULT_FIRST_MOVER,
+      scenarios: SCENARIOS,
+    });
     expect(TournamentConfigSchema.parse(stored)).toEqual(stored);
     expect(exportVersionOf({ config: { kind: 'tournament', tournament: stored } })).toBe(3);
   });

@@ -1,11 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { planTournament, type TournamentConfig } from '../../src/core/bilateral/tournament';
-import {
-  fullTournamentConfig,
-  NegotiationRowSchema,
-  RunConfigSchema,
-  TournamentConfigSchema,
-} from '../../src/storage/schema';
+import { fullTournamentConfig, NegotiationRowSchema, RunConfigSchema, TournamentConfigSchema } from '../../src/storage/schema';
 import { TOURNAMENT, tournamentRows } from './helpers';
 import { DEFAULT_LLM_SETTINGS } from '../../src/agents/llm/settings';
 
@@ -50,7 +45,11 @@ describe('storage schemas', () => {
     expect(TournamentConfigSchema.parse(old)).toEqual({ ...old, llm: DEFAULT_LLM_SETTINGS });
     const chosen = { interface: 'json', temperature: 0, maxTokens: 800, thinking: true } as const;
     expect(TournamentConfigSchema.parse({ ...old, llm: chosen }).llm).toEqual(chosen);
-    for (const llm of [{ ...chosen, interface: 'auto' }, { ...chosen, temperature: 2.5 }, { ...chosen, maxTokens: 10 }])
+    for (const llm of [
+      { ...chosen, interface: 'auto' },
+      { ...chosen, temperature: 2.5 },
+      { ...chosen, maxTokens: 10 },
+    ])
       expect(TournamentConfigSchema.safeParse({ ...old, llm }).success).toBe(false);
   });
 

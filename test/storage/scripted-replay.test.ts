@@ -28,7 +28,11 @@ beforeAll(async () => {
   lines = readFileSync(path, 'utf8').split('\n');
 });
 
-const rows = () => lines.slice(1).filter((l) => l !== '').map((l) => JSON.parse(l) as ExportedNegotiation);
+const rows = () =>
+  lines
+    .slice(1)
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as ExportedNegotiation);
 const withRow = (jobId: string, edit: (n: ExportedNegotiation) => void): string =>
   lines
     .map((line, k) => {
@@ -49,7 +53,8 @@ function sellerTakes(n: ExportedNegotiation, price: number): void {
   const first = n.scenario.firstMover;
   const events: BilateralEvent[] = [];
   let turn = 0;
-  if (first === 'seller') events.push({ type: 'move', turn: turn++, actor: 'seller', move: { action: { type: 'offer', price: roundCents(3 * n.scenario.item.listPrice) } } });
+  if (first === 'seller')
+    events.push({ type: 'move', turn: turn++, actor: 'seller', move: { action: { type: 'offer', price: roundCents(3 * n.scenario.item.listPrice) } } });
   events.push({ type: 'move', turn: turn++, actor: 'buyer', move: { action: { type: 'offer', price } } });
   events.push({ type: 'move', turn: turn++, actor: 'seller', move: { action: { type: 'accept' } } });
   events.push({ type: 'end', turn, outcome: { kind: 'deal', price, turn, acceptedBy: 'seller' } });
@@ -80,7 +85,11 @@ describe('an imported file’s scripted seats', () => {
     const checked = readRunFile(text);
     expect(checked.ok).toBe(false);
     if (checked.ok) return;
-    expect(checked.error.message).toMatch(new RegExp(`job "${target.jobId}"\\): events\\[1\\] \\(turn 1\\): linear, the seller, would have offered \\$\\d+\\.\\d{2} here, but the log says it accepted`));
+    expect(checked.error.message).toMatch(
+      new RegExp(
+        `job "${target.jobId}"\\): events\\[1\\] \\(turn 1\\): linear, the seller, would have offered \\$\\d+\\.\\d{2} here, but the log says it accepted`,
+      ),
+    );
   });
 
   it('refuses a random seat that did not make the moves its seed gives it', () => {
@@ -126,6 +135,8 @@ describe('scriptedSeatProblem', () => {
     expect(scriptedSeatProblem(scenario, events, { buyer: 'human', seller: 'conceder' }, seat)).toBeNull();
     expect(scriptedSeatProblem(scenario, events, { buyer: 'openai:gpt-4o-mini', seller: 'conceder' }, seat)).toBeNull();
     // …but the scripted side is checked: a conceder that played linear's moves is caught.
-    expect(scriptedSeatProblem(scenario, events, { buyer: 'conceder', seller: 'conceder' }, seat)).toMatch(/^events\[\d+\] \(turn \d+\): conceder, the buyer, would have/);
+    expect(scriptedSeatProblem(scenario, events, { buyer: 'conceder', seller: 'conceder' }, seat)).toMatch(
+      /^events\[\d+\] \(turn \d+\): conceder, the buyer, would have/,
+    );
   });
 });

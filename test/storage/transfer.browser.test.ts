@@ -3,13 +3,7 @@ import { describe, expect, test } from 'vitest';
 import type { ParleyDb } from '../../src/storage/db';
 import { createRun, deleteRun, getRun, listRuns, loadNegotiations, updateRun } from '../../src/storage/runs';
 import type { NegotiationRow, RunConfig } from '../../src/storage/schema';
-import {
-  exportRunJson,
-  exportRunJsonl,
-  importRun,
-  MAX_IMPORT_BYTES,
-  type ImportErrorKind,
-} from '../../src/storage/transfer';
+import { exportRunJson, exportRunJsonl, importRun, MAX_IMPORT_BYTES, type ImportErrorKind } from '../../src/storage/transfer';
 import { StorageFullError } from '../../src/storage/errors';
 import { RunWriter } from '../../src/storage/writer';
 import { bulkyModelRun, dbWithQuota, dump, freshDb, standingsOf, storedTournament, TOURNAMENT, tournamentRows } from './helpers';
@@ -110,7 +104,11 @@ describe('export and import round trip', () => {
     for (const text of [JSON.stringify(file), JSON.stringify({ ...file, run: { ...file.run, id: 'other', name: 'renamed' } })])
       expect(await importRun(db, text, { now: NOW })).toEqual({
         ok: false,
-        error: { kind: 'duplicate', message: 'this game is already stored, as “first”; it counts once, so nothing was imported', same: { id: 'a', name: 'first' } },
+        error: {
+          kind: 'duplicate',
+          message: 'this game is already stored, as “first”; it counts once, so nothing was imported',
+          same: { id: 'a', name: 'first' },
+        },
       });
     expect(await dump(db)).toEqual(before);
     // Played at another moment, the same moves are another game.
@@ -178,8 +176,7 @@ async function fixture() {
 
 /** The first event of a negotiation that carries an offer. */
 const offerAt = (n: NegotiationRow) => n.events.findIndex((e) => e.type === 'move' && e.move.action?.type === 'offer');
-const spoil = (json: { negotiations: NegotiationRow[] }, i: number, f: (n: NegotiationRow) => void) =>
-  f(json.negotiations[i]!);
+const spoil = (json: { negotiations: NegotiationRow[] }, i: number, f: (n: NegotiationRow) => void) => f(json.negotiations[i]!);
 
 describe('import refuses a bad file, names the place, and changes nothing', () => {
   test('an empty file, malformed JSON and a CSV', async () => {
@@ -204,7 +201,11 @@ describe('import refuses a bad file, names the place, and changes nothing', () =
     const { json, jsonl, expectRefused } = await fixture();
     await expectRefused(JSON.stringify({ ...json, format: 'parley-auction' }), 'wrong-format', /format is "parley-auction".*"parley-run"/);
     // A market run file (the old market format among them) is a run file of another game.
-    await expectRefused(JSON.stringify({ ...json, format: 'parley-market', version: 1 }), 'wrong-game', /^the file holds a market run; only a bilateral run is read here$/);
+    await expectRefused(
+      JSON.stringify({ ...json, format: 'parley-market', version: 1 }),
+      'wrong-game',
+      /^the file holds a market run; only a bilateral run is read here$/,
+    );
     await expectRefused(JSON.stringify({ ...json, version: 4, game: 'market' }), 'wrong-game', /market run/);
     await expectRefused(JSON.stringify({ ...json, game: 'auction' }), 'invalid-file', /^game: "auction" is no game this Parley knows/);
     await expectRefused('[1, 2, 3]', 'wrong-format', /not a Parley run export/);
@@ -219,7 +220,11 @@ describe('import refuses a bad file, names the place, and changes nothing', () =
     await expectRefused(JSON.stringify({ ...json, version: 5 }), 'wrong-version', /version 5.*newer Parley.*reads versions 1 to 4/);
     const header = JSON.parse(jsonl[0]!);
     await expectRefused([JSON.stringify({ ...header, version: 5 }), ...jsonl.slice(1)].join('\n'), 'wrong-version', /^line 1: .*version 5/);
-    await expectRefused(JSON.stringify({ ...json, format: 'parley-market', version: 2 }), 'wrong-version', /version 2, written by a newer Parley; this one reads version 1\./);
+    await expectRefused(
+      JSON.stringify({ ...json, format: 'parley-market', version: 2 }),
+      'wrong-version',
+      /version 2, written by a newer Parley; this one reads version 1\./,
+    );
     await expectRefused(JSON.stringify({ ...json, version: 'one' }), 'invalid-file', /version: expected a positive whole number/);
   });
 
@@ -237,11 +242,7 @@ describe('import refuses a bad file, names the place, and changes nothing', () =
     const row = JSON.parse(jsonl[13]!);
     row.events[k].move.action.price = '12.50';
     jsonl[13] = JSON.stringify(row);
-    await expectRefused(
-      jsonl.join('\n'),
-      'invalid-file',
-      new RegExp(`^line 14: events\\[${k}\\]\\.move\\.action\\.price: expected number, received string$`),
-    );
+    await expectRefused(jsonl.join('\n'), 'invalid-file', new RegExp(`^line 14: events\\[${k}\\]\\.move\\.action\\.price: expected number, received string$`));
   });
 
   test('a scenario value and a run field of the wrong kind', async () => {
@@ -286,7 +287,11 @@ describe('import refuses a bad file, names the place, and changes nothing', () =
 
   test('progress that does not add up', async () => {
     const { json, expectRefused } = await fixture();
-    await expectRefused(JSON.stringify({ ...json, run: { ...json.run, done: 40, planned: 40 } }), 'invalid-file', /run.done says 40 negotiations but the file holds 36/);
+    await expectRefused(
+      JSON.stringify({ ...json, run: { ...json.run, done: 40, planned: 40 } }),
+      'invalid-file',
+      /run.done says 40 negotiations but the file holds 36/,
+    );
     await expectRefused(JSON.stringify({ ...json, run: { ...json.run, planned: 30 } }), 'invalid-file', /run.planned \(30\) is less than run.done \(36\)/);
     spoil(json, 0, (n) => (n.tier = n.tier === 1 ? 2 : 1));
     await expectRefused(JSON.stringify(json), 'invalid-file', /^negotiations\[0\]: tier is \d but scenario.tier is \d/);
@@ -294,7 +299,11 @@ describe('import refuses a bad file, names the place, and changes nothing', () =
 
   test('strings beyond the schema limits', async () => {
     const { json, expectRefused } = await fixture();
-    await expectRefused(JSON.stringify({ ...json, run: { ...json.run, name: 'n'.repeat(100_000) } }), 'invalid-file', /^run\.name: Too big: expected string to have <=200 characters$/);
+    await expectRefused(
+      JSON.stringify({ ...json, run: { ...json.run, name: 'n'.repeat(100_000) } }),
+      'invalid-file',
+      /^run\.name: Too big: expected string to have <=200 characters$/,
+    );
     spoil(json, 7, (n) => (n.buyer = 'b'.repeat(5_000)));
     await expectRefused(JSON.stringify(json), 'invalid-file', /^negotiations\[7\]\.buyer: Too big/);
     spoil(json, 7, (n) => {
@@ -340,8 +349,7 @@ describe('hostile keys', () => {
     const { rows } = await loadNegotiations(db, 'r');
     const stored = JSON.stringify({ run, rows, batches: await db.batches.toArray() });
     expect(stored).not.toMatch(/__proto__|constructor|polluted/);
-    for (const value of [run, ...rows, ...rows.map((r) => r.scenario)])
-      expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
+    for (const value of [run, ...rows, ...rows.map((r) => r.scenario)]) expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
     // Status comes from done and planned, never from a smuggled key.
     expect(run?.status).toBe('interrupted');
   });

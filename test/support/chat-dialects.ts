@@ -18,8 +18,7 @@ function argsObject(args: unknown): unknown {
 export function render(route: Route, answer: Answer, askedModel: string): [number, Record<string, string>, string] {
   if (answer.kind === 'raw') return [answer.status, { 'Content-Type': answer.contentType ?? 'text/plain' }, answer.body];
   if (answer.kind === 'redirect' || answer.kind === 'stream') throw new Error(`chat-server: a ${answer.kind} answer is written by the server itself`);
-  if (answer.kind === 'error')
-    return [answer.status, { ...json, ...answer.headers }, JSON.stringify(errorBody(route, answer.status, answer.message))];
+  if (answer.kind === 'error') return [answer.status, { ...json, ...answer.headers }, JSON.stringify(errorBody(route, answer.status, answer.message))];
   const model = answer.model ?? askedModel;
   const tokensIn = answer.tokensIn ?? 100;
   const tokensOut = answer.tokensOut ?? 20;
@@ -106,8 +105,7 @@ export function promptOf(request: RecordedRequest): { system: string; user: stri
   switch (request.route) {
     case 'openai': {
       const messages = (Array.isArray(body.messages) ? body.messages : []) as { role?: unknown; content?: unknown }[];
-      const of = (system: boolean) =>
-        texts(messages.filter((m) => (m.role === 'system') === system).map((m) => m.content)).join('\n\n');
+      const of = (system: boolean) => texts(messages.filter((m) => (m.role === 'system') === system).map((m) => m.content)).join('\n\n');
       return { system: of(true), user: of(false) };
     }
     case 'anthropic': {
@@ -115,8 +113,7 @@ export function promptOf(request: RecordedRequest): { system: string; user: stri
       return { system: typeof body.system === 'string' ? body.system : '', user: texts(messages.map((m) => m.content)).join('\n\n') };
     }
     case 'gemini': {
-      const partsText = (c: unknown): string =>
-        texts(((c as { parts?: { text?: unknown }[] } | undefined)?.parts ?? []).map((p) => p.text)).join('');
+      const partsText = (c: unknown): string => texts(((c as { parts?: { text?: unknown }[] } | undefined)?.parts ?? []).map((p) => p.text)).join('');
       const contents = (Array.isArray(body.contents) ? body.contents : []) as unknown[];
       return { system: partsText(body.systemInstruction), user: contents.map(partsText).join('\n\n') };
     }

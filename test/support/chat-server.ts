@@ -93,11 +93,9 @@ type ReplyExtra = Partial<Omit<Extract<Answer, { kind: 'reply' }>, 'kind' | 'con
 export const reply = (content: string, extra: ReplyExtra = {}): Answer => ({ kind: 'reply', content, ...extra });
 /** A move as a model would write it under constrained decoding. */
 export const move = (m: object, extra: ReplyExtra = {}): Answer => reply(JSON.stringify(m), extra);
-export const toolCall = (name: string, args: unknown, extra: ReplyExtra = {}): Answer =>
-  reply('', { toolCalls: [{ name, arguments: args }], ...extra });
+export const toolCall = (name: string, args: unknown, extra: ReplyExtra = {}): Answer => reply('', { toolCalls: [{ name, arguments: args }], ...extra });
 /** Thinking inline, as Qwen3 writes it, then the move. */
-export const thinkThen = (thinking: string, m: object, extra: ReplyExtra = {}): Answer =>
-  reply(`<think>${thinking}</think>\n${JSON.stringify(m)}`, extra);
+export const thinkThen = (thinking: string, m: object, extra: ReplyExtra = {}): Answer => reply(`<think>${thinking}</think>\n${JSON.stringify(m)}`, extra);
 export const malformed = (text: string): Answer => reply(text);
 export const failure = (status: number, message: string, headers: Record<string, string> = {}): Answer => ({
   kind: 'error',
@@ -107,8 +105,7 @@ export const failure = (status: number, message: string, headers: Record<string,
 });
 export const rateLimited = (retryAfter: string | number, message = 'Rate limit reached, slow down'): Answer =>
   failure(429, message, { 'Retry-After': String(retryAfter) });
-export const serverError = (message = 'The server had an error while processing your request', status = 500): Answer =>
-  failure(status, message);
+export const serverError = (message = 'The server had an error while processing your request', status = 500): Answer => failure(status, message);
 export const slow = (delayMs: number, answer: Answer): Answer => ({ ...answer, delayMs });
 export const redirect = (location: string, status = 307): Answer => ({ kind: 'redirect', status, location });
 /** A 200 that never ends (or ends after `bytes`): `chunk` again and again. */
@@ -138,8 +135,7 @@ function corsHeaders(req: IncomingMessage): Record<string, string> {
 
 function headersOf(req: IncomingMessage): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers))
-    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
+  for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
   return out;
 }
 
@@ -266,15 +262,16 @@ async function stream(
     }
     const piece = total - sent.bytes >= chunk.length ? chunk : chunk.subarray(0, total - sent.bytes);
     sent.bytes += piece.length;
-    if (!res.write(piece)) await new Promise<void>((resolve) => {
-      const go = () => {
-        res.off('drain', go);
-        res.off('close', go);
-        resolve();
-      };
-      res.on('drain', go);
-      res.on('close', go);
-    });
+    if (!res.write(piece))
+      await new Promise<void>((resolve) => {
+        const go = () => {
+          res.off('drain', go);
+          res.off('close', go);
+          resolve();
+        };
+        res.on('drain', go);
+        res.on('close', go);
+      });
   }
   res.end();
 }

@@ -65,7 +65,12 @@ export async function startPacedModel(opts: PaceOptions = {}): Promise<PacedMode
     answered++;
     const answer = policyAnswer(request);
     if (thinkingChars === 0 || answer.kind !== 'reply') return answer;
-    return { ...answer, thinking: randomBytes(Math.ceil((thinkingChars * 3) / 4)).toString('base64').slice(0, thinkingChars) };
+    return {
+      ...answer,
+      thinking: randomBytes(Math.ceil((thinkingChars * 3) / 4))
+        .toString('base64')
+        .slice(0, thinkingChars),
+    };
   });
   let timer = opts.everyMs === undefined ? null : setInterval(() => waiting.shift()?.(), opts.everyMs);
   const stopTimer = () => {

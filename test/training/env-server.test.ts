@@ -65,7 +65,8 @@ describe('the environment server', () => {
       }
       expect(c.messages.map((m: { role: string }) => m.role)).toEqual(['system', 'user']);
       expect(c.messages[0].content).toContain(`You are the ${request(i).seat}`);
-      if (request(i).interface === 'tools') expect(c.tools.map((t: any) => t.function.name)).toEqual(['make_offer', 'respond_to_offer', 'send_message', 'walk_away']);
+      if (request(i).interface === 'tools')
+        expect(c.tools.map((t: any) => t.function.name)).toEqual(['make_offer', 'respond_to_offer', 'send_message', 'walk_away']);
       else expect(c.response_format.json_schema.name).toBe('negotiation_move');
     }
 
@@ -269,7 +270,15 @@ describe('the environment server', () => {
 
   it('a bug in a session fails that request with a 500 and ends the episode; the server carries on', async () => {
     // A move whose message cannot even be read makes the protocol throw: nothing an agent does should, so this stands for a bug.
-    const poisoned = { kind: 'move', move: Object.defineProperty({}, 'message', { get: () => { throw new Error('boom'); }, enumerable: true }) };
+    const poisoned = {
+      kind: 'move',
+      move: Object.defineProperty({}, 'message', {
+        get: () => {
+          throw new Error('boom');
+        },
+        enumerable: true,
+      }),
+    };
     const s = await startEnvServer({ makeAgent: (spec, role, ctx) => (spec === 'poison' ? { act: () => poisoned as never } : makeAgent(spec, role, ctx)) });
     try {
       // Seed 0: the seller opens. As the buyer, the policy meets the poisoned opener at once.

@@ -22,12 +22,20 @@ function sellerAnswer(messages: readonly ChatMessage[], tools: boolean): ChatRes
   const prompt = messages.map((m) => m.content).join('\n');
   const h = hashString(prompt);
   if (h % 11 === 0) return { text: 'I need a moment to think about the catalog.', tokensIn: 0, tokensOut: 0 };
-  const products = [...prompt.matchAll(/^(p\d+) [^\n:]*: list \$([\d,.]+)/gm)].map((m) => ({ id: m[1] as string, list: Number((m[2] as string).replace(/,/g, '')) }));
+  const products = [...prompt.matchAll(/^(p\d+) [^\n:]*: list \$([\d,.]+)/gm)].map((m) => ({
+    id: m[1] as string,
+    list: Number((m[2] as string).replace(/,/g, '')),
+  }));
   const active = /Buyers still in the market: ([^.\n]+)\./.exec(prompt)?.[1]?.split(', ') ?? [];
   const everyone = [...new Set([...prompt.matchAll(/\b(b\d+)\b/g)].map((m) => m[1] as string))];
   const pool = h % 7 === 0 && everyone.length > 0 ? everyone : active.length > 0 ? active : everyone;
   const product = products[h % Math.max(1, products.length)] ?? { id: 'p1', list: 50 };
-  const move = { buyer: pool[(h >>> 3) % Math.max(1, pool.length)] ?? 'b1', product: product.id, price: Math.round(product.list * (0.6 + ((h >>> 5) % 8) / 10) * 100) / 100, message: 'A fine choice for you.' };
+  const move = {
+    buyer: pool[(h >>> 3) % Math.max(1, pool.length)] ?? 'b1',
+    product: product.id,
+    price: Math.round(product.list * (0.6 + ((h >>> 5) % 8) / 10) * 100) / 100,
+    message: 'A fine choice for you.',
+  };
   if (!tools) return { text: JSON.stringify(move), tokensIn: 0, tokensOut: 0 };
   return { text: '', toolCalls: [{ name: 'offer_product', arguments: JSON.stringify(move) }], tokensIn: 0, tokensOut: 0 };
 }
@@ -126,7 +134,10 @@ describe('market episodes over HTTP', () => {
       const refused = await post(`${s.url}/episodes`, { ...request(0), opponent: 'anthropic:claude-x' });
       expect([refused.status, refused.json.error]).toEqual([
         400,
-        { code: 'missing-key', message: 'opponent: anthropic:claude-x needs a key: start the server with ANTHROPIC_API_KEY set (or with --base-url for your own server)' },
+        {
+          code: 'missing-key',
+          message: 'opponent: anthropic:claude-x needs a key: start the server with ANTHROPIC_API_KEY set (or with --base-url for your own server)',
+        },
       ]);
       expect(built).toEqual([]);
       expect((await post(`${s.url}/episodes`, request(0))).status).toBe(201);

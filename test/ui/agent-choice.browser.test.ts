@@ -20,12 +20,9 @@ describe('AgentChoice', () => {
   test('offers the q4f32 Qwen3 builds on a GPU without shader-f16, and writes +think when asked', async () => {
     const { props, get } = bound('spec', 'boulware', { label: 'Buyer' });
     const target = render(AgentChoice, props);
-    await expect.poll(() => localOptions(target)).toEqual([
-      'webllm:Qwen3-0.6B-q4f32_1-MLC',
-      'webllm:Qwen3-1.7B-q4f32_1-MLC',
-      'webllm:Qwen3-4B-q4f32_1-MLC',
-      'webllm:Qwen3-8B-q4f32_1-MLC',
-    ]);
+    await expect
+      .poll(() => localOptions(target))
+      .toEqual(['webllm:Qwen3-0.6B-q4f32_1-MLC', 'webllm:Qwen3-1.7B-q4f32_1-MLC', 'webllm:Qwen3-4B-q4f32_1-MLC', 'webllm:Qwen3-8B-q4f32_1-MLC']);
     expect(localEngines.quantization).toBe('q4f32_1');
     for (const value of localOptions(target)) expect(parseAgentSpec(value).ok).toBe(true);
     await userEvent.selectOptions(control<HTMLSelectElement>(target, 'Agent'), 'webllm:Qwen3-1.7B-q4f32_1-MLC');

@@ -9,7 +9,10 @@ afterEach(() => {
 });
 
 const menu = (target: HTMLElement) => [...target.querySelectorAll<HTMLAnchorElement>('nav[aria-label="Pages"] a')];
-const currentEntry = (target: HTMLElement) => menu(target).filter((a) => a.getAttribute('aria-current') === 'page').map((a) => text(a));
+const currentEntry = (target: HTMLElement) =>
+  menu(target)
+    .filter((a) => a.getAttribute('aria-current') === 'page')
+    .map((a) => text(a));
 
 describe('the menu', () => {
   it('lists every page in order, marks the one shown (Runs for a run or a comparison), and titles the tab', async () => {

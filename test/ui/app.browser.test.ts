@@ -12,7 +12,10 @@ describe('App', () => {
   it('"Skip to content" moves focus to the main content and keeps the route', () => {
     location.hash = '#/runs';
     const target = render(App, {});
-    const skip = must([...target.querySelectorAll('a')].find((a) => a.textContent === 'Skip to content'), 'skip link');
+    const skip = must(
+      [...target.querySelectorAll('a')].find((a) => a.textContent === 'Skip to content'),
+      'skip link',
+    );
     skip.focus();
     // Followed, the link would navigate to "#main" (the router would then show "Page not found"):
     // its click's default, the navigation, must be prevented, so nothing is left to wait for.

@@ -151,7 +151,9 @@ describe('playing a seat in the Arena, from the keyboard alone', () => {
     const opponent = 'boulware';
     // Step by step: the buyer's move waits for "Next turn", so the seat is seen while the other side moves.
     const { session, target } = await startAs('seller', scenario, { buyer: opponent, seller: 'conceder' }, 'Play step by step');
-    expect(cell(target, 'turns-left')).toBe('Turn 1 of 8–12 (the exact limit is hidden from both sides): 8 to 12 turns left, this one included (4 to 6 of them yours).');
+    expect(cell(target, 'turns-left')).toBe(
+      'Turn 1 of 8–12 (the exact limit is hidden from both sides): 8 to 12 turns left, this one included (4 to 6 of them yours).',
+    );
     expect(seatText(target)).toContain('The buyer is moving.');
     expect(must(control<HTMLInputElement>(target, 'Price ($)').closest('fieldset')).disabled).toBe(true);
     const next = must([...target.querySelectorAll<HTMLButtonElement>('.controls button')].find((b) => text(b) === 'Next turn'));
@@ -161,7 +163,9 @@ describe('playing a seat in the Arena, from the keyboard alone', () => {
     await yourTurn(target);
     expect(text(target)).not.toContain(money(scenario.buyerValue));
     expect(seatText(target)).toContain(`Your cost (private) ${money(scenario.sellerCost)}`);
-    expect(cell(target, 'turns-left')).toBe('Turn 2 of 8–12 (the exact limit is hidden from both sides): 7 to 11 turns left, this one included (4 to 6 of them yours).');
+    expect(cell(target, 'turns-left')).toBe(
+      'Turn 2 of 8–12 (the exact limit is hidden from both sides): 7 to 11 turns left, this one included (4 to 6 of them yours).',
+    );
     const status = text(target.querySelector('.controls [role="status"]'));
     expect(status).toBe('Playing turn 2 of 8–12');
 
@@ -173,7 +177,9 @@ describe('playing a seat in the Arena, from the keyboard alone', () => {
     await userEvent.keyboard(`{Control>}a{/Control}{Backspace}${high}{Enter}`);
     // The buyer's answer waits for the next step: the seat counts the turns left from the other side's turn.
     await vi.waitFor(() => expect(seatText(target)).toContain('The buyer is moving.'), { timeout: 10_000 });
-    expect(cell(target, 'turns-left')).toBe('Turn 3 of 8–12 (the exact limit is hidden from both sides): 6 to 10 turns left, this one included (3 to 5 of them yours).');
+    expect(cell(target, 'turns-left')).toBe(
+      'Turn 3 of 8–12 (the exact limit is hidden from both sides): 6 to 10 turns left, this one included (3 to 5 of them yours).',
+    );
     await tabTo(next, true);
     await userEvent.keyboard('{Enter}');
 
@@ -193,7 +199,9 @@ describe('playing a seat in the Arena, from the keyboard alone', () => {
     await userEvent.keyboard('{Enter}');
     await vi.waitFor(() => expect(session.status).toBe('finished'), { timeout: 10_000 });
 
-    const game = await expected(scenario, 'seller', opponent, (turn) => (turn === 1 ? { action: { type: 'offer', price: high } } : { action: { type: 'accept' } }));
+    const game = await expected(scenario, 'seller', opponent, (turn) =>
+      turn === 1 ? { action: { type: 'offer', price: high } } : { action: { type: 'accept' } },
+    );
     expect(session.events).toEqual(game.events);
     // Boulware's offer lay below this seller's cost: accepting it lost money.
     expect(game.metrics.seller.irViolation).toBe(true);
@@ -205,7 +213,9 @@ describe('playing a seat in the Arena, from the keyboard alone', () => {
     expect(headline.classList.contains('bad')).toBe(true);
     expect(must(target.querySelector('.outcome .headline')).classList.contains('violated')).toBe(true);
     expect(cell(target, 'ir')).toBe('Individual rationality broken: you ended below zero.');
-    expect(cell(target, 'advice')).toBe(`Next: Never agree to a price beyond your own cost of ${money(scenario.sellerCost)}: walking away leaves you at $0, which beats any loss.`);
+    expect(cell(target, 'advice')).toBe(
+      `Next: Never agree to a price beyond your own cost of ${money(scenario.sellerCost)}: walking away leaves you at $0, which beats any loss.`,
+    );
   });
 });
 

@@ -11,7 +11,23 @@ import ArenaPage from '../../src/ui/pages/ArenaPage.svelte';
 import { ArenaSession } from '../../src/ui/state/arena.svelte';
 import { playNegotiation, type BilateralAgent } from '../../src/core/bilateral/tournament';
 import { agent, cleanup, must, render, text } from './helpers.svelte';
-import { deleteArenaGamesAfterAll, BLENDER, button, FIRM, given, inView, moves, resolvedColour, sendPrice, SETUP, tabTo, tap, where, yourTurn, type Input } from './arena-seat-helpers';
+import {
+  deleteArenaGamesAfterAll,
+  BLENDER,
+  button,
+  FIRM,
+  given,
+  inView,
+  moves,
+  resolvedColour,
+  sendPrice,
+  SETUP,
+  tabTo,
+  tap,
+  where,
+  yourTurn,
+  type Input,
+} from './arena-seat-helpers';
 
 deleteArenaGamesAfterAll();
 afterEach(cleanup);

@@ -57,7 +57,11 @@ export async function insertText(value: string): Promise<void> {
   await cdp().send('Input.insertText', { text: value });
 }
 
-export const button = (root: Element, name: string) => must([...root.querySelectorAll('button')].find((b) => text(b) === name), name);
+export const button = (root: Element, name: string) =>
+  must(
+    [...root.querySelectorAll('button')].find((b) => text(b) === name),
+    name,
+  );
 export const priceInput = (target: HTMLElement) => control<HTMLInputElement>(target, 'Price ($)');
 
 /** Waits for the seat's turn: the move form is there and the price field has the focus. */

@@ -20,7 +20,10 @@ afterAll(() => {
 
 /** Every ? button: its visible words and its accessible name. */
 const helps = (root: Element) =>
-  [...root.querySelectorAll<HTMLButtonElement>('button.help-button')].map((b) => ({ shown: text(b.querySelector('.term')), name: b.getAttribute('aria-label') ?? '' }));
+  [...root.querySelectorAll<HTMLButtonElement>('button.help-button')].map((b) => ({
+    shown: text(b.querySelector('.term')),
+    name: b.getAttribute('aria-label') ?? '',
+  }));
 
 test('a lesson link: no model settings, the spec under Advanced, each ? button with its term', async () => {
   await page.viewport(390, 844);

@@ -76,7 +76,9 @@ describe('Arena status', () => {
     expect(note()).toBeNull();
     const [buyer] = [...target.querySelectorAll<HTMLFieldSetElement>('fieldset.agent-picker')];
     await userEvent.selectOptions(control<HTMLSelectElement>(must(buyer), 'Agent'), 'linear');
-    expect(text(note())).toBe(`This game was played with the previous settings: boulware buying ${scenario.item.name} from conceder. Play to see the current ones.`);
+    expect(text(note())).toBe(
+      `This game was played with the previous settings: boulware buying ${scenario.item.name} from conceder. Play to see the current ones.`,
+    );
     expect(must(target.querySelector('.two-cols')).classList.contains('stale')).toBe(true);
     await userEvent.selectOptions(control<HTMLSelectElement>(must(buyer), 'Agent'), 'boulware');
     expect(note()).toBeNull();
@@ -112,7 +114,9 @@ describe('Tournament form', () => {
     expect(DEFAULT_DEADLINE).toEqual({ kind: 'uncertain', min: 16, max: 24 });
     expect([control<HTMLInputElement>(target, 'Fewest turns').value, control<HTMLInputElement>(target, 'Most turns').value]).toEqual(['16', '24']);
     expect(control<HTMLSelectElement>(target, 'First mover').value).toBe(DEFAULT_FIRST_MOVER);
-    expect(text(target.querySelector('.why'))).toMatch(/^Defaults: 16–24 turns \(uncertain\), seller and buyer open in turn\. With a fixed, known limit, an agent that concedes to its reservation at the end hands it to whoever moves last, as an ultimatum; .* never offer their reservation/);
+    expect(text(target.querySelector('.why'))).toMatch(
+      /^Defaults: 16–24 turns \(uncertain\), seller and buyer open in turn\. With a fixed, known limit, an agent that concedes to its reservation at the end hands it to whoever moves last, as an ultimatum; .* never offer their reservation/,
+    );
     await userEvent.click(button(target));
     expect(session.started).toHaveLength(1);
     expect(session.started[0]).toMatchObject({ deadline: DEFAULT_DEADLINE, firstMover: 'alternate' });
@@ -177,7 +181,10 @@ describe('Tournament form', () => {
     rows.forEach((row, i) => {
       const events =
         i % 9 === 0
-          ? [...row.events.slice(0, -1), { type: 'end' as const, turn: 0, outcome: { kind: 'error' as const, actor: 'seller' as const, message: 'no answer', turn: 0 } }]
+          ? [
+              ...row.events.slice(0, -1),
+              { type: 'end' as const, turn: 0, outcome: { kind: 'error' as const, actor: 'seller' as const, message: 'no answer', turn: 0 } },
+            ]
           : row.events;
       aggregator.add(row.buyer, row.seller, row.scenario, computeMetrics(row.scenario, events));
     });
@@ -221,7 +228,9 @@ describe('Model settings in the forms', () => {
     const target = render(ArenaPage, { session: new RecordingArena() });
     // Scripted seats need no model settings, so none are shown until a model takes a seat.
     expect(() => control(target, 'Moves as')).toThrow();
-    const buyerAgent = must([...target.querySelectorAll<HTMLSelectElement>('select')].find((s) => s.closest('fieldset')?.querySelector('legend')?.textContent === 'Buyer'));
+    const buyerAgent = must(
+      [...target.querySelectorAll<HTMLSelectElement>('select')].find((s) => s.closest('fieldset')?.querySelector('legend')?.textContent === 'Buyer'),
+    );
     await userEvent.selectOptions(buyerAgent, 'remote model…');
     await userEvent.fill(control<HTMLInputElement>(target, 'Remote model'), 'openai:gpt-4o-mini');
     await userEvent.selectOptions(control<HTMLSelectElement>(target, 'Moves as'), 'json');

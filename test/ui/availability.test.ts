@@ -18,8 +18,7 @@ describe('what needs the network', () => {
       'anthropic:claude-x+think',
     ]);
     // The user's base URL decides: a vLLM server elsewhere needs the network, OpenAI's API through a local proxy does not.
-    const addressOf = (p: RemoteProvider) =>
-      p === 'vllm' ? 'https://gpu.example.org/v1' : p === 'openai' ? 'http://127.0.0.1:8080/v1' : PROVIDERS[p].baseUrl;
+    const addressOf = (p: RemoteProvider) => (p === 'vllm' ? 'https://gpu.example.org/v1' : p === 'openai' ? 'http://127.0.0.1:8080/v1' : PROVIDERS[p].baseUrl);
     expect(needsNetwork(['vllm:qwen', 'openai:gpt-4o-mini'], { addressOf })).toEqual(['vllm:qwen']);
   });
 

@@ -27,7 +27,13 @@ describe('coincident markers', () => {
     expect(at(0).every((m) => m?.shared)).toBe(true);
     // Bin 1: agent 4 stands apart; the other five nest.
     expect(at(1)[4]).toEqual({ radius: MARKER_RADIUS, shared: false });
-    expect(new Set(at(1).filter((m) => m?.shared).map((m) => m?.radius)).size).toBe(5);
+    expect(
+      new Set(
+        at(1)
+          .filter((m) => m?.shared)
+          .map((m) => m?.radius),
+      ).size,
+    ).toBe(5);
     // Bin 2: agents 0, 3 and 5 are within the tolerance; 1 and 2 are alone; 4 has no value.
     expect([0, 3, 5].map((s) => at(2)[s]?.radius)).toEqual([MARKER_RADIUS, MARKER_RADIUS + RING_STEP, MARKER_RADIUS + 2 * RING_STEP]);
     expect([1, 2].map((s) => at(2)[s]?.shared)).toEqual([false, false]);
@@ -50,7 +56,11 @@ describe('shared lines', () => {
 
   test('the stripes of a line shared by three take every third dash, each starting a dash later', () => {
     const dashes = [0, 1, 2].map((rank) => stripe(rank, 3, 8));
-    expect(dashes.map((d) => d.borderDash)).toEqual([[8, 16], [8, 16], [8, 16]]);
+    expect(dashes.map((d) => d.borderDash)).toEqual([
+      [8, 16],
+      [8, 16],
+      [8, 16],
+    ]);
     expect(new Set(dashes.map((d) => ((d.borderDashOffset % 24) + 24) % 24)).size).toBe(3);
     expect(stripe(0, 1)).toEqual({ borderDash: [], borderDashOffset: 0 });
   });

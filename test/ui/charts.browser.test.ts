@@ -47,8 +47,7 @@ describe('loadChart', () => {
 });
 
 describe('dark mode', () => {
-  const scheme = (value: 'light' | 'dark' | '') =>
-    cdp().send('Emulation.setEmulatedMedia', { features: [{ name: 'prefers-color-scheme', value }] });
+  const scheme = (value: 'light' | 'dark' | '') => cdp().send('Emulation.setEmulatedMedia', { features: [{ name: 'prefers-color-scheme', value }] });
   afterEach(() => scheme(''));
 
   test('charts take their colours from the scheme and follow a change', async () => {
@@ -75,8 +74,14 @@ describe('OfferChart', () => {
     const [buyer, seller, value, cost, deal] = chart.data.datasets;
     expect(buyer?.data).toHaveLength(1);
     expect(seller?.data).toHaveLength(2);
-    expect(value?.data).toEqual([{ x: 0.5, y: 150 }, { x: 20.5, y: 150 }]);
-    expect(cost?.data).toEqual([{ x: 0.5, y: 90 }, { x: 20.5, y: 90 }]);
+    expect(value?.data).toEqual([
+      { x: 0.5, y: 150 },
+      { x: 20.5, y: 150 },
+    ]);
+    expect(cost?.data).toEqual([
+      { x: 0.5, y: 90 },
+      { x: 20.5, y: 90 },
+    ]);
     expect((value as { fill?: unknown }).fill).toBe('+1');
     expect(deal?.data).toHaveLength(0);
 
@@ -225,13 +230,42 @@ describe('BehaviourChart', () => {
   });
 
   test('the words follow the rank correlation, a buyer anchoring hard by opening low', () => {
-    expect(rankCorrelation([[1, 2], [2, 4], [3, 9]])).toBeCloseTo(1);
-    expect(rankCorrelation([[1, 3], [2, 2], [3, 1]])).toBeCloseTo(-1);
-    expect(rankCorrelation([[1, 1], [2, 1], [3, 1]])).toBeNull();
-    expect(rankCorrelation([[1, 1], [2, 2]])).toBeNull();
-    const lowOpeningsWin = [[0.3, 0.7], [0.5, 0.5], [0.7, 0.2]] as const;
+    expect(
+      rankCorrelation([
+        [1, 2],
+        [2, 4],
+        [3, 9],
+      ]),
+    ).toBeCloseTo(1);
+    expect(
+      rankCorrelation([
+        [1, 3],
+        [2, 2],
+        [3, 1],
+      ]),
+    ).toBeCloseTo(-1);
+    expect(
+      rankCorrelation([
+        [1, 1],
+        [2, 1],
+        [3, 1],
+      ]),
+    ).toBeNull();
+    expect(
+      rankCorrelation([
+        [1, 1],
+        [2, 2],
+      ]),
+    ).toBeNull();
+    const lowOpeningsWin = [
+      [0.3, 0.7],
+      [0.5, 0.5],
+      [0.7, 0.2],
+    ] as const;
     expect(describeRelation('opening', 'buyer', lowOpeningsWin)).toBe('As buyer (3 agents): harder openings went with a higher share (rank correlation 1.00).');
-    expect(describeRelation('opening', 'seller', lowOpeningsWin)).toBe('As seller (3 agents): harder openings went with a lower share (rank correlation -1.00).');
+    expect(describeRelation('opening', 'seller', lowOpeningsWin)).toBe(
+      'As seller (3 agents): harder openings went with a lower share (rank correlation -1.00).',
+    );
     expect(describeRelation('patience', 'seller', [[0.1, 0.5]])).toBe('As seller (1 agent): too few agents, or no spread, to tell.');
   });
 });

@@ -42,7 +42,9 @@ async function studentGame(db: ParleyDb, id: string, player: string, scenario: S
     planned: 1,
     createdAt: Date.now(),
   });
-  await addBatches(db, bilateralStore, run.id, [negotiationRow(run.id, { id: '0', index: 0, scenarioIndex: 0, buyer: 'human', seller: 'conceder', scenario, ...played })]);
+  await addBatches(db, bilateralStore, run.id, [
+    negotiationRow(run.id, { id: '0', index: 0, scenarioIndex: 0, buyer: 'human', seller: 'conceder', scenario, ...played }),
+  ]);
   const aggregator = new Aggregator();
   aggregator.add('human', 'conceder', scenario, played.metrics);
   await updateRun(db, run.id, { status: 'done', done: 1, standings: aggregator.standings({ samples: 0 }) });
@@ -57,7 +59,11 @@ function downloads(): { name: string; href: string }[] {
   onTestFinished(() => click.mockRestore());
   return saved;
 }
-const button = (target: HTMLElement, name: string) => must([...target.querySelectorAll('button')].find((b) => text(b) === name), name);
+const button = (target: HTMLElement, name: string) =>
+  must(
+    [...target.querySelectorAll('button')].find((b) => text(b) === name),
+    name,
+  );
 
 describe("a student's name", () => {
   test('is asked for in the Arena when you take a seat, kept in this browser, and names the stored game once', async () => {
@@ -74,7 +80,13 @@ describe("a student's name", () => {
     const id = `named-${crypto.randomUUID()}`;
     imported.push(id);
     const scenario = generateScenarios({ preset: 'standard', seed: 2, count: 1 })[0]!;
-    await createRun(database(), { id, name: 'human buys a thing from conceder', config: { kind: 'arena', buyer: 'human', seller: 'conceder', scenario }, planned: 1, createdAt: 1 });
+    await createRun(database(), {
+      id,
+      name: 'human buys a thing from conceder',
+      config: { kind: 'arena', buyer: 'human', seller: 'conceder', scenario },
+      planned: 1,
+      createdAt: 1,
+    });
     await player.nameGame(id);
     await player.nameGame(id);
     expect((await database().runs.get(id))?.name).toBe('Ada Lovelace: human buys a thing from conceder');
@@ -97,7 +109,9 @@ describe('class export', () => {
     await userEvent.upload(must(target.querySelector<HTMLInputElement>('input[type="file"]')), files);
     await expect.poll(() => ids.every((id) => target.querySelector(`tr[data-run-id="${id}"]`) !== null)).toBe(true);
     // The rows can show (the list refreshes) before the import's own report is drawn: wait for both.
-    await expect.poll(() => [...target.querySelectorAll('[aria-label="Imported files"] li')].map((li) => text(li))).toEqual(['Imported ada.json.', 'Imported bo.json.']);
+    await expect
+      .poll(() => [...target.querySelectorAll('[aria-label="Imported files"] li')].map((li) => text(li)))
+      .toEqual(['Imported ada.json.', 'Imported bo.json.']);
 
     await userEvent.click(button(target, 'Show the ranking'));
     await expect.poll(() => target.querySelector('table.ranking') !== null).toBe(true);

@@ -35,7 +35,11 @@ afterAll(async () => {
   localStorage.removeItem(PLAYER_KEY);
 });
 
-const button = (root: Element, name: string) => must([...root.querySelectorAll('button')].find((b) => text(b) === name), name);
+const button = (root: Element, name: string) =>
+  must(
+    [...root.querySelectorAll('button')].find((b) => text(b) === name),
+    name,
+  );
 async function tabTo(el: Element): Promise<void> {
   for (let i = 0; i < 300 && document.activeElement !== el; i++) await userEvent.keyboard('{Tab}');
   expect(document.activeElement).toBe(el);

@@ -46,8 +46,17 @@ function given<T>(value: T | null | undefined, what = 'value'): T {
 }
 /** The tick box of the listed game whose title starts with `title`. */
 const gameBox = (target: HTMLElement, title: string) =>
-  must([...target.querySelectorAll<HTMLLIElement>('ul.games li')].find((li) => text(li.querySelector('.what')).startsWith(title))?.querySelector<HTMLInputElement>('input'), title);
-const button = (root: Element, name: string) => must([...root.querySelectorAll('button')].find((b) => text(b) === name), name);
+  must(
+    [...target.querySelectorAll<HTMLLIElement>('ul.games li')]
+      .find((li) => text(li.querySelector('.what')).startsWith(title))
+      ?.querySelector<HTMLInputElement>('input'),
+    title,
+  );
+const button = (root: Element, name: string) =>
+  must(
+    [...root.querySelectorAll('button')].find((b) => text(b) === name),
+    name,
+  );
 
 /** Presses Tab until `el` has the focus: the keyboard's own way there. */
 async function tabTo(el: Element): Promise<void> {
@@ -80,7 +89,9 @@ function expectedRanking(games: readonly StudentGame[]): Omit<RankingRow, 'rank'
 }
 function expectRanking(actual: readonly RankingRow[], games: readonly StudentGame[]): void {
   const expected = expectedRanking(games);
-  expect(actual.map((r) => [r.rank, r.kind, r.name, r.games, r.deals, r.irViolations])).toEqual(expected.map((r, i) => [i + 1, r.kind, r.name, r.games, r.deals, r.irViolations]));
+  expect(actual.map((r) => [r.rank, r.kind, r.name, r.games, r.deals, r.irViolations])).toEqual(
+    expected.map((r, i) => [i + 1, r.kind, r.name, r.games, r.deals, r.irViolations]),
+  );
   for (const [i, row] of expected.entries()) expect(actual[i]?.expectedShare ?? NaN).toBeCloseTo(row.expectedShare ?? NaN, 9);
 }
 /** The ranking table as the page shows it: rank, name, games, expected share. */
@@ -313,7 +324,9 @@ describe('by touch, on a phone', () => {
     await tap(control(target, 'Class list (one name a line; paste it from your register)'));
     await insertText('Student 01\nStudent 02\nStudent 03\nStudent 04');
     await tap(button(target, 'Save the class list'));
-    await vi.waitFor(() => expect([...target.querySelectorAll('[data-testid="not-handed-in"] li')].map((li) => text(li))).toEqual(['Student 04']), { timeout: 10_000 });
+    await vi.waitFor(() => expect([...target.querySelectorAll('[data-testid="not-handed-in"] li')].map((li) => text(li))).toEqual(['Student 04']), {
+      timeout: 10_000,
+    });
     fitsWidth();
     await room.update({ roster: [], day: null });
   });

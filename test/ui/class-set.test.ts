@@ -94,7 +94,13 @@ describe('the roster', () => {
 
   test('a pass-and-play game hands in both its students, each once', async () => {
     const base = await stored('Ada', 1);
-    const pair: StoredGame = { ...base, runId: 'pp', runName: passAndPlayName({ buyer: 'Ada', seller: 'Ben' }, 'human buys a blender from human'), buyer: HUMAN_SPEC, seller: HUMAN_SPEC };
+    const pair: StoredGame = {
+      ...base,
+      runId: 'pp',
+      runName: passAndPlayName({ buyer: 'Ada', seller: 'Ben' }, 'human buys a blender from human'),
+      buyer: HUMAN_SPEC,
+      seller: HUMAN_SPEC,
+    };
     expect(studentsOf(pair)).toEqual(['Ada', 'Ben']);
     expect(classEntry(pair, true).students).toEqual(['Ada', 'Ben']);
     expect(handedInList(['Ada', 'Ben', 'Cy'], [pair, base])).toEqual({

@@ -18,7 +18,9 @@ describe('which rows differ', () => {
     expect(differs(compareRate(a, row('x', 'buyer', 0.5004), 'dealRate'), 'values')).toBe(false);
     expect(differs(compareRate(a, row('x', 'buyer', 0.501), 'dealRate'), 'values')).toBe(true);
     expect(differs(compareRate(a, row('x', 'buyer', 0.5, 0.05, { oracleShare: null }), 'oracleShare'), 'values')).toBe(true);
-    expect(differs(compareRate(row('x', 'buyer', 0.5, 0.05, { oracleShare: null }), row('x', 'buyer', 0.5, 0.05, { oracleShare: null }), 'oracleShare'), 'values')).toBe(false);
+    expect(
+      differs(compareRate(row('x', 'buyer', 0.5, 0.05, { oracleShare: null }), row('x', 'buyer', 0.5, 0.05, { oracleShare: null }), 'oracleShare'), 'values'),
+    ).toBe(false);
   });
 
   test('intervals: only where the two 95% intervals are apart', () => {

@@ -51,15 +51,27 @@ function downloads(): { name: string; href: string }[] {
   onTestFinished(() => click.mockRestore());
   return saved;
 }
-const button = (target: HTMLElement, name: string) => must([...target.querySelectorAll('button')].find((b) => text(b) === name), name);
+const button = (target: HTMLElement, name: string) =>
+  must(
+    [...target.querySelectorAll('button')].find((b) => text(b) === name),
+    name,
+  );
 const row = (target: HTMLElement, id: string) => target.querySelector<HTMLTableRowElement>(`tr[data-run-id="${id}"]`);
 
 /** A finished Arena game stored as the worker stores one; `breakEvent` spoils one of its stored events. */
 async function arenaGame(db: ParleyDb, id: string, name: string, breakEvent = false): Promise<void> {
   const scenario = generateScenarios({ preset: 'wide', seed: 3, count: 1, deadline: { kind: 'fixed', turns: 10 } })[0]!;
   const played = await playNegotiation(scenario, { buyer: agent('boulware', 'buyer'), seller: agent('conceder', 'seller') });
-  await createRun(db, { id, name, config: { kind: 'arena', buyer: 'human', seller: 'conceder', scenario, llm: { ...DEFAULT_LLM_SETTINGS } }, planned: 1, createdAt: Date.now() });
-  await addBatches(db, bilateralStore, id, [negotiationRow(id, { id: '0', index: 0, scenarioIndex: 0, buyer: 'human', seller: 'conceder', scenario, ...played })]);
+  await createRun(db, {
+    id,
+    name,
+    config: { kind: 'arena', buyer: 'human', seller: 'conceder', scenario, llm: { ...DEFAULT_LLM_SETTINGS } },
+    planned: 1,
+    createdAt: Date.now(),
+  });
+  await addBatches(db, bilateralStore, id, [
+    negotiationRow(id, { id: '0', index: 0, scenarioIndex: 0, buyer: 'human', seller: 'conceder', scenario, ...played }),
+  ]);
   const aggregator = new Aggregator();
   aggregator.add('human', 'conceder', scenario, played.metrics);
   await updateRun(db, id, { status: 'done', done: 1, standings: aggregator.standings({ samples: 0 }) });
@@ -109,7 +121,7 @@ describe('a stored run that cannot be read', () => {
     expect(row(target, good.id)).not.toBeNull();
   });
 
-  test("its page says it is damaged instead of loading for good; a run with garbage standings opens without them", async () => {
+  test('its page says it is damaged instead of loading for good; a run with garbage standings opens without them', async () => {
     const db = freshDb();
     await db.runs.put(noConfig('broken', 'the broken one') as never);
     const store = new RunsStore(() => db);
@@ -192,7 +204,11 @@ describe('the class export with a damaged game', () => {
     const file = (await (await fetch(saved[0]!.href)).json()) as ClassFile;
     expect(file.games.map((g) => g.runId)).toContain(ids.good);
     expect(file.games.map((g) => g.runId)).not.toContain(ids.bad);
-    expect(file.skipped).toContainEqual({ runId: ids.bad, runName: 'Bo: human buys it from conceder', problem: expect.stringMatching(/^its negotiation cannot be read \(events\.\d+/) });
+    expect(file.skipped).toContainEqual({
+      runId: ids.bad,
+      runName: 'Bo: human buys it from conceder',
+      problem: expect.stringMatching(/^its negotiation cannot be read \(events\.\d+/),
+    });
     const alert = must(target.querySelector('[role="alert"]'));
     expect(text(alert)).toMatch(/left out because .* could not be read/);
     expect(text(alert)).toContain('“Bo: human buys it from conceder”: its negotiation cannot be read');

@@ -11,10 +11,7 @@ const scenario = makeScenario('debrief', ITEM, 200, 100, { turnLimit: 10, firstM
 /** A hand-made log: `who` offers `price` on turn 0 and the other side answers on turn 1. */
 function offered(who: Role, price: number, answer: 'accept' | 'walk_away'): BilateralEvent[] {
   const other: Role = who === 'buyer' ? 'seller' : 'buyer';
-  const end =
-    answer === 'accept'
-      ? ({ kind: 'deal', price, turn: 2, acceptedBy: other } as const)
-      : ({ kind: 'walk_away', by: other, turn: 2 } as const);
+  const end = answer === 'accept' ? ({ kind: 'deal', price, turn: 2, acceptedBy: other } as const) : ({ kind: 'walk_away', by: other, turn: 2 } as const);
   return [
     { type: 'move', turn: 0, actor: who, move: { action: { type: 'offer', price } } },
     { type: 'move', turn: 1, actor: other, move: { action: { type: answer } } },
@@ -53,7 +50,9 @@ describe('the debrief', () => {
       ['hardliner', 'walk_away', 0, null, -80],
     ]);
     expect(d.beatenBy.map((s) => s.strategy)).toEqual(['boulware']);
-    expect(d.advice).toBe('boulware got $10.00 more than you in your seat: try its way, open far from your value and hold out, conceding only near the deadline.');
+    expect(d.advice).toBe(
+      'boulware got $10.00 more than you in your seat: try its way, open far from your value and hold out, conceding only near the deadline.',
+    );
   });
 
   it('the seller’s side of the same deal: $20, 20%, $30 below the even split; beating every strategy says so', () => {
@@ -80,7 +79,9 @@ describe('the debrief', () => {
     const missed = computeDebrief(scenario, 'seller', turnLimit(10), null);
     expect(missed).toMatchObject({ you: { outcome: 'turn_limit', utility: 0, share: null }, tone: 'bad', vsEven: -50 });
     expect(missed.headline).toBe('No deal, though there was $100.00 to share.');
-    expect(missed.advice).toBe('Any price from $100.00 to $200.00 beat no deal for both of you: next time move into that zone before the deadline, since no deal leaves you both at $0.');
+    expect(missed.advice).toBe(
+      'Any price from $100.00 to $200.00 beat no deal for both of you: next time move into that zone before the deadline, since no deal leaves you both at $0.',
+    );
 
     const noGains = makeScenario('no-gft', ITEM, 90, 140, { turnLimit: 10, firstMover: 'buyer' });
     const right = computeDebrief(noGains, 'buyer', offered('buyer', 80, 'walk_away'), null);
@@ -122,8 +123,14 @@ describe('the seat’s turns left', () => {
   });
 
   it('while the other side moves, half of the turns left (rounded down) are the user’s', () => {
-    expect(turnsLeft({ turn: 4, turnLimit: 20, turnRange: { min: 20, max: 20 } }, false)).toMatchObject({ left: { min: 16, max: 16 }, yours: { min: 8, max: 8 } });
-    expect(turnsLeft({ turn: 5, turnLimit: null, turnRange: { min: 16, max: 24 } }, false)).toMatchObject({ left: { min: 11, max: 19 }, yours: { min: 5, max: 9 } });
+    expect(turnsLeft({ turn: 4, turnLimit: 20, turnRange: { min: 20, max: 20 } }, false)).toMatchObject({
+      left: { min: 16, max: 16 },
+      yours: { min: 8, max: 8 },
+    });
+    expect(turnsLeft({ turn: 5, turnLimit: null, turnRange: { min: 16, max: 24 } }, false)).toMatchObject({
+      left: { min: 11, max: 19 },
+      yours: { min: 5, max: 9 },
+    });
     expect(turnsLeft({ turn: 19, turnLimit: 20, turnRange: { min: 20, max: 20 } }, false).yours).toEqual({ min: 0, max: 0 });
   });
 });

@@ -36,11 +36,9 @@ export function cleanup(): void {
   for (const undo of mounted.splice(0)) undo();
 }
 
-export const agent = (spec: string, role: Role, seed = 1): BilateralAgent =>
-  makeAgent(spec, role, { rng: createRng(seed), jobId: 'ui-test', seed });
+export const agent = (spec: string, role: Role, seed = 1): BilateralAgent => makeAgent(spec, role, { rng: createRng(seed), jobId: 'ui-test', seed });
 
-export const play = (scenario: Scenario, buyer: BilateralAgent, seller: BilateralAgent) =>
-  playNegotiation(scenario, { buyer, seller });
+export const play = (scenario: Scenario, buyer: BilateralAgent, seller: BilateralAgent) => playNegotiation(scenario, { buyer, seller });
 
 /** A small round-robin through the real tournament runner and aggregator. */
 export async function standings(agents: string[], scenariosPerPair = 8): Promise<Standings> {
@@ -62,7 +60,10 @@ export function must<T extends Element>(el: T | null | undefined, what = 'elemen
 /** The control labelled `name` (by its <label for> or an enclosing <label>). */
 export function control<T extends HTMLElement>(target: HTMLElement, name: string): T {
   for (const label of target.querySelectorAll('label')) {
-    const own = [...label.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent).join('');
+    const own = [...label.childNodes]
+      .filter((n) => n.nodeType === Node.TEXT_NODE)
+      .map((n) => n.textContent)
+      .join('');
     if (own.trim() === name && label.control) return label.control as T;
   }
   throw new Error(`no control labelled ${name}`);

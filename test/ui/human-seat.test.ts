@@ -19,7 +19,9 @@ describe('moves that ask first', () => {
       'Offering $4,048.00 would lose you $3,959.50 if the seller accepts: it is above your value of $88.50. Send it anyway?',
     );
     expect(moveRisk(buyer, { type: 'accept' })).toEqual({ kind: 'loss', action: 'accept', price: 95, loss: 6.5, reservation: 88.5 });
-    expect(describeRisk(moveRisk(seller, { type: 'accept' })!, 'seller')).toBe('Accepting $35.25 would lose you $4.75: it is below your cost of $40.00. Send it anyway?');
+    expect(describeRisk(moveRisk(seller, { type: 'accept' })!, 'seller')).toBe(
+      'Accepting $35.25 would lose you $4.75: it is below your cost of $40.00. Send it anyway?',
+    );
     expect(describeRisk(moveRisk(seller, offer(12))!, 'seller')).toBe(
       'Offering $12.00 would lose you $28.00 if the buyer accepts: it is below your cost of $40.00. Send it anyway?',
     );

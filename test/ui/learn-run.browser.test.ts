@@ -44,7 +44,20 @@ test('progress while it plays, Stop from the keyboard cancels that run, and the 
   stop.focus();
   await userEvent.keyboard('{Enter}');
   expect(posted.at(-1)).toEqual({ type: 'learn.cancel', running: request.requestId });
-  const cell = { n: 30, errors: 0, gft: 28, gftDeals: 28, lossDeals: 0, dealRate: 1, buyerShare: 0.5, sellerShare: 0.5, buyerExpectedShare: 0.5, sellerExpectedShare: 0.5, gains: { scenarios: 30, realised: 3, firstBest: 3, secondBest: 2 }, first: null };
+  const cell = {
+    n: 30,
+    errors: 0,
+    gft: 28,
+    gftDeals: 28,
+    lossDeals: 0,
+    dealRate: 1,
+    buyerShare: 0.5,
+    sellerShare: 0.5,
+    buyerExpectedShare: 0.5,
+    sellerExpectedShare: 0.5,
+    gains: { scenarios: 30, realised: 3, firstBest: 3, secondBest: 2 },
+    first: null,
+  };
   answer({ type: 'learn.done', requestId: request.requestId, cancelled: true, done: 30, planned: 80, cells: [cell], standings: null });
   await started;
   await vi.waitFor(() => expect(text(target.querySelector('[role="status"]'))).toBe('Stopped after 30 of 80 negotiations: the figures below cover those.'));

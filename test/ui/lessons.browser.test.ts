@@ -37,7 +37,11 @@ const setupOf = (hash: string) => {
   const route = parseRoute(hash);
   return 'setup' in route ? (route.setup ?? '') : '';
 };
-const button = (target: HTMLElement, name: string) => must([...target.querySelectorAll('button')].find((b) => text(b) === name), name);
+const button = (target: HTMLElement, name: string) =>
+  must(
+    [...target.querySelectorAll('button')].find((b) => text(b) === name),
+    name,
+  );
 
 describe('home page', () => {
   test('the empty route opens it: what Parley is, three ways in, the lessons and the glossary', () => {
@@ -91,7 +95,10 @@ describe('share links and lessons', () => {
   });
 
   test('Copy link hands out the form as it stands, and the link read back gives the same game', async () => {
-    const target = render(ArenaPage, { session: new RecordingArena(), setup: 'you=seller&buyer=hardliner&preset=wide&seed=8&turns=10&first=buyer&moves=json&temp=0.2' });
+    const target = render(ArenaPage, {
+      session: new RecordingArena(),
+      setup: 'you=seller&buyer=hardliner&preset=wide&seed=8&turns=10&first=buyer&moves=json&temp=0.2',
+    });
     expect(control<HTMLInputElement>(target, 'The seller').checked).toBe(true);
     await userEvent.click(must(target.querySelector('.scenario-box summary')));
     await userEvent.fill(control<HTMLInputElement>(target, 'Seed'), '9');
@@ -102,7 +109,13 @@ describe('share links and lessons', () => {
     expect(url.href.split('#')[0]).toBe(location.href.split('#')[0]);
     const read = readArenaSetup(setupOf(url.hash));
     expect(read.ignored).toEqual([]);
-    expect(read.setup).toMatchObject({ moveInterface: 'json', temperature: 0.2, you: 'seller', buyer: 'hardliner', scenario: { preset: 'wide', seed: 9, deadline: { kind: 'fixed', turns: 10 }, firstMover: 'buyer' } });
+    expect(read.setup).toMatchObject({
+      moveInterface: 'json',
+      temperature: 0.2,
+      you: 'seller',
+      buyer: 'hardliner',
+      scenario: { preset: 'wide', seed: 9, deadline: { kind: 'fixed', turns: 10 }, firstMover: 'buyer' },
+    });
   });
 
   test('a tournament lesson fills the form, starts nothing, and Run starts exactly its setup', async () => {
@@ -110,7 +123,15 @@ describe('share links and lessons', () => {
     const session = new RecordingTournament();
     const target = render(TournamentPage, { session, runs: new RunsStore(() => freshDb()), setup: setupOf(lessonHref(classLesson)) });
     expect(text(target.querySelector('aside.lesson'))).toContain('Lesson: A class tournament.');
-    expect([...target.querySelectorAll('ul.agents code')].map((c) => text(c))).toEqual(['boulware', 'linear', 'conceder', 'tit-for-tat', 'hardliner', 'accommodator', 'haggler']);
+    expect([...target.querySelectorAll('ul.agents code')].map((c) => text(c))).toEqual([
+      'boulware',
+      'linear',
+      'conceder',
+      'tit-for-tat',
+      'hardliner',
+      'accommodator',
+      'haggler',
+    ]);
     expect(control<HTMLInputElement>(target, 'Seed').value).toBe('2026');
     expect(session.started).toEqual([]);
     await userEvent.click(must(target.querySelector<HTMLButtonElement>('button.primary')));

@@ -102,16 +102,28 @@ describe('Market page', () => {
     const seed = control<HTMLInputElement>(target, 'Seed');
     expect(seed.value).toBe('abc');
     expect(seed.getAttribute('aria-invalid')).toBe('true');
-    expect(text(document.getElementById(seed.getAttribute('aria-describedby') as string))).toBe('Seed must be a whole number from 0 to 4294967295 (it is “abc”).');
+    expect(text(document.getElementById(seed.getAttribute('aria-describedby') as string))).toBe(
+      'Seed must be a whole number from 0 to 4294967295 (it is “abc”).',
+    );
     const seller = control<HTMLInputElement>(target, 'Seller');
-    expect(text(document.getElementById(seller.getAttribute('aria-describedby') as string))).toMatch(/^unknown market seller "haggler"; choose one of: catalog, greedy, explore, random/);
+    expect(text(document.getElementById(seller.getAttribute('aria-describedby') as string))).toMatch(
+      /^unknown market seller "haggler"; choose one of: catalog, greedy, explore, random/,
+    );
   });
 });
 
 describe('Market log', () => {
-  test('shows a model seat\'s message and its call as text, never as markup', () => {
+  test("shows a model seat's message and its call as text, never as markup", () => {
     const markup = '<img src=x onerror="window.__pwned=1"><b>bold</b>';
-    const call = { backend: 'webllm', model: 'Qwen3-0.6B-q4f16_1-MLC', latencyMs: 1500, tokensIn: 300, tokensOut: 20, prompt: `prompt ${markup}`, raw: `raw ${markup}` };
+    const call = {
+      backend: 'webllm',
+      model: 'Qwen3-0.6B-q4f16_1-MLC',
+      latencyMs: 1500,
+      tokensIn: 300,
+      tokensOut: 20,
+      prompt: `prompt ${markup}`,
+      raw: `raw ${markup}`,
+    };
     const events: MarketEvent[] = [
       { type: 'move', turn: 0, actor: 'seller', move: { buyer: 'b1', product: 'p2', price: 40, message: markup }, call },
       { type: 'move', turn: 1, actor: 'buyer', move: { response: { type: 'counter', price: 35 } } },
@@ -160,7 +172,11 @@ describe('market tournaments', () => {
       expect((await getRun(db, imported.runId, 'market'))?.standings).toEqual((await getRun(db, runId, 'market'))?.standings);
       expect(await loadLines(db, imported.runId, 'market')).toEqual(await loadLines(db, runId, 'market'));
     }
-    const bad = await sim().request({ type: 'import', requestId: newId(), file: new File(['{"format":"parley-market-jsonl","version":1,"run":{}}\n'], 'bad.jsonl') });
+    const bad = await sim().request({
+      type: 'import',
+      requestId: newId(),
+      file: new File(['{"format":"parley-market-jsonl","version":1,"run":{}}\n'], 'bad.jsonl'),
+    });
     expect(bad.type === 'failed' ? bad.message : null).toMatch(/^line 1: run\.id: expected string/);
   });
 
@@ -186,7 +202,12 @@ describe('market tournaments', () => {
     const list = render(RunsPage, { store: new RunsStore(() => openDb()), tournament: new TournamentSession() });
     const row = () => list.querySelector(`tr[data-run-id="${runId}"]`);
     await vi.waitFor(() => expect(text(row())).toContain('interrupted'), WAIT);
-    await userEvent.click(must([...must(row()).querySelectorAll('button')].find((b) => text(b) === 'Resume'), 'Resume'));
+    await userEvent.click(
+      must(
+        [...must(row()).querySelectorAll('button')].find((b) => text(b) === 'Resume'),
+        'Resume',
+      ),
+    );
     const { tournament } = marketSessions();
     await vi.waitFor(() => expect(tournament.status).toBe('done'), WAIT);
     expect(tournament.done).toBe(8);

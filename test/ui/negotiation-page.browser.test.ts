@@ -12,7 +12,11 @@ import { cleanup, must, render, text } from './helpers.svelte';
 
 afterEach(cleanup);
 
-const button = (target: HTMLElement, name: string) => must([...target.querySelectorAll('button')].find((b) => text(b) === name), name);
+const button = (target: HTMLElement, name: string) =>
+  must(
+    [...target.querySelectorAll('button')].find((b) => text(b) === name),
+    name,
+  );
 
 describe('the negotiation inspector', () => {
   test('stepping back hides what has not happened yet: no outcome, no final metrics, only the offers so far', async () => {
@@ -39,7 +43,9 @@ describe('the negotiation inspector', () => {
     const offers = (role: 'buyer' | 'seller') =>
       row.events
         .slice(0, 3)
-        .flatMap((e) => (e.type === 'move' && e.actor === role && e.move.action?.type === 'offer' ? [`${((100 * e.move.action.price) / list).toFixed(1)}%`] : []))
+        .flatMap((e) =>
+          e.type === 'move' && e.actor === role && e.move.action?.type === 'offer' ? [`${((100 * e.move.action.price) / list).toFixed(1)}%`] : [],
+        )
         .join(', ') || '–';
     const soFar = [...target.querySelectorAll('table.so-far tbody tr')].map((tr) => [...tr.children].map((c) => text(c)));
     expect(soFar).toEqual([['Offers / list price', offers('buyer'), offers('seller')]]);
@@ -49,11 +55,14 @@ describe('the negotiation inspector', () => {
     expect(text(target)).toContain('Surplus share');
   });
 
-  test('at the end, each seat\'s reward: every weighted term with its weight named, and the total', async () => {
+  test("at the end, each seat's reward: every weighted term with its weight named, and the total", async () => {
     const db = database();
     const runId = `inspector-reward-${crypto.randomUUID()}`;
     // v = 150, c = 90: the buyer answers once badly, bids 100, retreats to 95, then accepts 120.
-    const scenario = makeScenario('reward-scn', { id: 'w', name: 'Widget', category: 'test', listPrice: 200 }, 150, 90, { turnLimit: 20, firstMover: 'seller' });
+    const scenario = makeScenario('reward-scn', { id: 'w', name: 'Widget', category: 'test', listPrice: 200 }, 150, 90, {
+      turnLimit: 20,
+      firstMover: 'seller',
+    });
     const move = (turn: number, actor: 'buyer' | 'seller', m: ReturnType<typeof offer>): BilateralEvent => ({ type: 'move', turn, actor, move: m });
     const events: BilateralEvent[] = [
       move(0, 'seller', offer(180)),

@@ -7,8 +7,7 @@ import { agent, cleanup, must, play, render, text } from './helpers.svelte';
 
 afterEach(cleanup);
 
-const shares = (target: HTMLElement) =>
-  [...target.querySelectorAll('.share')].map((el) => Number((el.textContent ?? '').replace('%', '')));
+const shares = (target: HTMLElement) => [...target.querySelectorAll('.share')].map((el) => Number((el.textContent ?? '').replace('%', '')));
 
 describe('OutcomeCard', () => {
   test('a deal: who accepted, at what price, and a surplus split that adds up to 100%', async () => {
@@ -50,7 +49,11 @@ describe('OutcomeCard', () => {
     expect(text(headline)).toMatch(/^Deal at .*\. It breaks individual rationality\.$/);
     expect(headline.classList.contains('violated')).toBe(true);
     const colour = getComputedStyle(headline).color;
-    const ok = render(OutcomeCard, { scenario: s, ...(await play(s, agent('accommodator', 'buyer'), agent('conceder', 'seller'))), agents: { buyer: 'accommodator', seller: 'conceder' } });
+    const ok = render(OutcomeCard, {
+      scenario: s,
+      ...(await play(s, agent('accommodator', 'buyer'), agent('conceder', 'seller'))),
+      agents: { buyer: 'accommodator', seller: 'conceder' },
+    });
     const green = getComputedStyle(must(ok.querySelector<HTMLElement>('.headline.deal'))).color;
     expect(colour).not.toBe(green);
   });
@@ -67,8 +70,13 @@ describe('OutcomeCard', () => {
   test('errors and cancellations say so', () => {
     const s = scenario();
     const metrics = {
-      gft: true, deal: false, price: null, outcome: 'error' as const, turnsUsed: 3,
-      buyer: side(), seller: side(),
+      gft: true,
+      deal: false,
+      price: null,
+      outcome: 'error' as const,
+      turnsUsed: 3,
+      buyer: side(),
+      seller: side(),
     };
     const target = render(OutcomeCard, {
       scenario: s,
@@ -82,7 +90,19 @@ describe('OutcomeCard', () => {
 
 function side() {
   return {
-    utility: 0, share: null, irViolation: false, offers: [], firstOffer: null, totalConcession: null, patience: null,
-    moves: 0, invalidMoves: 0, forfeits: 0, calls: 0, tokensIn: 0, tokensOut: 0, latencyMs: 0,
+    utility: 0,
+    share: null,
+    irViolation: false,
+    offers: [],
+    firstOffer: null,
+    totalConcession: null,
+    patience: null,
+    moves: 0,
+    invalidMoves: 0,
+    forfeits: 0,
+    calls: 0,
+    tokensIn: 0,
+    tokensOut: 0,
+    latencyMs: 0,
   };
 }

@@ -64,7 +64,14 @@ beforeAll(async () => {
     game: 'market',
     id: MARKET_RUN,
     name: 'Phone market run',
-    config: { sellers: ['catalog', 'greedy'], buyer: 'margin', configs: ALL_MARKET_CONFIGS.slice(0, 2).map((c) => ({ ...c })), marketsPerConfig: 4, seed: 3, samples: 0 },
+    config: {
+      sellers: ['catalog', 'greedy'],
+      buyer: 'margin',
+      configs: ALL_MARKET_CONFIGS.slice(0, 2).map((c) => ({ ...c })),
+      marketsPerConfig: 4,
+      seed: 3,
+      samples: 0,
+    },
     planned: 16,
     createdAt: 6_000,
   });
@@ -170,7 +177,8 @@ async function fits(where: string, ready: () => boolean, watch: ReturnType<typeo
   expect(innerWidth).toBe(WIDTH);
   const width = pageWidth();
   if (width > WIDTH) throw new Error(`${where}: the page is ${width} px wide once settled; too wide: ${overflowing() || 'nothing found'}`);
-  if (seen.widest > WIDTH) throw new Error(`${where}: a frame drawn while it was built was ${seen.widest} px wide; too wide then: ${seen.culprits || 'nothing found'}`);
+  if (seen.widest > WIDTH)
+    throw new Error(`${where}: a frame drawn while it was built was ${seen.widest} px wide; too wide then: ${seen.culprits || 'nothing found'}`);
 }
 
 /** Goes to `hash` and checks the page once settled, watching every frame of its build. */
@@ -182,15 +190,24 @@ async function visit(hash: string, title: RegExp, ready: () => boolean): Promise
 }
 
 const button = (name: string | RegExp) =>
-  must([...document.querySelectorAll<HTMLButtonElement>('main button')].find((b) => (typeof name === 'string' ? text(b) === name : name.test(text(b)))), String(name));
+  must(
+    [...document.querySelectorAll<HTMLButtonElement>('main button')].find((b) => (typeof name === 'string' ? text(b) === name : name.test(text(b)))),
+    String(name),
+  );
 /** The select whose label starts with `label`, set to the option shown as `option`. */
 function choose(label: string, option: string): void {
   const select = must([...document.querySelectorAll('main label')].find((l) => text(l).startsWith(label))?.querySelector('select'), label);
-  select.value = must([...select.options].find((o) => text(o) === option), option).value;
+  select.value = must(
+    [...select.options].find((o) => text(o) === option),
+    option,
+  ).value;
   select.dispatchEvent(new Event('change', { bubbles: true }));
 }
 function fill(label: string, value: string): void {
-  const input = must([...document.querySelectorAll<HTMLLabelElement>('main label')].find((l) => text(l) === label), label).control as HTMLInputElement;
+  const input = must(
+    [...document.querySelectorAll<HTMLLabelElement>('main label')].find((l) => text(l) === label),
+    label,
+  ).control as HTMLInputElement;
   input.value = value;
   input.dispatchEvent(new Event('input', { bubbles: true }));
 }
@@ -301,7 +318,10 @@ describe('at 390 px wide', () => {
       }),
     );
     await visit('#/class', /^Class$/, present('textarea'));
-    const box = must([...target.querySelectorAll<HTMLLabelElement>('main label')].find((l) => text(l) === 'Result links'), 'Result links').control as HTMLTextAreaElement;
+    const box = must(
+      [...target.querySelectorAll<HTMLLabelElement>('main label')].find((l) => text(l) === 'Result links'),
+      'Result links',
+    ).control as HTMLTextAreaElement;
     box.value = links.join('\n');
     box.dispatchEvent(new Event('input', { bubbles: true }));
     const handIn = button('Hand in these links');
@@ -311,7 +331,9 @@ describe('at 390 px wide', () => {
     handIn.click();
     await fits(
       'class page',
-      () => text(target.querySelector('main [data-testid="hand-in-summary"]')) === '6 handed in: 6 imported.' && target.querySelectorAll('main table.ranking tbody tr').length === 7,
+      () =>
+        text(target.querySelector('main [data-testid="hand-in-summary"]')) === '6 handed in: 6 imported.' &&
+        target.querySelectorAll('main table.ranking tbody tr').length === 7,
       watch,
     );
   }, 120_000);
@@ -319,7 +341,10 @@ describe('at 390 px wide', () => {
   test('"Skip to content" moves the focus to the main content, with no "Page not found"', async () => {
     location.hash = '#/tournament';
     const target = render(App, {});
-    const skip = must([...target.querySelectorAll('a')].find((a) => text(a) === 'Skip to content'), 'skip link');
+    const skip = must(
+      [...target.querySelectorAll('a')].find((a) => text(a) === 'Skip to content'),
+      'skip link',
+    );
     skip.focus();
     await userEvent.keyboard('{Enter}');
     await expect.poll(() => document.activeElement).toBe(target.querySelector('main'));

@@ -104,7 +104,7 @@ describe('ScenarioPicker', () => {
     const { props, writes, get } = bound('scenario', first(1));
     const target = render(ScenarioPicker, props);
     await userEvent.click(control(target, 'Your own'));
-    await userEvent.selectOptions(control(target, "Item"), 'laptop');
+    await userEvent.selectOptions(control(target, 'Item'), 'laptop');
     await userEvent.fill(control(target, "Buyer's value ($)"), '900');
     await userEvent.fill(control(target, "Seller's cost ($)"), '700');
     expect(get()).toMatchObject({ item: { id: 'laptop' }, buyerValue: 900, sellerCost: 700 });
@@ -150,7 +150,9 @@ describe('ScenarioPicker', () => {
     const drawn = generateScenarios({ preset: 'standard', seed: 1, count: 1, deadline: { kind: 'uncertain', min: 6, max: 10 }, firstMover: 'seller' })[0]!;
     expect(get()).toEqual(drawn);
     expect(get().turnRange).toEqual({ min: 6, max: 10 });
-    expect(text(target.querySelector('.summary'))).toContain(`Deadline: 6–10 turns (uncertain), this game ${drawn.turnLimit} (the agents know only the range).`);
+    expect(text(target.querySelector('.summary'))).toContain(
+      `Deadline: 6–10 turns (uncertain), this game ${drawn.turnLimit} (the agents know only the range).`,
+    );
 
     // A range upside down is refused and nothing is written; the numbers typed stay.
     const count = writes.length;

@@ -29,7 +29,11 @@ afterAll(async () => {
   location.hash = '';
 });
 
-const button = (root: Element, name: string) => must([...root.querySelectorAll('button')].find((b) => text(b) === name), name);
+const button = (root: Element, name: string) =>
+  must(
+    [...root.querySelectorAll('button')].find((b) => text(b) === name),
+    name,
+  );
 
 describe('presentation mode', () => {
   test('kept in localStorage; the transcript, the chart and the outcome fit one 1366 × 768 screen', async () => {
@@ -59,10 +63,13 @@ describe('presentation mode', () => {
     const where = (el: Element | null | undefined) => JSON.stringify(el?.getBoundingClientRect());
     // The transcript follows the game to its last turn (a smooth scroll, so it may take a moment); the page itself stays at its top.
     await expect
-      .poll(() => {
-        window.scrollTo(0, 0);
-        return inView(must(turns[turns.length - 1]));
-      }, { message: `last turn ${where(turns[turns.length - 1])}` })
+      .poll(
+        () => {
+          window.scrollTo(0, 0);
+          return inView(must(turns[turns.length - 1]));
+        },
+        { message: `last turn ${where(turns[turns.length - 1])}` },
+      )
       .toBe(true);
     expect(inView(must(target.querySelector('main canvas')))).toBe(true);
     expect(inView(must(target.querySelector('main .outcome'))), where(target.querySelector('main .outcome'))).toBe(true);

@@ -92,7 +92,12 @@ describe('point labels', () => {
     const template = six.leaderboard.find((r) => r.role === 'buyer' && typeof r.opening === 'number') as LeaderboardRow;
     const names = Array.from({ length: 14 }, (_, i) => `webllm:Qwen3-${i}B-q4f32_1-MLC`);
     // Openings within 3% and shares within 4% of each other; the first two exactly on one spot.
-    const rows = names.map((agent, i) => ({ ...template, agent, opening: 0.6 + (i === 1 ? 0 : i) * 0.002, expectedSurplusShare: 0.4 + (i === 1 ? 0 : i % 5) * 0.008 }));
+    const rows = names.map((agent, i) => ({
+      ...template,
+      agent,
+      opening: 0.6 + (i === 1 ? 0 : i) * 0.002,
+      expectedSurplusShare: 0.4 + (i === 1 ? 0 : i % 5) * 0.008,
+    }));
     const target = render(BehaviourChart, { rows, measure: 'opening', share: 'expectedSurplusShare' });
     const chart = await drawn(await canvasIn(target));
     const labels = await vi.waitFor(() => defined(labelsOf(chart), 'labels'));
@@ -114,7 +119,11 @@ describe('point labels', () => {
 describe('the head-to-head matrix at 1280 px', () => {
   const LONG = ['webllm:Qwen3-8B-q4f32_1-MLC', 'openai:gpt-4o-mini-2024-07-18', 'anthropic:claude-3-5-haiku-latest', 'boulware', 'tit-for-tat', 'accommodator'];
   const pairsOf = (agents: string[]): PairRow[] =>
-    agents.flatMap((buyer, i) => agents.filter((s) => s !== buyer).map((seller, j) => ({ buyer, seller, n: 4, errors: 0, dealRate: ((i + j) % 5) / 4, buyerShare: 0.5, sellerShare: 0.5 })));
+    agents.flatMap((buyer, i) =>
+      agents
+        .filter((s) => s !== buyer)
+        .map((seller, j) => ({ buyer, seller, n: 4, errors: 0, dealRate: ((i + j) % 5) / 4, buyerShare: 0.5, sellerShare: 0.5 })),
+    );
 
   test('six agents with long names fit whole in the results, beside nothing they push off the page', async () => {
     const renamed: Standings = { ...six, pairs: pairsOf(LONG) };
@@ -130,7 +139,7 @@ describe('the head-to-head matrix at 1280 px', () => {
     expect(document.documentElement.scrollWidth).toBeLessThanOrEqual(innerWidth);
   });
 
-  test('sixteen agents scroll in the matrix\'s own box, said so, the buyers\' names held at its left edge', async () => {
+  test("sixteen agents scroll in the matrix's own box, said so, the buyers' names held at its left edge", async () => {
     const many = [...LONG, ...Array.from({ length: 10 }, (_, i) => `openrouter:model-${i}`)];
     const target = render(HeadToHead, { pairs: pairsOf(many), agents: many });
     const box = must(target.querySelector<HTMLElement>('.head-to-head .scroll'));
@@ -162,7 +171,7 @@ describe('stored runs in the app', () => {
     for (const id of RUNS) await deleteRun(database(), id);
   });
 
-  test('presentation mode at 1366 × 768: ticks, legends and point labels grow with the page\'s text, and shrink back', async () => {
+  test("presentation mode at 1366 × 768: ticks, legends and point labels grow with the page's text, and shrink back", async () => {
     await page.viewport(1366, 768);
     presentation.set(false);
     location.hash = `#/runs/${RUNS[1]}`;
@@ -172,7 +181,10 @@ describe('stored runs in the app', () => {
     const canvases = () => [...target.querySelectorAll<HTMLCanvasElement>('main figure.chart canvas')];
     await vi.waitFor(() => expect(canvases().length).toBe(target.querySelectorAll('main figure.chart').length));
     const charts = await Promise.all(canvases().map(drawn));
-    const scatter = defined(charts.find((c) => (c.config as { type: string }).type === 'scatter'), 'scatter chart');
+    const scatter = defined(
+      charts.find((c) => (c.config as { type: string }).type === 'scatter'),
+      'scatter chart',
+    );
     type Sized = { ticks: { font: { size: number } }; title: { font: { size: number } } };
     const scale = (c: Chart, id: string) => defined(c.scales[id], id).options as unknown as Sized;
     const sizes = () =>
@@ -278,7 +290,7 @@ describe('the Market page at 1280 and 1366 px', () => {
       }
   }
 
-  test.each([1280, 1366])('at %i px the play form\'s controls do not overlap, with a preset or a custom market', async (width) => {
+  test.each([1280, 1366])("at %i px the play form's controls do not overlap, with a preset or a custom market", async (width) => {
     await page.viewport(width, 800);
     const target = render(MarketPage, {});
     const form = must(target.querySelector('form[aria-label="Market settings"]'));

@@ -22,7 +22,11 @@ function downloads(): { name: string; href: string }[] {
   return saved;
 }
 
-const button = (target: HTMLElement, name: string) => must([...target.querySelectorAll('button')].find((b) => text(b) === name), name);
+const button = (target: HTMLElement, name: string) =>
+  must(
+    [...target.querySelectorAll('button')].find((b) => text(b) === name),
+    name,
+  );
 
 /** A run in the app's own database, where the worker that builds the files reads it; deleted when the test ends. */
 async function appRun(init: Parameters<typeof storedTournament>[1] = {}) {

@@ -288,10 +288,12 @@ function countReads(db: ParleyDb, table: string): () => number {
       table: (name) => {
         const core = down.table(name);
         if (name !== table) return core;
-        const counted = <Args extends unknown[], R>(read: (...args: Args) => R) => (...args: Args): R => {
-          reads++;
-          return read(...args);
-        };
+        const counted =
+          <Args extends unknown[], R>(read: (...args: Args) => R) =>
+          (...args: Args): R => {
+            reads++;
+            return read(...args);
+          };
         return {
           ...core,
           get: counted(core.get.bind(core)),

@@ -18,7 +18,11 @@ function downloads(): { name: string; href: string }[] {
   return saved;
 }
 
-const button = (target: HTMLElement, name: string) => must([...target.querySelectorAll('button')].find((b) => text(b) === name), name);
+const button = (target: HTMLElement, name: string) =>
+  must(
+    [...target.querySelectorAll('button')].find((b) => text(b) === name),
+    name,
+  );
 
 describe('SftExport', () => {
   test('summarizes what the filters pick, then downloads train and validation JSONL whose every line is an example', async () => {
@@ -40,22 +44,33 @@ describe('SftExport', () => {
 
     // What training/sft.ts picks, counted here directly.
     const filter: SftFilter = { seat: 'seller', dealsOnly: true, irOnly: false };
-    const picked = rows.flatMap((row) => selectedSeats(row, filter).filter((seat) => seatMoved(row, seat)).map((seat) => ({ row, seat })));
-    const heldOut = validationScenarios(picked.map((p) => p.row.scenario.id), 0.25);
+    const picked = rows.flatMap((row) =>
+      selectedSeats(row, filter)
+        .filter((seat) => seatMoved(row, seat))
+        .map((seat) => ({ row, seat })),
+    );
+    const heldOut = validationScenarios(
+      picked.map((p) => p.row.scenario.id),
+      0.25,
+    );
     const tally = new SftTally();
     for (const p of picked) tally.add(p.row, p.seat, heldOut.has(p.row.scenario.id));
     const expected = tally.summary();
     expect(expected.train).toBeGreaterThan(0);
     expect(expected.validation).toBeGreaterThan(0);
 
-    await expect.poll(() => text(target.querySelector('[data-summary="totals"]'))).toBe(
-      `${expected.examples} examples from ${rows.length} negotiations, moves as tool calls: train ${expected.train} (${expected.scenarios.train} scenarios), validation ${expected.validation} (${expected.scenarios.validation} scenarios).`,
-    );
+    await expect
+      .poll(() => text(target.querySelector('[data-summary="totals"]')))
+      .toBe(
+        `${expected.examples} examples from ${rows.length} negotiations, moves as tool calls: train ${expected.train} (${expected.scenarios.train} scenarios), validation ${expected.validation} (${expected.scenarios.validation} scenarios).`,
+      );
     const cells = (which: string) => [...target.querySelectorAll(`[data-summary="${which}"] tbody tr`)].map((tr) => [...tr.children].map((c) => text(c)));
     expect(cells('tiers')).toEqual(Object.entries(expected.byTier).map(([t, n]) => [t, String(n)]));
     expect(cells('agents')).toEqual(Object.entries(expected.byAgent).map(([a, n]) => [a, String(n)]));
     expect(cells('histogram').map((r) => Number(r[1]))).toEqual(expected.share.histogram);
-    expect(text(target.querySelector('[data-summary="share"]'))).toContain(`over ${expected.share.n} deals with gains from trade: mean ${expected.share.mean!.toFixed(2)}`);
+    expect(text(target.querySelector('[data-summary="share"]'))).toContain(
+      `over ${expected.share.n} deals with gains from trade: mean ${expected.share.mean!.toFixed(2)}`,
+    );
 
     const saved = downloads();
     await userEvent.click(button(target, 'Download train and validation (JSONL)'));

@@ -18,7 +18,13 @@ import { MAX_SEED, SeedSchema } from '../../src/core/rng';
 
 describe('Arena links', () => {
   test('a drawn scenario, its hidden limit and the seats survive the round trip', () => {
-    const drawn = generateScenarios({ preset: 'narrow', seed: 42, count: 1, deadline: { kind: 'uncertain', min: 10, max: 30 }, firstMover: 'buyer' })[0] as Scenario;
+    const drawn = generateScenarios({
+      preset: 'narrow',
+      seed: 42,
+      count: 1,
+      deadline: { kind: 'uncertain', min: 10, max: 30 },
+      firstMover: 'buyer',
+    })[0] as Scenario;
     const picked = { ...drawn, turnLimit: drawn.turnLimit === 10 ? 11 : 10 };
     for (const scenario of [drawn, picked]) {
       const search = writeArenaSetup({ you: 'seller', buyer: 'boulware:beta=0.3', seller: 'linear', scenario: sourceOf(scenario) });

@@ -39,7 +39,9 @@ describe('Leaderboard', () => {
     expect(header(target, 'Expected share').getAttribute('aria-sort')).toBe('descending');
     expect(header(target, 'Deal rate').hasAttribute('aria-sort')).toBe(false);
     const row = result.leaderboard.find((r) => r.agent === 'boulware' && r.role === 'seller')!;
-    const tr = must([...target.querySelectorAll('tbody tr')].find((r) => text(r.querySelector('th')) === 'boulware' && text(r.querySelector('td')) === 'Seller'));
+    const tr = must(
+      [...target.querySelectorAll('tbody tr')].find((r) => text(r.querySelector('th')) === 'boulware' && text(r.querySelector('td')) === 'Seller'),
+    );
     const cell = must(tr.querySelector('[data-rate="dealRate"]'));
     expect(text(cell)).toBe(`${(row.dealRate! * 100).toFixed(1)}% ${(row.ci.dealRate![0] * 100).toFixed(1)}%–${(row.ci.dealRate![1] * 100).toFixed(1)}%`);
   });
@@ -75,7 +77,9 @@ describe('Leaderboard', () => {
     expect(text(target.querySelector('caption'))).toContain('a bootstrap of 200 resamples where a cell has fewer than 30 scenarios');
 
     const row = result.leaderboard.find((r) => r.agent === 'hardliner' && r.role === 'seller')!;
-    const tr = must([...target.querySelectorAll('tbody tr')].find((r) => text(r.querySelector('th')) === 'hardliner' && text(r.querySelector('td')) === 'Seller'));
+    const tr = must(
+      [...target.querySelectorAll('tbody tr')].find((r) => text(r.querySelector('th')) === 'hardliner' && text(r.querySelector('td')) === 'Seller'),
+    );
     const first = (key: string) => text(tr.querySelector(`[data-rate="${key}"]`)).split(' ')[0];
     expect(first('opening')).toBe(`${(row.opening! * 100).toFixed(1)}%`);
     expect(first('patience')).toBe(`${(row.patience! * 100).toFixed(1)}%`);
@@ -118,7 +122,13 @@ describe('Leaderboard', () => {
     expect(target.querySelectorAll('tbody tr')).toHaveLength(AGENTS.length * 2);
     await userEvent.click(must([...target.querySelectorAll('label')].find((l) => text(l) === 'Buyer')));
     flushSync();
-    expect(order(target)).toEqual(sorted(result.leaderboard.filter((r) => r.role === 'buyer'), 'expectedSurplusShare', true));
+    expect(order(target)).toEqual(
+      sorted(
+        result.leaderboard.filter((r) => r.role === 'buyer'),
+        'expectedSurplusShare',
+        true,
+      ),
+    );
   });
 });
 

@@ -61,7 +61,9 @@ describe('Tournament scenarios from a file', () => {
     expect(runButton(target).disabled).toBe(true);
     await userEvent.upload(fileInput(target), new File([FIXTURE], 'negmas-reference-3.jsonl'));
     await vi.waitFor(() =>
-      expect(text(target.querySelector('.file-summary'))).toBe('negmas-reference-3.jsonl: 3 scenarios (24 repeated lines read as the first): 101-0, 101-1, 101-2'),
+      expect(text(target.querySelector('.file-summary'))).toBe(
+        'negmas-reference-3.jsonl: 3 scenarios (24 repeated lines read as the first): 101-0, 101-1, 101-2',
+      ),
     );
     expect(alerts(target)).toEqual([]);
     expect(text(runButton(target))).toBe('Run 6 negotiations');
@@ -117,14 +119,27 @@ describe('Tournament scenarios from a file', () => {
   });
 
   test('a run from a file stopped part-way resumes with the same scenarios, exports and imports back whole', async () => {
-    const config = fullTournamentConfig({ agents: ['boulware', 'conceder', 'random'], scenariosPerPair: 3, preset: 'standard', seed: 9, selfPlay: false, scenarios: SCENARIOS });
+    const config = fullTournamentConfig({
+      agents: ['boulware', 'conceder', 'random'],
+      scenariosPerPair: 3,
+      preset: 'standard',
+      seed: 9,
+      selfPlay: false,
+      scenarios: SCENARIOS,
+    });
     const whole: NegotiationResult[] = [];
     await runTournament(bilateralGame, config, makeAgent, { onResult: (r) => void whole.push(r) });
     // The worker's database, as a tab closed after five negotiations left it.
     const db = database();
     const runId = newId();
     played.push(runId);
-    await createRun(db, { id: runId, name: 'stopped after five', config: { kind: 'tournament', tournament: config }, planned: whole.length, createdAt: Date.now() });
+    await createRun(db, {
+      id: runId,
+      name: 'stopped after five',
+      config: { kind: 'tournament', tournament: config },
+      planned: whole.length,
+      createdAt: Date.now(),
+    });
     const writer = new RunWriter(db, runId, { now: () => Date.now() });
     for (const r of whole.slice(0, 5)) await writer.add(negotiationRow(runId, r));
     await writer.flush();

@@ -55,9 +55,19 @@ describe('the tournament form', () => {
   test('one past each limit is named on its own field, and the form does not run', () => {
     const cases: [string, (f: TournamentForm) => void, keyof TournamentForm['errors'], string][] = [
       ['seed', (f) => (f.seed = seed.max + 1), 'seed', `The seed is a whole number from 0 to ${seed.max.toLocaleString('en-US')}.`],
-      ['scenarios', (f) => (f.scenariosPerPair = scenariosPerPair.max + 1), 'scenariosPerPair', 'Scenarios per pair must be a whole number from 1 to 1,000,000.'],
+      [
+        'scenarios',
+        (f) => (f.scenariosPerPair = scenariosPerPair.max + 1),
+        'scenariosPerPair',
+        'Scenarios per pair must be a whole number from 1 to 1,000,000.',
+      ],
       ['no scenarios', (f) => (f.scenariosPerPair = null), 'scenariosPerPair', 'Scenarios per pair must be a whole number from 1 to 1,000,000.'],
-      ['agents', (f) => (f.agents = manyAgents(agents.max + 1)), 'agents', `A tournament plays 1 to ${agents.max} agents, each named in at most 200 characters.`],
+      [
+        'agents',
+        (f) => (f.agents = manyAgents(agents.max + 1)),
+        'agents',
+        `A tournament plays 1 to ${agents.max} agents, each named in at most 200 characters.`,
+      ],
       ['fixed turns', (f) => ([f.deadlineKind, f.fixedTurns] = ['fixed', turns.max + 1]), 'deadline', 'The turn limit must be a whole number from 1 to 1,000.'],
       ['fewest turns', (f) => (f.minTurns = turns.min - 1), 'deadline', 'The fewest turns must be a whole number from 1 to 1,000.'],
       ['a range upside down', (f) => ([f.minTurns, f.maxTurns] = [30, 24]), 'deadline', 'The fewest turns (30) must not be above the most (24).'],
@@ -84,7 +94,11 @@ describe('the tournament form', () => {
   });
 
   test('a link with more agents than a tournament takes keeps the first ones and says so', () => {
-    const { setup, ignored } = readTournamentSetup(manyAgents(agents.max + 2).map((a) => `agent=${encodeURIComponent(a)}`).join('&'));
+    const { setup, ignored } = readTournamentSetup(
+      manyAgents(agents.max + 2)
+        .map((a) => `agent=${encodeURIComponent(a)}`)
+        .join('&'),
+    );
     expect(setup.agents).toEqual(manyAgents(agents.max));
     expect(ignored).toEqual([`agents after the first ${agents.max}`]);
   });

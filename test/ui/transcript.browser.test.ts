@@ -45,9 +45,7 @@ describe('Transcript', () => {
     const sellerOpen = events[0];
     if (sellerOpen?.type !== 'move' || sellerOpen.move.action?.type !== 'offer') throw new Error('seller should open');
     const price = sellerOpen.move.action.price;
-    expect(text(bubbles[0]?.querySelector('.chip'))).toBe(
-      `Offers $${price.toFixed(2)} ${((price / 200) * 100).toFixed(1)}% of list`,
-    );
+    expect(text(bubbles[0]?.querySelector('.chip'))).toBe(`Offers $${price.toFixed(2)} ${((price / 200) * 100).toFixed(1)}% of list`);
     expect(bubbles[0]?.classList.contains('seller')).toBe(true);
     // This scripted buyer accepts boulware's offer above its own value of $150: the chip says what it lost.
     expect(text(target.querySelector('.chip.accept'))).toMatch(/^Accepts \$\d+\.\d\d a loss of \$\d+\.\d\d for the buyer$/);
@@ -66,7 +64,16 @@ describe('Transcript', () => {
 
   test('a model call folds away its backend, tokens, latency, thinking, raw answer and prompt, all as text', async () => {
     const { s, events } = await negotiation();
-    const call = { backend: 'webllm', model: 'Qwen3-0.6B-q4f32_1-MLC', latencyMs: 1234, tokensIn: 321, tokensOut: 12, prompt: `You are the buyer. ${HOSTILE}`, raw: '{"action":{"type":"accept"}}', thinking: `They moved twice. ${HOSTILE}` };
+    const call = {
+      backend: 'webllm',
+      model: 'Qwen3-0.6B-q4f32_1-MLC',
+      latencyMs: 1234,
+      tokensIn: 321,
+      tokensOut: 12,
+      prompt: `You are the buyer. ${HOSTILE}`,
+      raw: '{"action":{"type":"accept"}}',
+      thinking: `They moved twice. ${HOSTILE}`,
+    };
     const withCall = events.map((e) => (e.type === 'move' && e.actor === 'buyer' ? { ...e, call } : e));
     const target = render(Transcript, { scenario: s, events: withCall, agents });
     const details = [...target.querySelectorAll('li.bubble.buyer details')];

@@ -97,8 +97,7 @@ describe('NegotiationPage', () => {
       await deletePrice(db, 'openai:model-a');
     });
     const target = render(NegotiationPage, { runId, jobId: played.id });
-    const row = (name: string) =>
-      [...target.querySelectorAll('table.metrics tbody tr')].map(cells).find((r) => r[0] === name);
+    const row = (name: string) => [...target.querySelectorAll('table.metrics tbody tr')].map(cells).find((r) => r[0] === name);
     await vi.waitFor(() => expect(row('Estimated cost')).toBeDefined());
     const { buyer, seller } = played.metrics;
     expect(buyer.calls).toBeGreaterThan(0);
@@ -109,7 +108,13 @@ describe('NegotiationPage', () => {
     expect(row('Estimated cost')).toEqual(['Estimated cost', formatUsd(estimateCost(buyer, price)), '—']);
     // Every offer over list price, to one decimal, in order.
     const offers = (role: 'buyer' | 'seller') =>
-      played.events.flatMap((e) => (e.type === 'move' && e.actor === role && e.move.action?.type === 'offer' ? [`${((100 * e.move.action.price) / played.scenario.item.listPrice).toFixed(1)}%`] : [])).join(', ') || '–';
+      played.events
+        .flatMap((e) =>
+          e.type === 'move' && e.actor === role && e.move.action?.type === 'offer'
+            ? [`${((100 * e.move.action.price) / played.scenario.item.listPrice).toFixed(1)}%`]
+            : [],
+        )
+        .join(', ') || '–';
     expect(row('Offers / list price')).toEqual(['Offers / list price', offers('buyer'), offers('seller')]);
   });
 });
@@ -119,7 +124,10 @@ const field = (target: HTMLElement, name: string): HTMLInputElement => {
   throw new Error(`no control labelled ${name}`);
 };
 const button = (target: HTMLElement, name: string): HTMLButtonElement =>
-  must([...target.querySelectorAll('button')].find((b) => (b.getAttribute('aria-label') ?? text(b)) === name), name);
+  must(
+    [...target.querySelectorAll('button')].find((b) => (b.getAttribute('aria-label') ?? text(b)) === name),
+    name,
+  );
 const status = (target: HTMLElement) => text(target.querySelector('[role="status"]'));
 
 describe('Prices', () => {
@@ -185,11 +193,7 @@ describe('Prices', () => {
 
     await userEvent.click(button(target, 'Edit the price of anthropic:claude-x'));
     const input = field(target, 'Input, $ per million tokens');
-    expect([field(target, 'Model').value, input.value, field(target, 'Output, $ per million tokens').value]).toEqual([
-      'anthropic:claude-x',
-      '3',
-      '15',
-    ]);
+    expect([field(target, 'Model').value, input.value, field(target, 'Output, $ per million tokens').value]).toEqual(['anthropic:claude-x', '3', '15']);
     expect(document.activeElement).toBe(input);
     await userEvent.fill(input, '2.5');
     await userEvent.click(button(target, 'Save changes'));

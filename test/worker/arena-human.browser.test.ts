@@ -34,7 +34,11 @@ describe('an Arena game with a human seat', () => {
       const prompt = turns(posted).at(-1)!;
       expect(prompt).toMatchObject({ role: 'buyer', reservation: scenario.buyerValue, turnLimit: 8 });
       expect(prompt.pending).toBeGreaterThan(0);
-      game.answer(prompt.turn, 0, asked < 3 ? { message: `try ${asked}`, action: { type: 'offer', price: scenario.sellerCost / 2 } } : { action: { type: 'accept' } });
+      game.answer(
+        prompt.turn,
+        0,
+        asked < 3 ? { message: `try ${asked}`, action: { type: 'offer', price: scenario.sellerCost / 2 } } : { action: { type: 'accept' } },
+      );
     }
     const runId = await done;
     expect(runId).toBe('h1');
@@ -42,7 +46,11 @@ describe('an Arena game with a human seat', () => {
     expect(run?.config).toMatchObject({ kind: 'arena', buyer: 'human', seller: 'conceder' });
     const row = await loadNegotiation(db, 'h1', '0');
     expect(row?.events.at(-1)).toMatchObject({ type: 'end', outcome: { kind: 'deal', acceptedBy: 'buyer', turn: 6 } });
-    expect(row?.events.filter((e) => e.type === 'move' && e.actor === 'buyer').map((e) => e.type === 'move' && e.move.message)).toEqual(['try 1', 'try 2', undefined]);
+    expect(row?.events.filter((e) => e.type === 'move' && e.actor === 'buyer').map((e) => e.type === 'move' && e.move.message)).toEqual([
+      'try 1',
+      'try 2',
+      undefined,
+    ]);
     expect(replayLog(scenario, row!.events).ok).toBe(true);
     const imported = await importRun(freshDb(), await exportRunJson(db, 'h1'), { now: 2_000 });
     expect(imported.ok).toBe(true);

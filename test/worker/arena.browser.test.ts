@@ -14,8 +14,14 @@ describe('an Arena game', () => {
     const game = { scenario, buyer: 'boulware', seller: 'linear', delayMs: 0, paused: false, save: true };
     const chosen = await new ArenaGame(host, { ...game, gameId: 'a', llm: { interface: 'json', temperature: 0.3 } }).play();
     const plain = await new ArenaGame(host, { ...game, gameId: 'b' }).play();
-    expect((await getRun(db, chosen ?? ''))?.config).toMatchObject({ kind: 'arena', llm: { interface: 'json', temperature: 0.3, maxTokens: null, thinking: false } });
-    expect((await getRun(db, plain ?? ''))?.config).toMatchObject({ kind: 'arena', llm: { interface: 'tools', temperature: 0.7, maxTokens: null, thinking: false } });
+    expect((await getRun(db, chosen ?? ''))?.config).toMatchObject({
+      kind: 'arena',
+      llm: { interface: 'json', temperature: 0.3, maxTokens: null, thinking: false },
+    });
+    expect((await getRun(db, plain ?? ''))?.config).toMatchObject({
+      kind: 'arena',
+      llm: { interface: 'tools', temperature: 0.7, maxTokens: null, thinking: false },
+    });
     expect(posted.filter((m) => m.type === 'arena.event').length).toBeGreaterThan(2);
   });
 });

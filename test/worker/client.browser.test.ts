@@ -97,7 +97,9 @@ describe('SimClient with the real simulation worker', () => {
     const messages = heard(c);
     // A scenario the worker's schema refuses, as a page with a bug would send it.
     c.send({ type: 'arena.start', gameId: 'game-bad', scenario: { broken: true }, buyer: 'boulware', seller: 'linear' } as never);
-    await expect.poll(() => messages.find((m) => m.type === 'failed')).toMatchObject({ type: 'failed', gameId: 'game-bad', message: expect.stringMatching(/malformed message/) });
+    await expect
+      .poll(() => messages.find((m) => m.type === 'failed'))
+      .toMatchObject({ type: 'failed', gameId: 'game-bad', message: expect.stringMatching(/malformed message/) });
   });
 
   test("asks an engine worker for WebLLM's model list and cache, so the page never loads WebLLM", async () => {

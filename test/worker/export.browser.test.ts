@@ -18,7 +18,9 @@ afterAll(async () => {
 });
 
 /** A stored run of `copies` × the 36 negotiations of the test tournament, some of them with model calls. */
-async function storedRun(copies: number): Promise<{ runId: string; rows: NegotiationRow[]; standings: NonNullable<Awaited<ReturnType<typeof storedTournament>>['run']['standings']> }> {
+async function storedRun(
+  copies: number,
+): Promise<{ runId: string; rows: NegotiationRow[]; standings: NonNullable<Awaited<ReturnType<typeof storedTournament>>['run']['standings']> }> {
   const { run, rows } = await storedTournament(db, { id: `csv-${crypto.randomUUID()}`, name: 'a "CSV", in parts' });
   created.push(run.id);
   const more: NegotiationRow[] = [];
@@ -77,6 +79,11 @@ describe('the worker builds the run CSVs', () => {
     expect(await reply.blob.text()).toBe(standingsCsv(standings));
 
     await deleteRun(db, runId);
-    expect((await csvOf(runId, 'negotiations')).reply).toEqual({ type: 'failed', requestId: expect.any(String), runId, message: 'that run is no longer stored' });
+    expect((await csvOf(runId, 'negotiations')).reply).toEqual({
+      type: 'failed',
+      requestId: expect.any(String),
+      runId,
+      message: 'that run is no longer stored',
+    });
   });
 });

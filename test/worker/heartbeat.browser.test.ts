@@ -167,9 +167,11 @@ describe('the heartbeat', () => {
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(heard).toEqual([]);
     clock.advance(1_000);
-    await expect.poll(() => heard).toEqual([
-      { type: 'failed', runId: 'run-1', message: SILENT_DEATH },
-      { type: 'worker.stopped', message: SILENT_DEATH, runs: ['run-1'] },
-    ]);
+    await expect
+      .poll(() => heard)
+      .toEqual([
+        { type: 'failed', runId: 'run-1', message: SILENT_DEATH },
+        { type: 'worker.stopped', message: SILENT_DEATH, runs: ['run-1'] },
+      ]);
   });
 });

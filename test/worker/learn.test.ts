@@ -56,7 +56,14 @@ describe('a Learn experiment', () => {
     const seen: number[] = [];
     let clock = 0;
     const outcome = await runLearnExperiment(
-      { seed: 1, standings: false, cells: [{ buyer: 'boulware', seller: 'linear', scenarios: set }, { buyer: 'linear', seller: 'boulware', scenarios: set }] },
+      {
+        seed: 1,
+        standings: false,
+        cells: [
+          { buyer: 'boulware', seller: 'linear', scenarios: set },
+          { buyer: 'linear', seller: 'boulware', scenarios: set },
+        ],
+      },
       {
         signal: controller.signal,
         // Each reading of the clock moves it on a slice, so every negotiation reports first; the stop comes after five.
@@ -75,9 +82,17 @@ describe('a Learn experiment', () => {
 
   test('refuses a model seat, and the schema refuses an experiment over its size', async () => {
     const scenario = generateScenarios({ preset: 'standard', seed: 4, count: 1 })[0]!;
-    const withModel: LearnExperiment = { seed: 1, standings: false, cells: [{ buyer: 'openai:gpt-4o-mini', seller: 'linear', scenarios: { kind: 'one', scenario } }] };
+    const withModel: LearnExperiment = {
+      seed: 1,
+      standings: false,
+      cells: [{ buyer: 'openai:gpt-4o-mini', seller: 'linear', scenarios: { kind: 'one', scenario } }],
+    };
     await expect(runLearnExperiment(withModel)).rejects.toThrow(/scripted strategies only/);
-    const huge = { seed: 1, standings: false, cells: Array.from({ length: 11 }, () => ({ buyer: 'linear', seller: 'linear', scenarios: { ...set, count: 2000 } })) };
+    const huge = {
+      seed: 1,
+      standings: false,
+      cells: Array.from({ length: 11 }, () => ({ buyer: 'linear', seller: 'linear', scenarios: { ...set, count: 2000 } })),
+    };
     expect(LearnExperimentSchema.safeParse(huge).success).toBe(false);
     expect(LearnExperimentSchema.safeParse({ ...huge, cells: huge.cells.slice(0, 10) }).success).toBe(true);
   });

@@ -46,7 +46,9 @@ describe('markets in the worker', () => {
   test('a market tournament is stored as a run of the market game, exported as a run file of that game, imported back, salvaged and deleted', async () => {
     const runId = crypto.randomUUID();
     created.push(runId);
-    const finished = next((m): m is Extract<SimMessage, { type: 'market.status' }> => m.type === 'market.status' && m.runId === runId && m.status !== 'running');
+    const finished = next(
+      (m): m is Extract<SimMessage, { type: 'market.status' }> => m.type === 'market.status' && m.runId === runId && m.status !== 'running',
+    );
     client.send({ type: 'market.start', runId, name: 'two sellers', config: CONFIG });
     expect(await finished).toMatchObject({ status: 'done', done: 12, planned: 12 });
     const run = await getRun(db, runId, 'market');

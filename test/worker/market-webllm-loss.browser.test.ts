@@ -53,7 +53,9 @@ describe('a GPU lost after load, in a market tournament', () => {
 
     expect(await run.play()).toBe('paused');
     const paused = await getRun(db, runId, 'market');
-    expect(paused?.message).toMatch(new RegExp(`^${GPU_LOST_MESSAGE.replace(/[.()]/g, '\\$&')} The run was paused after \\d+ markets?; nothing saved was lost`));
+    expect(paused?.message).toMatch(
+      new RegExp(`^${GPU_LOST_MESSAGE.replace(/[.()]/g, '\\$&')} The run was paused after \\d+ markets?; nothing saved was lost`),
+    );
     expect(posted.at(-1)).toMatchObject({ type: 'market.status', runId, status: 'paused', message: paused?.message, done: paused?.done, planned: PLANNED });
     const stored = (await loadLines(db, runId, 'market')).lines;
     expect(stored.length).toBeLessThan(PLANNED);

@@ -53,7 +53,9 @@ describe('a GPU lost after load, in a tournament run', () => {
 
     expect(await run.play()).toBe('paused');
     const paused = await getRun(db, runId);
-    expect(paused?.message).toMatch(new RegExp(`^${GPU_LOST_MESSAGE.replace(/[.()]/g, '\\$&')} The run was paused after \\d+ negotiations?; nothing saved was lost`));
+    expect(paused?.message).toMatch(
+      new RegExp(`^${GPU_LOST_MESSAGE.replace(/[.()]/g, '\\$&')} The run was paused after \\d+ negotiations?; nothing saved was lost`),
+    );
     const stored = (await loadNegotiations(db, runId)).rows;
     // One negotiation ended at the lost move; none after it was played against the dead engine.
     expect(stored.filter((r) => r.outcome === 'error')).toHaveLength(1);

@@ -136,15 +136,18 @@ describe('WebLLM seats in the worker', () => {
     const events: FromWorker[] = [];
     const s = generateScenarios({ preset: 'standard', seed: 3, count: 1 })[0];
     if (!s) throw new Error('no scenario');
-    const game = new ArenaGame({ ...t.host, post: (m) => events.push(m) }, {
-      gameId: crypto.randomUUID(),
-      scenario: s,
-      buyer: SPEC,
-      seller: 'webllm:Qwen3-1.7B-q4f32_1-MLC',
-      delayMs: 0,
-      paused: false,
-      save: true,
-    });
+    const game = new ArenaGame(
+      { ...t.host, post: (m) => events.push(m) },
+      {
+        gameId: crypto.randomUUID(),
+        scenario: s,
+        buyer: SPEC,
+        seller: 'webllm:Qwen3-1.7B-q4f32_1-MLC',
+        delayMs: 0,
+        paused: false,
+        save: true,
+      },
+    );
     const played = game.play();
     await expect.poll(() => hung, { timeout: 5000 }).toBe(true);
     expect(t.loads()).toBe(2);

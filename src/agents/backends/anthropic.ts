@@ -72,8 +72,7 @@ export function anthropicRequestBody(model: string, request: ChatRequest): Recor
 
 /** Text blocks joined, thinking blocks before them as `<think>`, `tool_use` blocks as tool calls; no content is worth another attempt. */
 export function parseAnthropicMessage(answer: unknown): Result<ChatResponse, AnswerFault> {
-  if (!isRecord(answer) || !Array.isArray(answer.content))
-    return err({ kind: 'bad-response', message: 'anthropic: the answer has no content', retry: true });
+  if (!isRecord(answer) || !Array.isArray(answer.content)) return err({ kind: 'bad-response', message: 'anthropic: the answer has no content', retry: true });
   const texts: string[] = [];
   const thoughts: string[] = [];
   const toolCalls: { name: string; arguments: string }[] = [];

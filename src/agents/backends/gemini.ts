@@ -150,8 +150,7 @@ export function parseGeminiResponse(answer: unknown): Result<ChatResponse, Answe
   const toolCalls: { name: string; arguments: string }[] = [];
   for (const part of parts) {
     if (!isRecord(part)) continue;
-    if (isRecord(part.functionCall))
-      toolCalls.push({ name: textOf(part.functionCall.name), arguments: JSON.stringify(part.functionCall.args ?? {}) });
+    if (isRecord(part.functionCall)) toolCalls.push({ name: textOf(part.functionCall.name), arguments: JSON.stringify(part.functionCall.args ?? {}) });
     else if (part.thought === true) thoughts.push(textOf(part.text));
     else texts.push(textOf(part.text));
   }

@@ -92,12 +92,7 @@ const asIs: AnswerReader<unknown> = (answer) => ok(answer);
  * JSON as it is). Rejects with the caller's abort reason once `init.signal` is aborted (never
  * retrying), else with a BackendError that says how many attempts were made.
  */
-export async function fetchJson<T = unknown>(
-  url: string,
-  init: RequestInit,
-  opts: HttpOptions,
-  read: AnswerReader<T> = asIs as AnswerReader<T>,
-): Promise<T> {
+export async function fetchJson<T = unknown>(url: string, init: RequestInit, opts: HttpOptions, read: AnswerReader<T> = asIs as AnswerReader<T>): Promise<T> {
   const signal = init.signal ?? NEVER_ABORTED;
   const maxRetries = Math.max(0, Math.floor(opts.maxRetries ?? HTTP_DEFAULTS.maxRetries));
   const sleep = opts.sleep ?? realSleep;
@@ -136,12 +131,7 @@ export function retryDelay(attempt: number, failure: BackendError, opts: HttpOpt
   return Math.floor((opts.random ?? Math.random)() * ceiling);
 }
 
-async function attemptOnce<T>(
-  url: string,
-  init: RequestInit & { signal: AbortSignal },
-  opts: HttpOptions,
-  read: AnswerReader<T>,
-): Promise<T> {
+async function attemptOnce<T>(url: string, init: RequestInit & { signal: AbortSignal }, opts: HttpOptions, read: AnswerReader<T>): Promise<T> {
   const caller = init.signal;
   const timeoutMs = opts.timeoutMs ?? HTTP_DEFAULTS.timeoutMs;
   const timeout = AbortSignal.timeout(timeoutMs);
@@ -186,7 +176,10 @@ async function attemptOnce<T>(
   }
   const status = response.status;
   // Not retried here: the seat plays it as an invalid answer, and the runner's retries bound it.
-  if (body.overflow) throw fail('too-large', `${opts.provider}: the answer was longer than ${bytes(opts.maxAnswerBytes ?? MAX_ANSWER_BYTES)}, and was not read further`, { status });
+  if (body.overflow)
+    throw fail('too-large', `${opts.provider}: the answer was longer than ${bytes(opts.maxAnswerBytes ?? MAX_ANSWER_BYTES)}, and was not read further`, {
+      status,
+    });
   // A proxy or an overloaded server may answer 200 with nothing, or with an HTML page: as
   // transient as a 5xx, so retried like one.
   if (text.trim() === '') throw new Retryable(fail('bad-response', `${opts.provider} answered ${status} with an empty body`, { status }));
@@ -194,9 +187,7 @@ async function attemptOnce<T>(
   try {
     parsed = JSON.parse(text) as unknown;
   } catch {
-    throw new Retryable(
-      fail('bad-response', `${opts.provider} answered ${status} with something that is not JSON: ${clip(text, 200)}`, { status }),
-    );
+    throw new Retryable(fail('bad-response', `${opts.provider} answered ${status} with something that is not JSON: ${clip(text, 200)}`, { status }));
   }
   // A key can only be in the parsed answer if it is in the text (the pattern covers JSON escapes):
   // only then is the answer rebuilt with every string blanked.
@@ -289,13 +280,7 @@ export function providerMessage(body: string): string | undefined {
   } catch {
     return /^\s*</.test(text) ? undefined : clip(text, 300); // an HTML error page says nothing useful
   }
-  const candidates = [
-    at(parsed, 'error', 'message'),
-    at(parsed, 'error'),
-    at(parsed, 'message'),
-    at(parsed, 'detail', 0, 'msg'),
-    at(parsed, 'detail'),
-  ];
+  const candidates = [at(parsed, 'error', 'message'), at(parsed, 'error'), at(parsed, 'message'), at(parsed, 'detail', 0, 'msg'), at(parsed, 'detail')];
   const found = candidates.find((c): c is string => typeof c === 'string' && c.trim() !== '');
   return found === undefined ? clip(text, 300) : clip(found.trim(), 300);
 }
@@ -404,7 +389,8 @@ export class Limiter {
       if (done) return;
       done = true;
       const next = this.#queue.shift();
-      if (next) next.grant(); // the slot passes straight on, so #active stays the same
+      if (next)
+        next.grant(); // the slot passes straight on, so #active stays the same
       else this.#active--;
     };
   }

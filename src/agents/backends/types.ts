@@ -52,12 +52,10 @@ export const MAX_CALL_TOKENS = 10_000_000;
 export const MAX_CALL_LATENCY_MS = 86_400_000;
 
 /** A token count as a call record keeps it: a whole number in [0, MAX_CALL_TOKENS]; anything not a finite number is 0. */
-export const tokenCount = (x: unknown): number =>
-  typeof x === 'number' && Number.isFinite(x) && x > 0 ? Math.min(MAX_CALL_TOKENS, Math.round(x)) : 0;
+export const tokenCount = (x: unknown): number => (typeof x === 'number' && Number.isFinite(x) && x > 0 ? Math.min(MAX_CALL_TOKENS, Math.round(x)) : 0);
 
 /** Milliseconds as a call record keeps them: finite, in [0, MAX_CALL_LATENCY_MS]; anything not a number is 0. */
-export const latencyOf = (x: unknown): number =>
-  typeof x === 'number' && !Number.isNaN(x) ? Math.min(MAX_CALL_LATENCY_MS, Math.max(0, x)) : 0;
+export const latencyOf = (x: unknown): number => (typeof x === 'number' && !Number.isNaN(x) ? Math.min(MAX_CALL_LATENCY_MS, Math.max(0, x)) : 0);
 
 export interface ChatResponse {
   /** The answer as text, thinking included if the backend returns it inline (`<think>…</think>`). */
@@ -175,8 +173,7 @@ export function redactDeep<T>(value: T, secrets: readonly string[]): T {
   const walk = (x: unknown): unknown => {
     if (typeof x === 'string') return redactSecrets(x, secrets);
     if (Array.isArray(x)) return x.map(walk);
-    if (typeof x === 'object' && x !== null)
-      return Object.fromEntries(Object.entries(x).map(([k, v]) => [redactSecrets(k, secrets), walk(v)]));
+    if (typeof x === 'object' && x !== null) return Object.fromEntries(Object.entries(x).map(([k, v]) => [redactSecrets(k, secrets), walk(v)]));
     return x;
   };
   return walk(value) as T;

@@ -87,7 +87,11 @@ export type MoveAsk = Pick<ChatRequest, 'thinking' | 'tools' | 'responseFormat'>
  * decodes by schema), and thinking, as a seat asks for every move. A WebLLM warm-up sends the
  * same, so that the grammar it compiles is the one the moves use (webllm/warmup.ts).
  */
-export function moveAsk(capabilities: BackendCapabilities, game: Pick<ModelSeatGame<never, unknown>, 'tools' | 'jsonSchema' | 'schemaName'>, opts: Pick<LlmAgentOptions, 'interface' | 'thinking'> = {}): MoveAsk {
+export function moveAsk(
+  capabilities: BackendCapabilities,
+  game: Pick<ModelSeatGame<never, unknown>, 'tools' | 'jsonSchema' | 'schemaName'>,
+  opts: Pick<LlmAgentOptions, 'interface' | 'thinking'> = {},
+): MoveAsk {
   const ask: MoveAsk = { thinking: opts.thinking ?? false };
   if ((opts.interface ?? 'tools') === 'tools') ask.tools = game.tools();
   else if (capabilities.jsonSchema) ask.responseFormat = { type: 'json_schema', name: game.schemaName, schema: game.jsonSchema() };
@@ -140,8 +144,7 @@ export function modelSeat<Obs extends { turn: number }, Mv>(backend: ChatBackend
       }
       const elapsed = now() - started;
       signal.throwIfAborted(); // an answer that arrives after a cancel is not played
-      if (typeof response !== 'object' || response === null)
-        throw new BackendError('bad-response', `${backend.name} returned no response`);
+      if (typeof response !== 'object' || response === null) throw new BackendError('bad-response', `${backend.name} returned no response`);
       const answer = response as Record<string, unknown>;
       const { text, toolCalls, truncated } = answer;
 

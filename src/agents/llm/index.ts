@@ -12,13 +12,5 @@ export {
   toolCallToMove,
   type MoveToolName,
 } from './schema';
-export {
-  DEFAULT_LLM_SETTINGS,
-  DEFAULT_TEMPERATURE,
-  LlmSettingsSchema,
-  MOVE_INTERFACES,
-  llmSettings,
-  type LlmSettings,
-  type MoveInterface,
-} from './settings';
+export { DEFAULT_LLM_SETTINGS, DEFAULT_TEMPERATURE, LlmSettingsSchema, MOVE_INTERFACES, llmSettings, type LlmSettings, type MoveInterface } from './settings';
 export { estimateTokens } from './tokens';

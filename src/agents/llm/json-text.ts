@@ -118,9 +118,7 @@ export function parseLoose(text: string): Parsed {
     return ok(JSON.parse(text));
   } catch (e) {
     const error = clip(e instanceof Error ? e.message : String(e), 160);
-    const repaired = text
-      .replace(/,(\s*[}\]])/g, '$1')
-      .replace(/([{,]\s*)([A-Za-z_][A-Za-z0-9_]*)(\s*:)/g, '$1"$2"$3');
+    const repaired = text.replace(/,(\s*[}\]])/g, '$1').replace(/([{,]\s*)([A-Za-z_][A-Za-z0-9_]*)(\s*:)/g, '$1"$2"$3');
     if (repaired === text) return err(error);
     try {
       return ok(JSON.parse(repaired));

@@ -27,7 +27,10 @@ export function fieldsOf(o: object): Fields {
   let n = 0;
   for (const key of Object.keys(o)) {
     if (n++ >= MAX_KEYS) break;
-    const k = key.trim().toLowerCase().replace(/[\s-]+/g, '_');
+    const k = key
+      .trim()
+      .toLowerCase()
+      .replace(/[\s-]+/g, '_');
     if (!fields.has(k)) fields.set(k, (o as Record<string, unknown>)[key]);
   }
   return fields;
@@ -47,18 +50,29 @@ export function show(x: unknown, max = 60): string {
 type Kind = ActionType | 'none' | 'respond';
 
 const ALIASES: Record<Kind, readonly string[]> = {
-  offer: ['offer', 'make_offer', 'counter', 'counter_offer', 'counteroffer', 'counter_proposal', 'propose', 'proposal',
-    'bid', 'ask', 'new_offer', 'price', 'quote', 'offer_price'],
+  offer: [
+    'offer',
+    'make_offer',
+    'counter',
+    'counter_offer',
+    'counteroffer',
+    'counter_proposal',
+    'propose',
+    'proposal',
+    'bid',
+    'ask',
+    'new_offer',
+    'price',
+    'quote',
+    'offer_price',
+  ],
   accept: ['accept', 'accept_offer', 'accepted', 'agree', 'deal', 'yes', 'take', 'take_offer', 'accept_deal'],
   reject: ['reject', 'reject_offer', 'rejected', 'decline', 'declined', 'decline_offer', 'deny', 'refuse', 'no'],
-  walk_away: ['walk_away', 'walkaway', 'walk', 'leave', 'quit', 'exit', 'end', 'no_deal', 'end_negotiation',
-    'walk_away_from_deal', 'abandon', 'withdraw'],
+  walk_away: ['walk_away', 'walkaway', 'walk', 'leave', 'quit', 'exit', 'end', 'no_deal', 'end_negotiation', 'walk_away_from_deal', 'abandon', 'withdraw'],
   none: ['none', 'message', 'send_message', 'message_only', 'chat', 'talk', 'say', 'speak', 'null', 'nothing', 'pass', 'wait'],
   respond: ['respond', 'respond_to_offer', 'response', 'decision'],
 };
-const KIND_OF = new Map<string, Kind>(
-  (Object.keys(ALIASES) as Kind[]).flatMap((kind) => ALIASES[kind].map((alias) => [alias, kind] as const)),
-);
+const KIND_OF = new Map<string, Kind>((Object.keys(ALIASES) as Kind[]).flatMap((kind) => ALIASES[kind].map((alias) => [alias, kind] as const)));
 
 /** The kind of action a word names ("OFFER", "counter", "walk away", "deny"), or null. */
 export function kindOf(word: unknown): Kind | null {
@@ -215,9 +229,7 @@ function readAction(f: Fields): ActionRead {
   return NO_ACTION;
 }
 
-const MOVE_KEYS = new Set([
-  ...MESSAGE_KEYS, 'action', ...TOP_TYPE_KEYS, ...TOP_PRICE_KEYS, ...SHORTHAND_OFFER_KEYS, ...Object.keys(FLAG_KEYS),
-]);
+const MOVE_KEYS = new Set([...MESSAGE_KEYS, 'action', ...TOP_TYPE_KEYS, ...TOP_PRICE_KEYS, ...SHORTHAND_OFFER_KEYS, ...Object.keys(FLAG_KEYS)]);
 
 /** A move from a parsed JSON value. */
 export function moveFromValue(value: unknown, depth = 0): Decoded {

@@ -37,8 +37,7 @@ const FORMAT: Record<PromptStyle, string> = {
 
 /** What the agent knows about the deadline, and nothing more. */
 function deadlineRule(obs: BilateralObservation): string {
-  if (obs.turnLimit !== null)
-    return `Turns alternate, ${obs.turnLimit} in all (${obs.ownTurns} yours). When they run out there is no deal.`;
+  if (obs.turnLimit !== null) return `Turns alternate, ${obs.turnLimit} in all (${obs.ownTurns} yours). When they run out there is no deal.`;
   const { min, max } = obs.turnRange;
   return (
     `Turns alternate. The negotiation ends after some turn between ${min} and ${max}; nobody knows which in advance ` +
@@ -102,7 +101,11 @@ function foldedLine(entries: readonly TranscriptEntry[], self: Role): string {
   const offers = (role: Role): number[] =>
     entries.flatMap((e) => (!('forfeited' in e) && e.actor === role && e.action?.type === 'offer' ? [e.action.price] : []));
   const range = (prices: number[]): string =>
-    prices.length === 0 ? 'none' : prices.length === 1 ? money(prices[0] as number) : `${money(prices[0] as number)} first, ${money(prices.at(-1) as number)} last`;
+    prices.length === 0
+      ? 'none'
+      : prices.length === 1
+        ? money(prices[0] as number)
+        : `${money(prices[0] as number)} first, ${money(prices.at(-1) as number)} last`;
   const other = opponentOf(self);
   return `(turns ${first}–${last} are not shown; your binding offers in them: ${range(offers(self))}; the ${other}'s: ${range(offers(other))})`;
 }
@@ -127,8 +130,7 @@ function transcriptLines(obs: BilateralObservation, budget: number): string[] {
     total -= (wholeCost[elided] as number) - (bareCost[elided] as number);
     elided++;
   }
-  if (total + cost(note(elided)) <= budget)
-    return [note(elided), ...bare.slice(0, elided), ...whole.slice(elided)];
+  if (total + cost(note(elided)) <= budget) return [note(elided), ...bare.slice(0, elided), ...whole.slice(elided)];
   // Even without their messages the turns are too many: fold the oldest into one line.
   let folded = 0;
   do {
@@ -157,10 +159,8 @@ function stateMessage(obs: BilateralObservation, retry: Retry | undefined, budge
 
   const tail: string[] = [];
   const other = opponentOf(obs.role);
-  if (obs.pending !== null)
-    tail.push(`On the table: the ${other}'s binding offer of ${money(obs.pending)}; you may accept it.`);
-  else if (obs.ownStanding !== null)
-    tail.push(`On the table: your own offer of ${money(obs.ownStanding)}, waiting for the ${other}'s answer.`);
+  if (obs.pending !== null) tail.push(`On the table: the ${other}'s binding offer of ${money(obs.pending)}; you may accept it.`);
+  else if (obs.ownStanding !== null) tail.push(`On the table: your own offer of ${money(obs.ownStanding)}, waiting for the ${other}'s answer.`);
   else tail.push('On the table: no offer.');
 
   if (retry !== undefined) {
@@ -182,5 +182,4 @@ export function buildPrompt(obs: BilateralObservation, opts: PromptOptions): Cha
 }
 
 /** The messages as one text, for the record. */
-export const promptText = (messages: readonly ChatMessage[]): string =>
-  messages.map((m) => `[${m.role}]\n${m.content}`).join('\n\n');
+export const promptText = (messages: readonly ChatMessage[]): string => messages.map((m) => `[${m.role}]\n${m.content}`).join('\n\n');

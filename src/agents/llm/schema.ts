@@ -10,27 +10,12 @@ import type { ToolSpec } from '../backends/types';
 import { parseLoose } from './json-text';
 import { err } from '../../core/result';
 import { moveProblem } from './problems';
-import {
-  fieldsOf,
-  finishMove,
-  first,
-  isPlainObject,
-  kindOf,
-  offerAt,
-  PRICE_KEYS,
-  readMessage,
-  readPrice,
-  show,
-  typedAction,
-  type Decoded,
-} from './normalize';
+import { fieldsOf, finishMove, first, isPlainObject, kindOf, offerAt, PRICE_KEYS, readMessage, readPrice, show, typedAction, type Decoded } from './normalize';
 import type { Same } from '../../core/types';
 
 /** The message's limit as the model reads it: its JSON Schema leaves the length out (modelJsonSchema). */
 const LENGTH_NOTE = `at most ${MAX_MESSAGE_LENGTH} characters`;
-const messageField = MoveSchema.shape.message.describe(
-  `What you say to the other side (optional, ${LENGTH_NOTE}). A price named here is not an offer.`,
-);
+const messageField = MoveSchema.shape.message.describe(`What you say to the other side (optional, ${LENGTH_NOTE}). A price named here is not an offer.`);
 const priceField = ActionSchema.options[0].shape.price.describe('Your price in dollars.');
 
 /**
@@ -39,10 +24,7 @@ const priceField = ActionSchema.options[0].shape.price.describe('Your price in d
  */
 export const MODEL_MOVE_SCHEMA = z.object({
   message: messageField,
-  action: z
-    .union(ActionSchema.options)
-    .optional()
-    .describe('At most one binding action; leave it out to only talk.'),
+  action: z.union(ActionSchema.options).optional().describe('At most one binding action; leave it out to only talk.'),
 });
 
 // The model's schema and the core's must describe the same values.
@@ -99,9 +81,7 @@ const TOOL_DESCRIPTIONS: Record<MoveToolName, string> = {
 };
 
 const MOVE_TOOLS_JSON = JSON.stringify(
-  MOVE_TOOL_NAMES.map(
-    (name): ToolSpec => ({ name, description: TOOL_DESCRIPTIONS[name], parameters: modelJsonSchema(TOOL_SCHEMAS[name]) }),
-  ),
+  MOVE_TOOL_NAMES.map((name): ToolSpec => ({ name, description: TOOL_DESCRIPTIONS[name], parameters: modelJsonSchema(TOOL_SCHEMAS[name]) })),
 );
 
 /** The four move tools, one call per turn; a fresh copy each time. */

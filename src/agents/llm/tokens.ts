@@ -30,7 +30,8 @@ export function estimateTokens(text: string): number {
   for (const [piece] of text.matchAll(PIECES)) {
     const first = piece.charCodeAt(0);
     if ((first >= 0x41 && first <= 0x5a) || (first >= 0x61 && first <= 0x7a)) tokens += letters(piece);
-    else if (/^\s/.test(piece)) tokens += piece.includes('\n') || piece.length > 1 ? 1 : 0; // one space joins the next word
+    else if (/^\s/.test(piece))
+      tokens += piece.includes('\n') || piece.length > 1 ? 1 : 0; // one space joins the next word
     else if (first < 0x80) tokens += 1;
     else tokens += other(piece);
   }

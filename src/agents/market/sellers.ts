@@ -38,8 +38,7 @@ function leastOffered(obs: SellerObservation, products: readonly ProductView[]):
 export const catalogSeller: MarketStrategyDef = {
   name: 'catalog',
   role: 'seller',
-  summary:
-    'Walks the catalog in order and offers each product at list price to every buyer in turn; never bargains (the baseline).',
+  summary: 'Walks the catalog in order and offers each product at list price to every buyer in turn; never bargains (the baseline).',
   params: { discount: { default: 0, min: 0, max: 0.9, doc: 'fraction off list price it asks' } },
   deterministic: true,
   rational: true,
@@ -130,7 +129,12 @@ export const exploreSeller: MarketStrategyDef = {
       const unprobed = active.filter((b) => !approached.has(b));
       if (unprobed.length > 0 && obs.turnsUsed < explore * obs.budget) {
         const product = stock[approached.size % stock.length] as ProductView;
-        return sellerMove(unprobed[0] as string, product.id, askAtLeastCost(product, product.listPrice * probe), `Tell me what ${product.name} is worth to you.`);
+        return sellerMove(
+          unprobed[0] as string,
+          product.id,
+          askAtLeastCost(product, product.listPrice * probe),
+          `Tell me what ${product.name} is worth to you.`,
+        );
       }
       // Standing counters are sure sales but cheap ones: closed only when the turns left are too few to do better.
       const sure = takeableCounters(obs, floor);

@@ -39,8 +39,7 @@ export interface MarketAgentSpec {
   thinking?: boolean;
 }
 
-export const marketStrategy = (role: MarketRole, name: string): MarketStrategyDef | undefined =>
-  MARKET_STRATEGIES[role].find((d) => d.name === name);
+export const marketStrategy = (role: MarketRole, name: string): MarketStrategyDef | undefined => MARKET_STRATEGIES[role].find((d) => d.name === name);
 
 const choices = (role: MarketRole): string =>
   `${MARKET_STRATEGIES[role].map((d) => d.name).join(', ')}, or a model as PROVIDER:MODEL (${REMOTE_PROVIDERS.join(', ')})`;
@@ -75,7 +74,14 @@ export function parseMarketSpec(text: string, role: MarketRole): Result<MarketAg
   const remote = parseRemoteSpec(body);
   if (remote) {
     if (thinking && !canThink(remote.provider)) return refuse('cannot-think', remote);
-    return ok({ name: remote.provider, role, params: {}, label: `${remote.provider}:${remote.model}${thinking ? THINK_SUFFIX : ''}`, remote, ...(thinking && { thinking }) });
+    return ok({
+      name: remote.provider,
+      role,
+      params: {},
+      label: `${remote.provider}:${remote.model}${thinking ? THINK_SUFFIX : ''}`,
+      remote,
+      ...(thinking && { thinking }),
+    });
   }
   if (thinking) return refuse('not-a-model', { spec: body });
   const [name = '', ...parts] = trimmed.split(':');

@@ -7,13 +7,4 @@ import { titForTat } from './tit-for-tat';
 import type { StrategyDef } from './types';
 
 /** Every scripted strategy, in the order the UI and the CLI list them. */
-export const STRATEGIES: readonly StrategyDef[] = [
-  boulware,
-  linear,
-  conceder,
-  titForTat,
-  hardliner,
-  accommodator,
-  haggler,
-  random,
-];
+export const STRATEGIES: readonly StrategyDef[] = [boulware, linear, conceder, titForTat, hardliner, accommodator, haggler, random];

@@ -27,8 +27,7 @@ export const offerReply = (price: number): Reply => ({ kind: 'move', move: { act
 export const atLeastAsGood = (role: Role, a: number, b: number): boolean => (role === 'seller' ? a >= b : a <= b);
 
 /** A deal at `price` would not cost this side money: buyer `price ≤ v`, seller `price ≥ c`. */
-export const withinReservation = (obs: BilateralObservation, price: number): boolean =>
-  atLeastAsGood(obs.role, price, obs.reservation);
+export const withinReservation = (obs: BilateralObservation, price: number): boolean => atLeastAsGood(obs.role, price, obs.reservation);
 
 /** The last own turn, known to be the last: only a fixed deadline tells a side that. */
 export const isKnownLastOwnTurn = (obs: BilateralObservation): boolean => obs.turnLimit !== null && obs.ownTurn >= obs.ownTurns - 1;
@@ -83,8 +82,7 @@ export function rationalPrice(obs: BilateralObservation, target: number): number
  * The number of turns the shared clock runs over: the turn limit when it is fixed (as NegMAS's
  * `n_steps`), the middle of the range when it is uncertain (the expected limit).
  */
-export const horizon = (obs: BilateralObservation): number =>
-  obs.turnLimit ?? (obs.turnRange.min + obs.turnRange.max) / 2;
+export const horizon = (obs: BilateralObservation): number => obs.turnLimit ?? (obs.turnRange.min + obs.turnRange.max) / 2;
 
 /**
  * NegMAS's relative time, `(turn + 1) / (T + 1)`: one clock for both sides, whoever moves, so the
@@ -120,8 +118,7 @@ const cents = (dollars: number): number => Math.round(dollars * 1e8) / 1e6;
  * the tolerance of the target (a seller's lowest such price, a buyer's highest), never beyond its
  * reservation and at least one cent. `null` when there is none (a buyer who values the item under a cent).
  */
-export const worstCentWithin = (obs: BilateralObservation, target: number): number | null =>
-  worstCent(obs.role, obs.reservation, target, tolerance(obs));
+export const worstCentWithin = (obs: BilateralObservation, target: number): number | null => worstCent(obs.role, obs.reservation, target, tolerance(obs));
 
 /** `worstCentWithin` on the numbers it reads (a time-based agent reads each once per turn). */
 export function worstCent(role: Role, r: number, target: number, tol: number): number | null {
@@ -136,7 +133,6 @@ export function worstCent(role: Role, r: number, target: number, tol: number): n
   const price = p <= r ? p : Math.floor(cents(r)) / 100;
   return price < MIN_PRICE ? MIN_PRICE : price; // NegMAS may offer $0.00, which the protocol refuses
 }
-
 
 // ---- offering policies: observation → target price (before rounding) ------------------------
 

@@ -31,7 +31,8 @@ async function run(argv: string[], io: Io): Promise<number> {
 
 export const checkCommand: Command = {
   name: 'check',
-  summary: 'Checks a run file (a JSON or JSONL export, bilateral or market) exactly as the app\'s import does: prints "ok: NAME, N negotiations" ("N markets" for a market run), or the first problem in one line (exit 2).',
+  summary:
+    'Checks a run file (a JSON or JSONL export, bilateral or market) exactly as the app\'s import does: prints "ok: NAME, N negotiations" ("N markets" for a market run), or the first problem in one line (exit 2).',
   operands: { value: 'FILE', help: 'the run file (write -- FILE for a name that starts with -)' },
   flags: {},
   example: 'npm run parley -- check run.jsonl',

@@ -47,7 +47,8 @@ const names = (list: readonly { name: string }[]) => list.map((d) => d.name).joi
 
 export const marketCommand: Command = {
   name: 'market',
-  summary: 'One market: one seller, M products, N buyers with unit demand, T seller turns; the transcript, the sales, the optimal allocation and the nine measures (docs/market-metrics.md).',
+  summary:
+    'One market: one seller, M products, N buyers with unit demand, T seller turns; the transcript, the sales, the optimal allocation and the nine measures (docs/market-metrics.md).',
   flags: {
     buyers: { required: 'without --preset', kind: 'int', value: 'N', ...rangeOf(limits.buyers), default: "the preset's", help: 'buyers' },
     products: { required: 'without --preset', kind: 'int', value: 'M', ...rangeOf(limits.products), default: "the preset's", help: 'products' },

@@ -93,18 +93,36 @@ const ZONES = FILTER.zone.unwrap().options.map((o) => o.value);
 
 export const sftCommand: Command = {
   name: 'sft',
-  summary: 'Fine-tuning examples in chat format, one a line, from a run file (tournament --jsonl or the app\'s export): the moves of the seats picked, split into train and validation by scenario, with a summary.',
+  summary:
+    "Fine-tuning examples in chat format, one a line, from a run file (tournament --jsonl or the app's export): the moves of the seats picked, split into train and validation by scenario, with a summary.",
   flags: {
     from: { required: true, kind: 'text', value: 'RUN.jsonl', help: 'the run file' },
     out: { kind: 'text', value: 'FILE', default: 'standard output', help: 'where the training examples go' },
     seat: { kind: 'choice', choices: SEATS, default: 'both', help: 'whose moves become examples' },
     agent: { kind: 'text', value: 'SPEC', help: 'only the seats this agent played' },
     tier: { kind: 'int', value: 'N', ...rangeOf(FILTER.tier.unwrap()), help: 'only scenarios of this tier' },
-    zone: { kind: 'int', value: 'N', min: Math.min(...ZONES), max: Math.max(...ZONES), help: `only scenarios of this zone of agreement (${ZONE_BINS.map((z) => `${z.bin}: ${z.label}`).join(', ')})` },
+    zone: {
+      kind: 'int',
+      value: 'N',
+      min: Math.min(...ZONES),
+      max: Math.max(...ZONES),
+      help: `only scenarios of this zone of agreement (${ZONE_BINS.map((z) => `${z.bin}: ${z.label}`).join(', ')})`,
+    },
     'deals-only': { kind: 'switch', help: 'only negotiations that ended in a deal' },
-    'min-share': { kind: 'decimal', value: 'X', ...rangeOf(FILTER.minShare.unwrap()), help: "only deals with gains from trade where the seat's share of v − c is at least X" },
+    'min-share': {
+      kind: 'decimal',
+      value: 'X',
+      ...rangeOf(FILTER.minShare.unwrap()),
+      help: "only deals with gains from trade where the seat's share of v − c is at least X",
+    },
     'ir-only': { kind: 'switch', help: 'leave out a seat that made a deal at a loss (individually rational only)' },
-    validation: { kind: 'decimal', value: 'F', ...rangeOf(SftValidationSchema), default: 0, help: 'the fraction of scenarios held out, written beside --out as FILE.validation.jsonl' },
+    validation: {
+      kind: 'decimal',
+      value: 'F',
+      ...rangeOf(SftValidationSchema),
+      default: 0,
+      help: 'the fraction of scenarios held out, written beside --out as FILE.validation.jsonl',
+    },
     interface: { kind: 'choice', choices: MOVE_INTERFACES, default: "the run's", help: 'moves as tool calls or as one JSON object a turn' },
   },
   example: 'npm run parley -- sft --from run.jsonl --out train.jsonl --seat buyer --deals-only --validation 0.1',

@@ -7,15 +7,15 @@ async function run(argv: string[], io: Io): Promise<number> {
   parseFlags(argv, strategiesCommand);
   for (const s of STRATEGIES) {
     io.out(`${s.name}: ${s.summary}\n`);
-    for (const [key, p] of Object.entries(s.params))
-      io.out(`  ${key}=${p.default}  (${p.min} to ${p.max}) ${p.doc}\n`);
+    for (const [key, p] of Object.entries(s.params)) io.out(`  ${key}=${p.default}  (${p.min} to ${p.max}) ${p.doc}\n`);
   }
   return 0;
 }
 
 export const strategiesCommand: Command = {
   name: 'strategies',
-  summary: 'Lists the scripted strategies, each with its parameters: default, range and meaning. A SPEC is a name with optional parameters, e.g. boulware or boulware:beta=0.2:kappa=0.1.',
+  summary:
+    'Lists the scripted strategies, each with its parameters: default, range and meaning. A SPEC is a name with optional parameters, e.g. boulware or boulware:beta=0.2:kappa=0.1.',
   flags: {},
   example: 'npm run parley -- strategies',
   run,

@@ -474,4 +474,3 @@ export class Aggregator {
 }
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-

@@ -80,8 +80,7 @@ export function surplusShare(s: Pick<Scenario, 'buyerValue' | 'sellerCost'>, pri
 }
 
 /** Where a deal at `price` lies in the zone, (p − c)/(v − c): below 0 or above 1 when it breaks one side's individual rationality. */
-export const zonePosition = (s: Pick<Scenario, 'buyerValue' | 'sellerCost'>, price: number): number =>
-  (price - s.sellerCost) / (s.buyerValue - s.sellerCost);
+export const zonePosition = (s: Pick<Scenario, 'buyerValue' | 'sellerCost'>, price: number): number => (price - s.sellerCost) / (s.buyerValue - s.sellerCost);
 
 /** Seller gains from a higher price, buyer from a lower one. */
 const gainDirection = (role: Role): number => (role === 'seller' ? 1 : -1);

@@ -29,9 +29,7 @@ export interface ScheduledMove {
   accepts: number | null;
 }
 
-export type OracleCounterpart =
-  | { kind: 'scheduled'; at(obs: BilateralObservation): ScheduledMove }
-  | { kind: 'reactive'; agent: BilateralAgent };
+export type OracleCounterpart = { kind: 'scheduled'; at(obs: BilateralObservation): ScheduledMove } | { kind: 'reactive'; agent: BilateralAgent };
 
 export interface OracleOutcome {
   /** The seat's best utility against the counterpart: 0 when no deal beats none. */
@@ -121,8 +119,7 @@ function scheduledOracle(s: Scenario, seat: Role, at: (obs: BilateralObservation
     // The seat's turn: take the standing offer, or name the price the counterpart takes next.
     if (standing !== null) best = better(best, { utility: utilityOf(s, seat, standing), price: standing, turn, how: 'accept' });
     next = turn + 1 < limit ? moveAt(turn + 1) : null;
-    if (next !== null && next.accepts !== null)
-      best = better(best, { utility: utilityOf(s, seat, next.accepts), price: next.accepts, turn, how: 'offer' });
+    if (next !== null && next.accepts !== null) best = better(best, { utility: utilityOf(s, seat, next.accepts), price: next.accepts, turn, how: 'offer' });
   }
   return best;
 }
@@ -232,10 +229,7 @@ function reactiveOracle(s: Scenario, seat: Role, agent: BilateralAgent): OracleO
   for (let k = 1; k <= ORACLE_GRID; k++) {
     const jump = roundCents(extreme + ((theirs - extreme) * k) / ORACLE_GRID);
     if (jump < MIN_OFFER_PRICE) continue;
-    const opening: Move[] = [
-      { action: { type: 'offer', price: extreme } },
-      { action: { type: 'offer', price: jump } },
-    ];
+    const opening: Move[] = [{ action: { type: 'offer', price: extreme } }, { action: { type: 'offer', price: jump } }];
     if (best.utility >= whole) break;
     best = searchPlan(s, seat, agent, opening, best);
   }

@@ -7,17 +7,13 @@ import { append, prefix } from '../shared-list';
 import type { Action, Move } from './moves';
 
 /** What both sides can see of one past turn. */
-export type TranscriptEntry =
-  | { turn: number; actor: Role; message?: string; action?: Action }
-  | { turn: number; actor: Role; forfeited: true };
+export type TranscriptEntry = { turn: number; actor: Role; message?: string; action?: Action } | { turn: number; actor: Role; forfeited: true };
 
 /** A turn that made an offer: while it stands, the offer is its action. */
 type OfferEntry = { turn: number; actor: Role; message?: string; action: { type: 'offer'; price: number } };
 
 export type BilateralOutcome =
-  | { kind: 'deal'; price: number; turn: number; acceptedBy: Role }
-  | { kind: 'walk_away'; by: Role; turn: number }
-  | { kind: 'turn_limit'; turn: number };
+  { kind: 'deal'; price: number; turn: number; acceptedBy: Role } | { kind: 'walk_away'; by: Role; turn: number } | { kind: 'turn_limit'; turn: number };
 
 export interface BilateralObservation {
   readonly role: Role;
@@ -210,7 +206,23 @@ class Observation implements BilateralObservation {
   toJSON(): Omit<BilateralObservation, 'pastTurn'> {
     const { role, item, reservation, turn, turnLimit, turnRange, firstMover, priceRange, ownTurn, ownTurns, pending, ownStanding } = this;
     const { ownOffers, opponentOffers, transcript } = this;
-    return { role, item, reservation, turn, turnLimit, turnRange, firstMover, priceRange, ownTurn, ownTurns, pending, ownStanding, ownOffers, opponentOffers, transcript };
+    return {
+      role,
+      item,
+      reservation,
+      turn,
+      turnLimit,
+      turnRange,
+      firstMover,
+      priceRange,
+      ownTurn,
+      ownTurns,
+      pending,
+      ownStanding,
+      ownOffers,
+      opponentOffers,
+      transcript,
+    };
   }
 }
 
@@ -255,8 +267,7 @@ export const bilateral: Protocol<Scenario, BilateralState, Role, BilateralObserv
 
   initialState: (scenario) => new BilateralState(scenario, 0, null, [], null, knownDeadline(scenario)),
 
-  currentActor: (state) =>
-    state.turn % 2 === 0 ? state.scenario.firstMover : opponentOf(state.scenario.firstMover),
+  currentActor: (state) => (state.turn % 2 === 0 ? state.scenario.firstMover : opponentOf(state.scenario.firstMover)),
 
   turn: (state) => state.turn,
 
@@ -268,8 +279,7 @@ export const bilateral: Protocol<Scenario, BilateralState, Role, BilateralObserv
     const { message, action } = move;
     if (message !== undefined) {
       if (typeof message !== 'string') return refuse('message-not-text');
-      if (message.length > MAX_MESSAGE_LENGTH)
-        return refuse('message-too-long', { length: message.length, max: MAX_MESSAGE_LENGTH });
+      if (message.length > MAX_MESSAGE_LENGTH) return refuse('message-too-long', { length: message.length, max: MAX_MESSAGE_LENGTH });
     }
     if (action === undefined) {
       if (message === undefined) return refuse('empty-move');
@@ -286,12 +296,10 @@ export const bilateral: Protocol<Scenario, BilateralState, Role, BilateralObserv
         const price = roundCents(raw);
         if (price <= 0) return refuse('price-not-positive', { field: 'offer price', price: raw });
         const ceiling = state.known.ceiling;
-        if (price > ceiling)
-          return refuse('price-above-ceiling', { field: 'offer price', price: raw, multiple: MAX_OFFER_LIST_MULTIPLE, ceiling });
+        if (price > ceiling) return refuse('price-above-ceiling', { field: 'offer price', price: raw, multiple: MAX_OFFER_LIST_MULTIPLE, ceiling });
         // The move's own action serves the transcript when its price is already in cents.
         const offered = price === raw ? action : { type: 'offer' as const, price };
-        const entry: OfferEntry =
-          message === undefined ? { turn: state.turn, actor, action: offered } : { turn: state.turn, actor, message, action: offered };
+        const entry: OfferEntry = message === undefined ? { turn: state.turn, actor, action: offered } : { turn: state.turn, actor, message, action: offered };
         return advance(state, entry, entry, null);
       }
       case 'accept':

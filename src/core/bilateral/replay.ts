@@ -13,8 +13,7 @@ import { bilateral, type BilateralOutcome } from './protocol';
 
 export type ReplayError =
   /** The scenario itself breaks the protocol; no event was read. */
-  | { at: 'scenario'; reason: string }
-  | EventReplayError;
+  { at: 'scenario'; reason: string } | EventReplayError;
 
 export interface Replayed {
   /** What the log ends in, checked against where the protocol got to. */
@@ -58,12 +57,7 @@ function describeOutcome(r: BilateralOutcome): string {
 function sameOutcome(claimed: BilateralResult, reached: BilateralOutcome): boolean {
   switch (reached.kind) {
     case 'deal':
-      return (
-        claimed.kind === 'deal' &&
-        claimed.price === reached.price &&
-        claimed.turn === reached.turn &&
-        claimed.acceptedBy === reached.acceptedBy
-      );
+      return claimed.kind === 'deal' && claimed.price === reached.price && claimed.turn === reached.turn && claimed.acceptedBy === reached.acceptedBy;
     case 'walk_away':
       return claimed.kind === 'walk_away' && claimed.by === reached.by && claimed.turn === reached.turn;
     case 'turn_limit':
@@ -77,11 +71,7 @@ function sameOutcome(claimed: BilateralResult, reached: BilateralOutcome): boole
  * Checks a log event by event (see replayEvents in core/replay.ts), after the scenario itself. The
  * first problem found is returned.
  */
-export function replayLog(
-  scenario: Scenario,
-  events: readonly BilateralEvent[],
-  opts: ReplayOptions = {},
-): Result<Replayed, ReplayError> {
+export function replayLog(scenario: Scenario, events: readonly BilateralEvent[], opts: ReplayOptions = {}): Result<Replayed, ReplayError> {
   const broken = scenarioProblem(scenario);
   if (broken !== null) return err({ at: 'scenario', reason: broken });
   const wording: ReplayWording<Role, BilateralOutcome> = {

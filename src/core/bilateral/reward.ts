@@ -86,12 +86,7 @@ export interface Reward {
 const worseFor = (seat: Role, price: number, than: number): boolean => (seat === 'buyer' ? price > than : price < than);
 
 /** The reward of `seat` over a finished log (it must end in an `end` event). Pure. */
-export function bilateralReward(
-  scenario: Scenario,
-  events: readonly BilateralEvent[],
-  seat: Role,
-  weights: Partial<RewardWeights> = {},
-): Reward {
+export function bilateralReward(scenario: Scenario, events: readonly BilateralEvent[], seat: Role, weights: Partial<RewardWeights> = {}): Reward {
   const w: RewardWeights = { ...DEFAULT_REWARD_WEIGHTS, ...definedOnly(weights) };
   const other = opponentOf(seat);
   let invalidMoves = 0;

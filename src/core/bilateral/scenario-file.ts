@@ -96,7 +96,11 @@ export function parseScenarioFile(text: string, size: number = text.length): Res
   if (tooLarge) return err(tooLarge);
   const lines = text.replace(/^\ufeff/, '').split('\n');
   if (lines.length > MAX_SCENARIO_FILE_LINES)
-    return failure('too-many', null, `the file has ${lines.length.toLocaleString('en-US')} lines; a scenario file may have up to ${MAX_SCENARIO_FILE_LINES.toLocaleString('en-US')}`);
+    return failure(
+      'too-many',
+      null,
+      `the file has ${lines.length.toLocaleString('en-US')} lines; a scenario file may have up to ${MAX_SCENARIO_FILE_LINES.toLocaleString('en-US')}`,
+    );
   const scenarios: Scenario[] = [];
   const seen = new Map<string, { line: number; fields: ScenarioLine }>();
   let repeats = 0;
@@ -122,7 +126,11 @@ export function parseScenarioFile(text: string, size: number = text.length): Res
       );
     }
     if (scenarios.length === MAX_FILE_SCENARIOS)
-      return failure('too-many', n, `more than ${MAX_FILE_SCENARIOS.toLocaleString('en-US')} scenarios; a scenario file may hold up to ${MAX_FILE_SCENARIOS.toLocaleString('en-US')}`);
+      return failure(
+        'too-many',
+        n,
+        `more than ${MAX_FILE_SCENARIOS.toLocaleString('en-US')} scenarios; a scenario file may hold up to ${MAX_FILE_SCENARIOS.toLocaleString('en-US')}`,
+      );
     seen.set(fields.id, { line: n, fields });
     scenarios.push(scenarioOfLine(fields));
   }
@@ -160,7 +168,9 @@ function readLine(raw: string): LineStep {
 /** What single fields cannot say. */
 function crossFieldProblem(l: ScenarioLine): string | null {
   if ((l.lo === undefined) !== (l.hi === undefined))
-    return l.lo === undefined ? 'hi is given without lo (the price range needs both, or neither)' : 'lo is given without hi (the price range needs both, or neither)';
+    return l.lo === undefined
+      ? 'hi is given without lo (the price range needs both, or neither)'
+      : 'lo is given without hi (the price range needs both, or neither)';
   if (l.lo !== undefined && l.hi !== undefined && !(l.lo < l.hi)) return `lo (${l.lo}) must be below hi (${l.hi})`;
   // No offer above this can be made (the protocol refuses it), so no reservation or range may lie beyond it.
   const ceiling = MAX_OFFER_LIST_MULTIPLE * l.listPrice;

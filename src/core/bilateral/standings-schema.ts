@@ -6,8 +6,7 @@ import type { Same } from '../types';
 
 const rate = z.number().finite().nullable();
 const interval = z.tuple([z.number(), z.number()]).nullable();
-const perRate = <T extends z.ZodType>(schema: T) =>
-  Object.fromEntries(RATE_NAMES.map((name) => [name, schema])) as Record<RateName, T>;
+const perRate = <T extends z.ZodType>(schema: T) => Object.fromEntries(RATE_NAMES.map((name) => [name, schema])) as Record<RateName, T>;
 const tier = z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(4), z.literal(5)]);
 const row = {
   agent: z.string().max(200),

@@ -97,8 +97,7 @@ export function* planJobs(config: TournamentConfig): Generator<NegotiationJob> {
   const count = scenarioCount(config);
   for (let k = 0; k < count; k++) {
     const scenario = scenarioOf(config, k);
-    for (const pair of pairs)
-      yield { id: pair.prefix + k, index: index++, scenarioIndex: k, buyer: pair.buyer, seller: pair.seller, scenario };
+    for (const pair of pairs) yield { id: pair.prefix + k, index: index++, scenarioIndex: k, buyer: pair.buyer, seller: pair.seller, scenario };
   }
 }
 

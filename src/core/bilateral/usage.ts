@@ -93,8 +93,7 @@ export class UsageAccumulator {
     for (const agent of [...this.agents.keys()].sort(cmp)) {
       const sums = this.agents.get(agent) as Record<UsageRole, Sums>;
       if (sums.all.calls === 0) continue;
-      for (const role of USAGE_ROLES)
-        if (sums[role].negotiations > 0) byAgent.push({ agent, role, ...withMean(sums[role]) });
+      for (const role of USAGE_ROLES) if (sums[role].negotiations > 0) byAgent.push({ agent, role, ...withMean(sums[role]) });
     }
     return { byAgent, total: withMean(this.sum) };
   }

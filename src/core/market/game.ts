@@ -20,7 +20,6 @@ export const marketGame: GameDef<MarketTournamentConfig, MarketJob, MarketRole, 
   plannedCount: plannedMarkets,
   inPlan: marketJobInPlan,
   seatSpec: (job, role) => job[role],
-  play: (job, agents, opts) =>
-    andThen(playMarket(job.scenario, agents, { ...opts, optimalWelfare: job.optimalWelfare }), (played) => ({ ...job, ...played })),
+  play: (job, agents, opts) => andThen(playMarket(job.scenario, agents, { ...opts, optimalWelfare: job.optimalWelfare }), (played) => ({ ...job, ...played })),
   isCancelled: (result) => result.outcome.kind === 'cancelled',
 };

@@ -104,9 +104,7 @@ export function optimalAllocation(scenario: MarketScenario): Allocation {
   scenario.products.forEach((p, j) => {
     for (let k = 0; k < p.stock; k++) unitProduct.push(j);
   });
-  const weights = scenario.buyers.map((b) =>
-    unitProduct.map((j) => (b.values[j] as number) - (scenario.products[j] as { cost: number }).cost),
-  );
+  const weights = scenario.buyers.map((b) => unitProduct.map((j) => (b.values[j] as number) - (scenario.products[j] as { cost: number }).cost));
   const { pairs } = maxWeightMatching(weights);
   const assignments = pairs.map(([b, unit]) => {
     const j = unitProduct[unit] as number;

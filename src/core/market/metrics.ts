@@ -39,7 +39,6 @@ export interface MarketMetrics {
   buyer: SeatTally;
 }
 
-
 /** The realised allocation: each accepted offer is a sale at the offer's price (in cents). */
 export function salesOf(events: readonly MarketEvent[]): Sale[] {
   const sales: Sale[] = [];

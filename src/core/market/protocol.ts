@@ -213,7 +213,21 @@ export function initialMarketState(scenario: MarketScenario): MarketState {
   const stock = scenario.products.map((p) => p.stock);
   const units = stock.reduce((a, b) => a + b, 0);
   const active = scenario.buyers.length;
-  return new MarketState(scenario, 0, 0, stock, scenario.buyers.map(() => -1), active, units, null, [], [], [], 0, endOf(0, 0, scenario.budget, units, active, null));
+  return new MarketState(
+    scenario,
+    0,
+    0,
+    stock,
+    scenario.buyers.map(() => -1),
+    active,
+    units,
+    null,
+    [],
+    [],
+    [],
+    0,
+    endOf(0, 0, scenario.budget, units, active, null),
+  );
 }
 
 export const market: Protocol<MarketScenario, MarketState, MarketRole, MarketObservation, MarketMove, MarketOutcome> = {

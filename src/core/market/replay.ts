@@ -35,7 +35,11 @@ const wording: ReplayWording<MarketRole, MarketOutcome> = {
 };
 
 /** Checks a log event by event (see replayEvents in core/replay.ts); the first problem found is returned. */
-export function replayMarketLog(scenario: MarketScenario, events: readonly MarketEvent[], maxRetries = DEFAULT_MAX_RETRIES): Result<MarketResult, MarketReplayError> {
+export function replayMarketLog(
+  scenario: MarketScenario,
+  events: readonly MarketEvent[],
+  maxRetries = DEFAULT_MAX_RETRIES,
+): Result<MarketResult, MarketReplayError> {
   const replayed = replayEvents(market, scenario, events, wording, maxRetries);
   return replayed.ok ? ok(replayed.value.result) : replayed;
 }

@@ -67,8 +67,7 @@ export interface MarketJob {
 
 export interface MarketTournamentResult extends MarketJob, PlayedMarket {}
 
-export const plannedMarkets = (config: MarketTournamentConfig): number =>
-  config.configs.length * config.marketsPerConfig * config.sellers.length;
+export const plannedMarkets = (config: MarketTournamentConfig): number => config.configs.length * config.marketsPerConfig * config.sellers.length;
 
 /** Configuration-major, then market, then seller: every seller meets each market once, made once. */
 export function* planMarketJobs(config: MarketTournamentConfig): Generator<MarketJob> {

@@ -30,11 +30,7 @@ type StoreOf<G extends Game> = (typeof STORE_GAMES)[G];
  * A stored run of game G, the line its batches hold, and a digest's columns: a built-in game's own
  * types, and for a registered game what the generic code knows of every game (it parses the rest).
  */
-export type RunOf<G extends GameName> = G extends Game
-  ? StoreOf<G> extends GameStore<G, infer Run, infer _L, infer _C>
-    ? Run
-    : never
-  : StoredRunBase<G>;
+export type RunOf<G extends GameName> = G extends Game ? (StoreOf<G> extends GameStore<G, infer Run, infer _L, infer _C> ? Run : never) : StoredRunBase<G>;
 export type LineOf<G extends GameName> = G extends Game ? (StoreOf<G> extends GameStore<G, infer _R, infer Line, infer _C> ? Line : never) : unknown;
 export type ColumnsOf<G extends GameName> = G extends Game ? (StoreOf<G> extends GameStore<G, infer _R, infer _L, infer Columns> ? Columns : never) : object;
 

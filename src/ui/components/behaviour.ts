@@ -7,7 +7,7 @@ export function rankCorrelation(pairs: readonly (readonly [number, number])[]): 
   const ranks = (values: number[]): number[] => {
     const order = values.map((value, at) => ({ value, at })).sort((a, b) => a.value - b.value);
     const out = new Array<number>(values.length);
-    for (let i = 0; i < order.length; ) {
+    for (let i = 0; i < order.length;) {
       let j = i;
       while (order[j + 1]?.value === order[i]?.value && j + 1 < order.length) j++;
       for (let k = i; k <= j; k++) out[(order[k] as { at: number }).at] = (i + j) / 2;

@@ -33,8 +33,7 @@ export function pct(fraction: number, digits = 0): string {
 export const roleLabel = (role: Role): string => (role === 'buyer' ? 'Buyer' : 'Seller');
 
 /** The first `max` characters, with an ellipsis when anything was cut. */
-export const truncate = (text: string, max: number): string =>
-  text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;
+export const truncate = (text: string, max: number): string => (text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`);
 
 export type AgentNames = { buyer: string; seller: string };
 

@@ -72,7 +72,16 @@ export class ClassRoom {
   async handInText(text: string): Promise<void> {
     const payloads = payloadsIn(text);
     if (payloads.length === 0) {
-      this.lines = [{ source: 'the pasted text', status: 'malformed', runName: null, student: null, message: 'it holds no result link (they contain “#/handin/”)', runId: null }];
+      this.lines = [
+        {
+          source: 'the pasted text',
+          status: 'malformed',
+          runName: null,
+          student: null,
+          message: 'it holds no result link (they contain “#/handin/”)',
+          runId: null,
+        },
+      ];
       return;
     }
     await this.handInAll(payloads.map((payload, i) => ({ label: `link ${i + 1}`, source: { kind: 'link', payload } })));
@@ -107,10 +116,21 @@ export class ClassRoom {
   }
 
   private async one(label: string, source: HandInSource): Promise<HandInLine> {
-    const reply = await sim().request({ type: 'handin', requestId: newId(), source: source.kind === 'file' ? { kind: 'file', file: source.file as Blob } : source });
+    const reply = await sim().request({
+      type: 'handin',
+      requestId: newId(),
+      source: source.kind === 'file' ? { kind: 'file', file: source.file as Blob } : source,
+    });
     if (reply.type === 'failed') return { source: label, status: 'failed', runName: null, student: null, message: reply.message, runId: null };
     const { report } = reply;
-    return { source: label, status: report.status, runName: report.runName, student: report.runName === null ? null : playerOf(report.runName), message: report.message, runId: report.runId };
+    return {
+      source: label,
+      status: report.status,
+      runName: report.runName,
+      student: report.runName === null ? null : playerOf(report.runName),
+      message: report.message,
+      runId: report.runId,
+    };
   }
 
   async update(change: Partial<ClassSettings>): Promise<void> {

@@ -49,7 +49,11 @@ async function cachedModels(): Promise<ReadonlySet<string> | undefined> {
     const { newId, sim } = await import('./sim');
     const reply = await sim().request({ type: 'models.list', requestId: newId() });
     if (reply.type !== 'models.listed') return undefined;
-    return new Set(Object.entries(reply.cached).filter(([, cached]) => cached).map(([id]) => id));
+    return new Set(
+      Object.entries(reply.cached)
+        .filter(([, cached]) => cached)
+        .map(([id]) => id),
+    );
   } catch {
     return undefined;
   }

@@ -67,8 +67,7 @@ export class LocalEngines {
           ...customModels.list.map((m) => ({ value: `${WEBLLM_PREFIX}${m.name}`, label: `${m.name} (your model)` })),
         ]
       : [];
-    if (keep?.startsWith(WEBLLM_PREFIX) && !options.some((o) => o.value === keep))
-      options.push({ value: keep, label: keep.slice(WEBLLM_PREFIX.length) });
+    if (keep?.startsWith(WEBLLM_PREFIX) && !options.some((o) => o.value === keep)) options.push({ value: keep, label: keep.slice(WEBLLM_PREFIX.length) });
     return options;
   }
 

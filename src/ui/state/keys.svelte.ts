@@ -76,11 +76,7 @@ export class KeyRing {
     const db = this.db();
     // Writes go in order, so the last change is the one stored.
     this.writes = this.writes
-      .then(() =>
-        entry.remember
-          ? putKey(db, { provider, apiKey: entry.apiKey, baseUrl: entry.baseUrl.trim() })
-          : deleteKey(db, provider),
-      )
+      .then(() => (entry.remember ? putKey(db, { provider, apiKey: entry.apiKey, baseUrl: entry.baseUrl.trim() }) : deleteKey(db, provider)))
       .then(
         () => {
           this.error = null;

@@ -45,8 +45,7 @@ export class LocalModels {
         return;
       }
       const report = assessGpu(probe, reply.models);
-      for (const { model } of report.models)
-        this.states[model.id] ??= { cached: reply.cached[model.id] ?? false, busy: null, progress: null, error: null };
+      for (const { model } of report.models) this.states[model.id] ??= { cached: reply.cached[model.id] ?? false, busy: null, progress: null, error: null };
       for (const { name } of customModels.list) this.states[name] ??= { cached: reply.cached[name] ?? false, busy: null, progress: null, error: null };
       this.report = report;
     } catch (e) {
@@ -107,8 +106,7 @@ export class LocalModels {
 
   private hear(m: SimMessage): void {
     if (m.type === 'worker.stopped') {
-      for (const state of Object.values(this.states))
-        if (state.busy === 'download') Object.assign(state, { busy: null, progress: null, error: m.message });
+      for (const state of Object.values(this.states)) if (state.busy === 'download') Object.assign(state, { busy: null, progress: null, error: m.message });
       return;
     }
     if (m.type !== 'engine.status') return;

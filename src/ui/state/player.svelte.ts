@@ -99,7 +99,16 @@ export async function storedGames(db = database()): Promise<{ games: StoredGame[
     try {
       const stored = await loadNegotiation(db, run.id, '0');
       const row = stored ? checkNegotiation(stored) : { ok: false as const, problem: 'its negotiation is not stored' };
-      if (row.ok) games.push({ runId: run.id, runName: run.name, createdAt: run.createdAt, buyer: row.row.buyer, seller: row.row.seller, scenario: row.row.scenario, events: row.row.events });
+      if (row.ok)
+        games.push({
+          runId: run.id,
+          runName: run.name,
+          createdAt: run.createdAt,
+          buyer: row.row.buyer,
+          seller: row.row.seller,
+          scenario: row.row.scenario,
+          events: row.row.events,
+        });
       else skipped.push({ runId: run.id, runName: run.name, problem: `its negotiation cannot be read (${row.problem})` });
     } catch (e) {
       skipped.push({ runId: run.id, runName: run.name, problem: `its negotiation cannot be read (${reason(e)})` });

@@ -2,10 +2,7 @@ import { parseScenarioFile, scenarioFileSizeProblem, type ScenarioFile } from '.
 import type { Scenario } from '../../core/scenario';
 
 export type ScenarioFileStatus =
-  | { kind: 'none' }
-  | { kind: 'reading'; name: string }
-  | { kind: 'read'; name: string; file: ScenarioFile }
-  | { kind: 'failed'; name: string; message: string };
+  { kind: 'none' } | { kind: 'reading'; name: string } | { kind: 'read'; name: string; file: ScenarioFile } | { kind: 'failed'; name: string; message: string };
 
 /**
  * The Tournament page's scenario file: read and checked when chosen, by the reader the command line

@@ -67,9 +67,7 @@ export class TournamentForm {
   readonly fileScenarios = $derived(this.scenarioSource === 'file' ? this.scenarioFile.scenarios : null);
 
   readonly #deadline = $derived(
-    this.deadlineKind === 'fixed'
-      ? { kind: 'fixed' as const, turns: this.fixedTurns }
-      : { kind: 'uncertain' as const, min: this.minTurns, max: this.maxTurns },
+    this.deadlineKind === 'fixed' ? { kind: 'fixed' as const, turns: this.fixedTurns } : { kind: 'uncertain' as const, min: this.minTurns, max: this.maxTurns },
   );
 
   readonly #llm = $derived({ ...DEFAULT_LLM_SETTINGS, interface: this.moveInterface, temperature: this.temperature });
@@ -190,7 +188,9 @@ export class TournamentForm {
     if (typed) return typed;
     const status = this.scenarioFile.status;
     const scenarios =
-      this.fileScenarios && status.kind === 'read' ? `${this.fileScenarios.length} scenarios from ${status.name.slice(0, 120)}` : `${this.scenariosPerPair} ${this.preset} scenarios`;
+      this.fileScenarios && status.kind === 'read'
+        ? `${this.fileScenarios.length} scenarios from ${status.name.slice(0, 120)}`
+        : `${this.scenariosPerPair} ${this.preset} scenarios`;
     return `${this.agents.length} agents × ${scenarios}`;
   }
 }

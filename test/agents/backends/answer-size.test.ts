@@ -52,7 +52,10 @@ describe('the size of an answer', () => {
     const s = await serve(() => ({ kind: 'raw', status: 200, body, contentType: 'application/json' }));
     expect(await call(s, instant({ maxAnswerBytes: bytes }))).toEqual({ text: 'é'.repeat(40) });
     const error = await failure(call(s, instant({ maxAnswerBytes: bytes - 1 })));
-    expect(error).toMatchObject({ kind: 'too-large', message: `testai: the answer was longer than ${(bytes - 1).toLocaleString('en-US')} bytes, and was not read further` });
+    expect(error).toMatchObject({
+      kind: 'too-large',
+      message: `testai: the answer was longer than ${(bytes - 1).toLocaleString('en-US')} bytes, and was not read further`,
+    });
   });
 
   it('an error body that never ends is read only as far as its message, and the request retried', async () => {

@@ -111,7 +111,9 @@ describe('anthropicBackend', () => {
 
   it('never puts the key in an error, even when the server echoes it', async () => {
     const s = await serve((req) => failure(401, `invalid x-api-key: ${req.headers['x-api-key']}`));
-    const error = await backendFor(s).complete(request, live()).catch((e: unknown) => e);
+    const error = await backendFor(s)
+      .complete(request, live())
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ kind: 'http', status: 401, message: 'anthropic 401: invalid x-api-key: [redacted]' });
   });
 

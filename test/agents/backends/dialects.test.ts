@@ -87,8 +87,7 @@ function tokenLimit(provider: RemoteProvider, r: RecordedRequest): unknown {
   return bodyOf(r)[PROVIDERS[provider].maxTokensField];
 }
 
-const seedOf = (provider: RemoteProvider, r: RecordedRequest): unknown =>
-  PROVIDERS[provider].wire === 'gemini' ? configOf(r).seed : bodyOf(r).seed;
+const seedOf = (provider: RemoteProvider, r: RecordedRequest): unknown => (PROVIDERS[provider].wire === 'gemini' ? configOf(r).seed : bodyOf(r).seed);
 
 /** Whether the request offered the move tools, in its dialect, and asked for JSON. */
 function asked(provider: RemoteProvider, r: RecordedRequest): { tools: string[]; json: unknown } {

@@ -2,16 +2,7 @@ import { afterEach } from 'vitest';
 import { start, type ChatServer, type RecordedRequest, type Script } from '../../support/chat-server';
 
 /** Headers Node's fetch adds by itself (a browser adds its own); the rest are the client's. */
-const TRANSPORT_HEADERS = new Set([
-  'host',
-  'connection',
-  'content-length',
-  'accept',
-  'accept-language',
-  'accept-encoding',
-  'sec-fetch-mode',
-  'user-agent',
-]);
+const TRANSPORT_HEADERS = new Set(['host', 'connection', 'content-length', 'accept', 'accept-language', 'accept-encoding', 'sec-fetch-mode', 'user-agent']);
 
 /** The headers the client chose to send. */
 export function ownHeaders(request: RecordedRequest | undefined): Record<string, string> {

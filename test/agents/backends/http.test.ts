@@ -39,8 +39,7 @@ const post = (url: string, signal?: AbortSignal): RequestInit => ({
   ...(signal ? { signal } : {}),
 });
 
-const call = (s: ChatServer, opts: HttpOptions, signal?: AbortSignal) =>
-  fetchJson(`${s.url}/v1/chat/completions`, post(s.url, signal), opts);
+const call = (s: ChatServer, opts: HttpOptions, signal?: AbortSignal) => fetchJson(`${s.url}/v1/chat/completions`, post(s.url, signal), opts);
 
 async function rejection(p: Promise<unknown>): Promise<unknown> {
   try {
@@ -105,7 +104,12 @@ describe('fetchJson: retries', () => {
   it('ends a run of 429s as rate-limited, carrying the last Retry-After', async () => {
     const s = await serve(() => rateLimited(1, 'You exceeded your current quota'));
     const error = await rejection(call(s, instant({ maxRetries: 1 })));
-    expect(error).toMatchObject({ kind: 'rate-limited', status: 429, retryAfterMs: 1000, message: 'testai 429: You exceeded your current quota (gave up after 2 attempts)' });
+    expect(error).toMatchObject({
+      kind: 'rate-limited',
+      status: 429,
+      retryAfterMs: 1000,
+      message: 'testai 429: You exceeded your current quota (gave up after 2 attempts)',
+    });
   });
 
   it('does not retry a client error; the message is the provider’s own, key redacted', async () => {

@@ -26,8 +26,7 @@ const serve = serverPerTest();
 
 const noWait = { sleep: async () => {}, random: () => 0 };
 
-const movesBy = (events: readonly BilateralEvent[], role: Role) =>
-  events.flatMap((e) => (e.type === 'move' && e.actor === role ? [e] : []));
+const movesBy = (events: readonly BilateralEvent[], role: Role) => events.flatMap((e) => (e.type === 'move' && e.actor === role ? [e] : []));
 
 function expectStorable(events: readonly BilateralEvent[]): void {
   for (const e of events) expect(BilateralEventSchema.safeParse(e).success, JSON.stringify(e).slice(0, 200)).toBe(true);
@@ -163,7 +162,12 @@ describe('tournaments over HTTP', () => {
     for (const r of results) {
       if (r.seller === 'llm') {
         // The seller opens, so the failure comes at turn 0.
-        expect(r.outcome).toEqual({ kind: 'error', actor: 'seller', message: 'openai 503: The model is overloaded, try again later (gave up after 3 attempts)', turn: 0 });
+        expect(r.outcome).toEqual({
+          kind: 'error',
+          actor: 'seller',
+          message: 'openai 503: The model is overloaded, try again later (gave up after 3 attempts)',
+          turn: 0,
+        });
         expect(r.events).toHaveLength(1);
       } else {
         expect(r.outcome.kind).not.toBe('error');

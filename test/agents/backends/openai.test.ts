@@ -63,19 +63,14 @@ describe('openAiBackend: the request', () => {
     await backendFor(s).complete(toolsRequest, live());
     const body = s.requests[0]?.body as Record<string, unknown>;
     expect(body.response_format).toBeUndefined();
-    expect(body.tools).toEqual(
-      MOVE_TOOLS.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } })),
-    );
+    expect(body.tools).toEqual(MOVE_TOOLS.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } })));
   });
 
   it('asks for json_object, or nothing, as configured; thinking by the chat template on vLLM', async () => {
     const s = await serve(() => reply('{}'));
     await backendFor(s, { jsonMode: 'json_object' }).complete(jsonRequest, live());
     await backendFor(s, { jsonMode: 'none' }).complete(jsonRequest, live());
-    await backendFor(s, { thinking: 'chat-template-kwargs', maxTokensField: 'max_completion_tokens' }).complete(
-      { ...jsonRequest, thinking: true },
-      live(),
-    );
+    await backendFor(s, { thinking: 'chat-template-kwargs', maxTokensField: 'max_completion_tokens' }).complete({ ...jsonRequest, thinking: true }, live());
     const bodies = s.requests.map((r) => r.body as Record<string, unknown>);
     expect(bodies[0]?.response_format).toEqual({ type: 'json_object' });
     expect(bodies[1]).not.toHaveProperty('response_format');

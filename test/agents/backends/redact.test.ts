@@ -78,10 +78,14 @@ const noWait = { sleep: async () => {}, random: () => 0 };
 function echoing(req: RecordedRequest) {
   const sent = req.headers.authorization?.replace(/^Bearer /, '') ?? req.headers['x-api-key'] ?? req.headers['x-goog-api-key'] ?? '';
   const forms = FORMS.map(([name, form]) => `${name}: ${form.split(KEY).join(sent)}`).join('; ');
-  return toolCall('make_offer', { price: 120, message: `my key ${sent.toUpperCase()} / ${b64(sent)}` }, {
-    thinking: `I was sent ${forms}`,
-    model: `model-${b64(sent.toUpperCase())}`,
-  });
+  return toolCall(
+    'make_offer',
+    { price: 120, message: `my key ${sent.toUpperCase()} / ${b64(sent)}` },
+    {
+      thinking: `I was sent ${forms}`,
+      model: `model-${b64(sent.toUpperCase())}`,
+    },
+  );
 }
 
 const clients: [string, (s: ChatServer) => ChatBackend][] = [
@@ -114,10 +118,14 @@ describe('a key that comes back inside an answer', () => {
 
   it('is blanked out of an error, upper-cased or base64’d', async () => {
     const s = await serve((req) => failure(401, `bad key ${String(req.headers.authorization).toUpperCase()} (${b64(KEY)})`));
-    const error = await fetchJson(`${s.url}/v1/chat/completions`, { method: 'POST', headers: { Authorization: `Bearer ${KEY}` }, body: '{}' }, {
-      provider: 'testai',
-      secrets: [KEY],
-    }).catch((e: unknown) => e);
+    const error = await fetchJson(
+      `${s.url}/v1/chat/completions`,
+      { method: 'POST', headers: { Authorization: `Bearer ${KEY}` }, body: '{}' },
+      {
+        provider: 'testai',
+        secrets: [KEY],
+      },
+    ).catch((e: unknown) => e);
     if (!(error instanceof Error)) throw new Error('expected an error');
     expect(error.message).toBe('testai 401: bad key BEARER [redacted] ([redacted])');
     expect(leaks(`${error.message}${error.stack}`)).toBeNull();

@@ -66,12 +66,16 @@ describe('transport in the browser', () => {
   it('retries a 200 that is not JSON, then plays the answer', async () => {
     const sent = stubFetch((n) => (n === 0 ? new Response('<html>proxy</html>', { status: 200 }) : new Response('{"ok":true}', { status: 200 })));
     const waits: number[] = [];
-    const answer = await fetchJson('http://127.0.0.1:9/v1/chat/completions', { method: 'POST', body: '{}' }, {
-      provider: 'testai',
-      sleep: async (ms) => void waits.push(ms),
-      random: () => 0.5,
-      baseDelayMs: 100,
-    });
+    const answer = await fetchJson(
+      'http://127.0.0.1:9/v1/chat/completions',
+      { method: 'POST', body: '{}' },
+      {
+        provider: 'testai',
+        sleep: async (ms) => void waits.push(ms),
+        random: () => 0.5,
+        baseDelayMs: 100,
+      },
+    );
     expect(answer).toEqual({ ok: true });
     expect(sent).toHaveLength(2);
     expect(waits).toEqual([50]);

@@ -78,7 +78,12 @@ describe('call records', () => {
 
   it('latency a backend reports is kept finite and within a day; a nonsense figure falls back to the time measured', async () => {
     let t = 0;
-    const answers = [Infinity, 1e300, -5, Number.NaN, 1234].map((latencyMs) => ({ text: '{"action":{"type":"walk_away"}}', tokensIn: 1, tokensOut: 1, latencyMs }));
+    const answers = [Infinity, 1e300, -5, Number.NaN, 1234].map((latencyMs) => ({
+      text: '{"action":{"type":"walk_away"}}',
+      tokensIn: 1,
+      tokensOut: 1,
+      latencyMs,
+    }));
     const latencies: number[] = [];
     for (const answer of answers) {
       const backend = scriptedBackend([answer], { latencyMs: 40, sleep: async (ms) => void (t += ms) });

@@ -29,8 +29,7 @@ function timed(replies: ScriptedReply[], latencyMs: number, opts: ScriptedBacken
   return { backend, llm: llmAgent(backend, { now: () => time, ...agentOpts }) };
 }
 
-const movesOf = (events: readonly BilateralEvent[], role: Role): Move[] =>
-  events.flatMap((e) => (e.type === 'move' && e.actor === role ? [e.move] : []));
+const movesOf = (events: readonly BilateralEvent[], role: Role): Move[] => events.flatMap((e) => (e.type === 'move' && e.actor === role ? [e.move] : []));
 const userText = (req: ChatRequest | undefined): string => req?.messages.find((m) => m.role === 'user')?.content ?? '';
 
 function expectStorable(events: readonly BilateralEvent[]): void {
@@ -63,7 +62,12 @@ describe('llmAgent: a negotiation by JSON-schema decoding', () => {
 
     const calls = events.flatMap((e) => (e.type === 'move' && e.actor === 'buyer' ? [e.call] : []));
     expect(calls[0]).toMatchObject({ backend: 'scripted', model: 'qwen3-0.6b-q4f16', latencyMs: 250, tokensIn: 300, tokensOut: 21 });
-    expect(calls[1]).toMatchObject({ model: 'scripted-model', tokensIn: 120, tokensOut: 15, raw: 'Sure.\n```json\n{"action":{"type":"offer","price":"$70"}}\n```' });
+    expect(calls[1]).toMatchObject({
+      model: 'scripted-model',
+      tokensIn: 120,
+      tokensOut: 15,
+      raw: 'Sure.\n```json\n{"action":{"type":"offer","price":"$70"}}\n```',
+    });
     expect(calls[1]).not.toHaveProperty('thinking');
     expect(calls[2]).toMatchObject({ thinking: 'The seller keeps coming down; take it.' });
     expect(calls[2]?.raw).toContain('<think>');
@@ -158,7 +162,12 @@ describe('llmAgent: tools and plain text', () => {
   });
 
   it('asks for JSON by the prompt alone where the backend has no schema decoding', async () => {
-    const { backend, llm } = timed([reply('I will walk: {"action":"walk_away"}')], 0, { capabilities: { jsonSchema: false, tools: false } }, { interface: 'json' });
+    const { backend, llm } = timed(
+      [reply('I will walk: {"action":"walk_away"}')],
+      0,
+      { capabilities: { jsonSchema: false, tools: false } },
+      { interface: 'json' },
+    );
     const { outcome } = await playNegotiation(scenario(150, 90), { buyer: agent('boulware', 'buyer'), seller: llm });
     expect(outcome).toMatchObject({ kind: 'walk_away', by: 'seller' });
     expect(backend.requests[0]?.responseFormat).toBeUndefined();
@@ -236,7 +245,10 @@ describe('llmAgent: bounded and seeded', () => {
 
   it('fits the prompt into the backend’s context window with the answer reserved', async () => {
     const long = scenario(150, 90, { listPrice: 200, turnLimit: 60 });
-    const moves = Array.from({ length: 40 }, (_, i) => ({ message: `Message number ${i}: ${'we should meet halfway on this. '.repeat(18)}`, action: { type: 'offer' as const, price: 100 + i } }));
+    const moves = Array.from({ length: 40 }, (_, i) => ({
+      message: `Message number ${i}: ${'we should meet halfway on this. '.repeat(18)}`,
+      action: { type: 'offer' as const, price: 100 + i },
+    }));
     const obs = observeAfter(long, moves);
     const big = scriptedBackend([walk()]);
     await llmAgent(big, { interface: 'json' }).act(obs, live());
@@ -297,7 +309,10 @@ describe('llmAgent: refused answers and retries', () => {
 
   it('forfeits the turn after the retries run out, and play goes on', async () => {
     const s = scenario(150, 90, { firstMover: 'buyer', turnLimit: 4 });
-    const { backend, llm } = timed(['nope', 'still nope', '???', '{"action":{"type":"walk_away"}}'].map((t) => reply(t)), 0);
+    const { backend, llm } = timed(
+      ['nope', 'still nope', '???', '{"action":{"type":"walk_away"}}'].map((t) => reply(t)),
+      0,
+    );
     const { events, outcome } = await playNegotiation(s, { buyer: llm, seller: agent('hardliner', 'seller') });
     expect(events.map((e) => e.type)).toEqual(['invalid', 'invalid', 'invalid', 'forfeit', 'move', 'move', 'end']);
     expect(outcome).toMatchObject({ kind: 'walk_away', by: 'buyer' });

@@ -44,7 +44,9 @@ function qwen3Chat(request: ChatRequest): string {
         `${system?.content ?? ''}\n\n` +
         '# Tools\n\nYou may call one or more functions to assist with the user query.\n\n' +
         'You are provided with function signatures within <tools></tools> XML tags:\n<tools>' +
-        tools.map((t: ToolSpec) => `\n${pyJson({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } })}`).join('') +
+        tools
+          .map((t: ToolSpec) => `\n${pyJson({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } })}`)
+          .join('') +
         '\n</tools>\n\nFor each function call, return a json object with function name and arguments within <tool_call></tool_call> XML tags:\n' +
         '<tool_call>\n{"name": <function-name>, "arguments": <args-json-object>}\n</tool_call><|im_end|>\n'
       : `<|im_start|>system\n${system?.content ?? ''}<|im_end|>\n`;
@@ -97,7 +99,10 @@ function requestAfter(turns: number, kind: string, moveInterface: MoveInterface,
 }
 
 async function firstRequestAfter(turns: number, kind: string, moveInterface: MoveInterface, thinking: boolean): Promise<ChatRequest> {
-  const backend = scriptedBackend([{ text: '{"action":{"type":"walk_away"}}', tokensIn: 1, tokensOut: 1 }], { name: 'webllm', model: 'Qwen3-0.6B-q4f16_1-MLC' });
+  const backend = scriptedBackend([{ text: '{"action":{"type":"walk_away"}}', tokensIn: 1, tokensOut: 1 }], {
+    name: 'webllm',
+    model: 'Qwen3-0.6B-q4f16_1-MLC',
+  });
   const agent = llmAgent(backend, { interface: moveInterface, thinking });
   await agent.act(observeAfter(scenario, moves(turns, kind)), new AbortController().signal, { attempt: 2, reason: 'x'.repeat(400) });
   return backend.requests[0] as ChatRequest;
@@ -107,8 +112,19 @@ async function firstRequestAfter(turns: number, kind: string, moveInterface: Mov
 // so the limit is generous (it guards against a hang, not against a slow machine).
 describe('the prompt fits a 4,096-token window, counted by Qwen3’s tokenizer', { timeout: 120_000 }, () => {
   it('the four tools, as Qwen3’s template writes them, take no more than the agent reserves for them', () => {
-    const withTools = qwen3Chat({ messages: [{ role: 'system', content: '' }, { role: 'user', content: '' }], tools: [...MOVE_TOOLS] });
-    const without = qwen3Chat({ messages: [{ role: 'system', content: '' }, { role: 'user', content: '' }] });
+    const withTools = qwen3Chat({
+      messages: [
+        { role: 'system', content: '' },
+        { role: 'user', content: '' },
+      ],
+      tools: [...MOVE_TOOLS],
+    });
+    const without = qwen3Chat({
+      messages: [
+        { role: 'system', content: '' },
+        { role: 'user', content: '' },
+      ],
+    });
     expect(tokensOf(withTools) - tokensOf(without)).toBeLessThanOrEqual(MOVE_TOOLS_TOKENS);
   });
 

@@ -9,17 +9,61 @@ import { createRng, type Rng } from '../../../src/core/rng';
 import { decodeMove, MAX_RAW_LENGTH, type DecodeResult } from '../../../src/agents/llm/decoder';
 import { MOVE_PROBLEMS } from '../../../src/agents/llm/problems';
 
-const KEYS = ['action', 'type', 'price', 'message', 'offer', 'amount', 'value', 'decision', 'move', 'name', 'arguments',
-  '__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty', 'counter', 'accept', 'msg', ''];
-const WORDS = ['offer', 'OFFER', 'accept', 'reject', 'walk_away', 'walk away', 'counter', 'deny', 'none', 'respond',
-  'make_offer', '$1,200.50', '120 USD', '€99', '-5', '0', '1e308', 'NaN', 'Infinity', '', ' ', '\u0000', '👍', '\ud800'];
+const KEYS = [
+  'action',
+  'type',
+  'price',
+  'message',
+  'offer',
+  'amount',
+  'value',
+  'decision',
+  'move',
+  'name',
+  'arguments',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'valueOf',
+  'hasOwnProperty',
+  'counter',
+  'accept',
+  'msg',
+  '',
+];
+const WORDS = [
+  'offer',
+  'OFFER',
+  'accept',
+  'reject',
+  'walk_away',
+  'walk away',
+  'counter',
+  'deny',
+  'none',
+  'respond',
+  'make_offer',
+  '$1,200.50',
+  '120 USD',
+  '€99',
+  '-5',
+  '0',
+  '1e308',
+  'NaN',
+  'Infinity',
+  '',
+  ' ',
+  '\u0000',
+  '👍',
+  '\ud800',
+];
 const JSONISH = '{}[]":,.-+0123456789eE \n\t\\abtnrufl$€<>/`*';
 
 function randomString(rng: Rng, alphabet: string | null, max: number): string {
   const n = rng.int(max + 1);
   let s = '';
-  for (let i = 0; i < n; i++)
-    s += alphabet === null ? String.fromCharCode(rng.int(0x10000)) : alphabet[rng.int(alphabet.length)];
+  for (let i = 0; i < n; i++) s += alphabet === null ? String.fromCharCode(rng.int(0x10000)) : alphabet[rng.int(alphabet.length)];
   return s;
 }
 
@@ -116,8 +160,19 @@ const ADVERSARIAL: unknown[] = [
   '\ud800{"action":{"type":"accept"}}\udfff',
   '\u0000\u0001\u0002{"action":\u0000}',
   Object.assign(Object.create(null), { a: 1 }),
-  { toString: () => { throw new Error('no'); } },
-  new Proxy({}, { get: () => { throw new Error('trap'); } }),
+  {
+    toString: () => {
+      throw new Error('no');
+    },
+  },
+  new Proxy(
+    {},
+    {
+      get: () => {
+        throw new Error('trap');
+      },
+    },
+  ),
   Symbol('s'),
   12n,
   undefined,
@@ -177,7 +232,10 @@ describe('decodeMove under fuzzing', () => {
           text = mutate(rng, rng.pick(VALID));
           break;
         default:
-          text = wrap(rng, `{"action":{"type":${JSON.stringify(rng.pick(WORDS))},"price":${toJson(randomValue(rng, 3))}},"message":${toJson(randomValue(rng, 3))}}`);
+          text = wrap(
+            rng,
+            `{"action":{"type":${JSON.stringify(rng.pick(WORDS))},"price":${toJson(randomValue(rng, 3))}},"message":${toJson(randomValue(rng, 3))}}`,
+          );
       }
       const toolCalls =
         rng.next() < 0.15
@@ -204,8 +262,19 @@ describe('decodeMove under fuzzing', () => {
   });
 
   it('never throws on tool calls of any shape', () => {
-    const shapes: unknown[] = [null, 5, 'make_offer', {}, [null], [5], [{}], [{ name: 5 }], [{ name: '__proto__', arguments: '{}' }],
-      [{ name: 'make_offer', arguments: { price: { price: { price: 1 } } } }], Array.from({ length: 10_000 }, () => ({ name: 'walk_away' }))];
+    const shapes: unknown[] = [
+      null,
+      5,
+      'make_offer',
+      {},
+      [null],
+      [5],
+      [{}],
+      [{ name: 5 }],
+      [{ name: '__proto__', arguments: '{}' }],
+      [{ name: 'make_offer', arguments: { price: { price: { price: 1 } } } }],
+      Array.from({ length: 10_000 }, () => ({ name: 'walk_away' })),
+    ];
     for (const calls of shapes) check(decodeSafely('{"action":{"type":"accept"}}', calls));
   });
 

@@ -9,8 +9,7 @@ const offer = (price: number, message?: string): Move =>
   message === undefined ? { action: { type: 'offer', price } } : { message, action: { type: 'offer', price } };
 const accept = (message?: string): Move => (message === undefined ? { action: { type: 'accept' } } : { message, action: { type: 'accept' } });
 const reject: Move = { action: { type: 'reject' } };
-const walk = (message?: string): Move =>
-  message === undefined ? { action: { type: 'walk_away' } } : { message, action: { type: 'walk_away' } };
+const walk = (message?: string): Move => (message === undefined ? { action: { type: 'walk_away' } } : { message, action: { type: 'walk_away' } });
 
 /** What models really write, and the move each must become. */
 const GOOD: [string, string, Move][] = [
@@ -138,10 +137,15 @@ describe('decodeMove: what models really emit', () => {
     expect(reason('[1, 2]')).toBe('expected a JSON object for the move, got an array');
     expect(reason('no idea')).toBe('no JSON move in the answer; answer with one JSON object such as {"action":{"type":"accept"}}');
     expect(reason('', [{ name: 'make_offer', arguments: '{}' }])).toBe('tool call make_offer: make_offer needs a "price", a number in dollars');
-    expect(reason('', [{ name: 'haggle', arguments: '{}' }])).toBe('tool call haggle: unknown tool "haggle"; use make_offer, respond_to_offer, send_message, walk_away');
-    expect(reason('', [{ name: 'make_offer', arguments: '{"price":1}' }, { name: 'walk_away', arguments: '{}' }])).toBe(
-      'one action per turn, but the answer called 2 action tools',
+    expect(reason('', [{ name: 'haggle', arguments: '{}' }])).toBe(
+      'tool call haggle: unknown tool "haggle"; use make_offer, respond_to_offer, send_message, walk_away',
     );
+    expect(
+      reason('', [
+        { name: 'make_offer', arguments: '{"price":1}' },
+        { name: 'walk_away', arguments: '{}' },
+      ]),
+    ).toBe('one action per turn, but the answer called 2 action tools');
     // Every message is the table's, from the problem's data.
     const problem = decodeMove('{"action":{"type":"offer"}}');
     if (!problem.ok) expect(problem.error.message).toBe(MOVE_PROBLEMS[problem.error.code as 'offer-needs-price']());
@@ -182,7 +186,9 @@ describe('decodeMove: what models really emit', () => {
     expect(result.value.message).toBe(`${long.slice(0, MAX_MESSAGE_LENGTH - 40)}… [252 more characters]`);
     expect(MoveSchema.safeParse(result.value).success).toBe(true);
     // The same in a tool call, and never half an emoji.
-    const emoji = decodeMove('', [{ name: 'send_message', arguments: JSON.stringify({ message: `${'a'.repeat(MAX_MESSAGE_LENGTH - 41)}${'👍'.repeat(300)}` }) }]);
+    const emoji = decodeMove('', [
+      { name: 'send_message', arguments: JSON.stringify({ message: `${'a'.repeat(MAX_MESSAGE_LENGTH - 41)}${'👍'.repeat(300)}` }) },
+    ]);
     expect(emoji.ok && emoji.value.message).toMatch(/^a+… \[\d+ more characters\]$/);
   });
 
@@ -230,8 +236,16 @@ describe('decodeMove: tool calls', () => {
     ['two actions', [call('make_offer', '{"price":1}'), call('walk_away', '{}')], { code: 'too-many-actions', data: { count: 2 } }],
     ['unknown tool', [call('haggle', '{}')], { code: 'in-tool-call', data: { problem: { code: 'unknown-tool', data: { tool: 'haggle' } } } }],
     ['arguments not JSON', [call('make_offer', '{"price":')], { data: { problem: { code: 'tool-arguments-not-json' } } }],
-    ['arguments not an object', [call('make_offer', '[1]')], { data: { problem: { code: 'tool-arguments-not-object', data: { tool: 'make_offer', value: '[1]' } } } }],
-    ['respond without a decision', [call('respond_to_offer', '{"decision":"maybe"}')], { data: { problem: { code: 'tool-needs-decision', data: { value: 'maybe' } } } }],
+    [
+      'arguments not an object',
+      [call('make_offer', '[1]')],
+      { data: { problem: { code: 'tool-arguments-not-object', data: { tool: 'make_offer', value: '[1]' } } } },
+    ],
+    [
+      'respond without a decision',
+      [call('respond_to_offer', '{"decision":"maybe"}')],
+      { data: { problem: { code: 'tool-needs-decision', data: { value: 'maybe' } } } },
+    ],
     ['send_message without a message', [call('send_message', '{}')], { data: { problem: { code: 'tool-needs-message' } } }],
     ['no name', [{ arguments: '{}' }], { data: { problem: { code: 'tool-without-name' } } }],
   ])('refuses %s', (_, calls, problem) => {

@@ -7,8 +7,7 @@ import { buildPrompt, money, promptText } from '../../../src/agents/llm/prompt';
 import { estimateTokens } from '../../../src/agents/llm/tokens';
 import { agent, observeAfter, scenario } from '../fixtures';
 
-const textOf = (obs: BilateralObservation, opts: Parameters<typeof buildPrompt>[1] = { style: 'json' }) =>
-  promptText(buildPrompt(obs, opts));
+const textOf = (obs: BilateralObservation, opts: Parameters<typeof buildPrompt>[1] = { style: 'json' }) => promptText(buildPrompt(obs, opts));
 
 /** Every dollar amount written in a prompt. */
 const amounts = (text: string): number[] => [...text.matchAll(/\$(\d+(?:\.\d+)?)/g)].map((m) => Number(m[1]));
@@ -127,7 +126,9 @@ describe('buildPrompt: the state of play', () => {
     expect(first).toContain('Turn 1; your turn 1. The negotiation ends after some turn between 16 and 24.');
     expect(first).not.toMatch(/\b19\b/);
     const moves: Move[] = Array.from({ length: 16 }, (_, i) => offer(150 - i));
-    expect(textOf(observeAfter(hidden, moves))).toContain('Turn 17; your turn 9. The negotiation ends after some turn between 16 and 24. It may end after this turn.');
+    expect(textOf(observeAfter(hidden, moves))).toContain(
+      'Turn 17; your turn 9. The negotiation ends after some turn between 16 and 24. It may end after this turn.',
+    );
     expect(textOf(observeAfter(hidden, [...moves, offer(120), offer(121)]))).not.toMatch(/of 19|19 in all|19 turns/);
     const late = { ...hidden, turnLimit: 24 };
     const upTo23: Move[] = Array.from({ length: 23 }, (_, i) => offer(150 - i));
@@ -167,14 +168,20 @@ describe('buildPrompt: the state of play', () => {
       buildPrompt(obs, { style: 'tools', maxTokens }).reduce((sum, m) => sum + estimateTokens(m.content), 0);
 
     it('shows everything when it fits, and without a budget', () => {
-      const obs = observeAfter(long, Array.from({ length: 150 }, (_, i) => say(`message ${i}`)));
+      const obs = observeAfter(
+        long,
+        Array.from({ length: 150 }, (_, i) => say(`message ${i}`)),
+      );
       const text = textOf(obs);
       expect(text).toContain('"message 0"');
       expect(text).toContain('"message 149"');
     });
 
     it('leaves out the oldest messages first and keeps every binding offer', () => {
-      const obs = observeAfter(long, Array.from({ length: 30 }, (_, i) => chatty(i)));
+      const obs = observeAfter(
+        long,
+        Array.from({ length: 30 }, (_, i) => chatty(i)),
+      );
       for (const budget of [2000, 3000, 4000]) {
         const text = textOf(obs, { style: 'json', maxTokens: budget });
         expect(tokens(obs, budget)).toBeLessThanOrEqual(budget);
@@ -187,10 +194,15 @@ describe('buildPrompt: the state of play', () => {
     });
 
     it('folds the oldest turns into one line naming their first and last offers only when the offers alone do not fit', () => {
-      const obs = observeAfter(long, Array.from({ length: 150 }, (_, i) => chatty(i)));
+      const obs = observeAfter(
+        long,
+        Array.from({ length: 150 }, (_, i) => chatty(i)),
+      );
       const text = textOf(obs, { style: 'json', maxTokens: 2500 });
       expect(tokens(obs, 2500)).toBeLessThanOrEqual(2500);
-      const folded = /\(turns 1–(\d+) are not shown; your binding offers in them: (\$\S+) first, (\$\S+) last; the buyer's: (\$\S+) first, (\$\S+) last\)/.exec(text);
+      const folded = /\(turns 1–(\d+) are not shown; your binding offers in them: (\$\S+) first, (\$\S+) last; the buyer's: (\$\S+) first, (\$\S+) last\)/.exec(
+        text,
+      );
       expect(folded).not.toBeNull();
       const last = Number(folded?.[1]);
       // the seller (this observer) opened: it made the even-numbered moves of the list, the buyer the odd ones

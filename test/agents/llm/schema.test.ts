@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ACTION_TYPES, MoveSchema, type Move } from '../../../src/core/bilateral/moves';
 import { MAX_MESSAGE_LENGTH } from '../../../src/core/message';
-import {
-  MODEL_MOVE_SCHEMA,
-  MOVE_TOOL_NAMES,
-  MOVE_TOOLS,
-  moveJsonSchema,
-  TOOL_SCHEMAS,
-  toolCallToMove,
-} from '../../../src/agents/llm/schema';
+import { MODEL_MOVE_SCHEMA, MOVE_TOOL_NAMES, MOVE_TOOLS, moveJsonSchema, TOOL_SCHEMAS, toolCallToMove } from '../../../src/agents/llm/schema';
 
 const MOVES: Move[] = [
   { message: 'hi' },
@@ -19,8 +12,7 @@ const MOVES: Move[] = [
 ];
 
 /** Every key anywhere in a JSON value. */
-const keysIn = (x: unknown): string[] =>
-  typeof x === 'object' && x !== null ? Object.entries(x).flatMap(([k, v]) => [k, ...keysIn(v)]) : [];
+const keysIn = (x: unknown): string[] => (typeof x === 'object' && x !== null ? Object.entries(x).flatMap(([k, v]) => [k, ...keysIn(v)]) : []);
 
 describe('the model-facing move schema', () => {
   it("accepts and refuses what the core's MoveSchema does", () => {

@@ -36,7 +36,8 @@ function replayProblems(r: MarketTournamentResult): string[] {
   for (const e of r.events) {
     if (e.type === 'end') {
       if (!market.isTerminal(state)) problems.push(`end logged at turn ${e.turn} before the market ended`);
-      else if (JSON.stringify(market.outcome(state)) !== JSON.stringify(e.outcome)) problems.push(`logged outcome ${JSON.stringify(e.outcome)} differs from replay`);
+      else if (JSON.stringify(market.outcome(state)) !== JSON.stringify(e.outcome))
+        problems.push(`logged outcome ${JSON.stringify(e.outcome)} differs from replay`);
       if (JSON.stringify(state.sales) !== JSON.stringify(salesOf(r.events))) problems.push('the sales folded from the log differ from the replay');
       continue;
     }

@@ -41,12 +41,16 @@ describe('what the model is given', () => {
 
   it('the seller’s prompt has its costs and stock but no buyer’s values; a buyer’s has its own values only', () => {
     const s = apply(market.initialState(handMarket({ budget: 9 })), sellerMove('b1', 'p1', 28, 'For you'), counterOffer(21), sellerMove('b2', 'p2', 13));
-    const sellerText = buildMarketPrompt(market.observe(s, 'seller') as SellerObservation, { style: 'json' }).map((m) => m.content).join('\n');
+    const sellerText = buildMarketPrompt(market.observe(s, 'seller') as SellerObservation, { style: 'json' })
+      .map((m) => m.content)
+      .join('\n');
     // b2's values are 25, 14, 2 and b1's 30, 12, 9: none is the seller's to see
     expect(sellerText).toMatch(/p1 Alpha: list \$20\.00, cost \$10\.00, stock 1/);
     expect(sellerText).toMatch(/Standing counters .*b1 on p1 \$21\.00/);
     expect(sellerText).not.toMatch(/\$(30|25|14|9|2)\.00/);
-    const buyerText = buildMarketPrompt(market.observe(s, 'buyer') as BuyerObservation, { style: 'tools' }).map((m) => m.content).join('\n');
+    const buyerText = buildMarketPrompt(market.observe(s, 'buyer') as BuyerObservation, { style: 'tools' })
+      .map((m) => m.content)
+      .join('\n');
     expect(buyerText).toMatch(/You are buyer b2/);
     expect(buyerText).toMatch(/p1 Alpha \(list price \$20\.00\): worth \$25\.00 to you/);
     expect(buyerText).toMatch(/The offer now: p2 Beta at \$13\.00/);
@@ -56,7 +60,8 @@ describe('what the model is given', () => {
 
   it('a long history is cut from the oldest end to fit, and says so; sales and counters stay listed', () => {
     let s = market.initialState(handMarket({ budget: 60 }));
-    for (let i = 0; i < 25; i++) s = apply(s, sellerMove('b1', 'p3', 11.5, 'A long pitch about Gamma and why it suits you so well.'), { response: { type: 'reject' } });
+    for (let i = 0; i < 25; i++)
+      s = apply(s, sellerMove('b1', 'p3', 11.5, 'A long pitch about Gamma and why it suits you so well.'), { response: { type: 'reject' } });
     s = apply(s, sellerMove('b2', 'p2', 12), { response: { type: 'accept' } });
     const full = buildMarketPrompt(market.observe(s, 'seller') as SellerObservation, { style: 'json' });
     const cut = buildMarketPrompt(market.observe(s, 'seller') as SellerObservation, { style: 'json', maxTokens: 700 });
@@ -73,18 +78,31 @@ describe('decodeMarketMove', () => {
     const want = { buyer: 'b2', product: 'p1', price: 19.5, message: 'Hi' };
     expect(decodeMarketMove('seller', JSON.stringify(want))).toEqual({ ok: true, value: want });
     expect(decodeMarketMove('seller', 'Here:\n```json\n{"buyer":"b2","product":"p1","price":"$19.50","message":"Hi"}\n```')).toEqual({ ok: true, value: want });
-    expect(decodeMarketMove('seller', '<think>b2 likes it</think>I will offer {"buyer": "b2", "product": "p1", "price": 19.5, "message": "Hi"} now.')).toEqual({ ok: true, value: want, thinking: 'b2 likes it' });
+    expect(decodeMarketMove('seller', '<think>b2 likes it</think>I will offer {"buyer": "b2", "product": "p1", "price": 19.5, "message": "Hi"} now.')).toEqual({
+      ok: true,
+      value: want,
+      thinking: 'b2 likes it',
+    });
     expect(decodeMarketMove('seller', '', [{ name: 'offer_product', arguments: JSON.stringify(want) }])).toEqual({ ok: true, value: want });
     expect(decodeMarketMove('seller', '{"buyer":"b2","product":"p1","price":19.5}')).toEqual({ ok: true, value: { ...want, message: '' } });
   });
 
   it('reads a buyer’s answer in the forms models write it', () => {
-    expect(decodeMarketMove('buyer', '{"response":{"type":"counter","price":30},"message":"Too dear"}')).toEqual({ ok: true, value: { response: { type: 'counter', price: 30 }, message: 'Too dear' } });
+    expect(decodeMarketMove('buyer', '{"response":{"type":"counter","price":30},"message":"Too dear"}')).toEqual({
+      ok: true,
+      value: { response: { type: 'counter', price: 30 }, message: 'Too dear' },
+    });
     expect(decodeMarketMove('buyer', '{"response":"accept"}')).toEqual({ ok: true, value: { response: { type: 'accept' } } });
     expect(decodeMarketMove('buyer', '{"decision":"decline"}')).toEqual({ ok: true, value: { response: { type: 'reject' } } });
     expect(decodeMarketMove('buyer', '{"response":"counter","price":"$12"}')).toEqual({ ok: true, value: { response: { type: 'counter', price: 12 } } });
-    expect(decodeMarketMove('buyer', '', [{ name: 'counter_offer', arguments: '{"price": 8.25}' }])).toEqual({ ok: true, value: { response: { type: 'counter', price: 8.25 } } });
-    expect(decodeMarketMove('buyer', '', [{ name: 'accept_offer', arguments: '{"message":"deal"}' }])).toEqual({ ok: true, value: { response: { type: 'accept' }, message: 'deal' } });
+    expect(decodeMarketMove('buyer', '', [{ name: 'counter_offer', arguments: '{"price": 8.25}' }])).toEqual({
+      ok: true,
+      value: { response: { type: 'counter', price: 8.25 } },
+    });
+    expect(decodeMarketMove('buyer', '', [{ name: 'accept_offer', arguments: '{"message":"deal"}' }])).toEqual({
+      ok: true,
+      value: { response: { type: 'accept' }, message: 'deal' },
+    });
   });
 
   it('says why an answer is not a move, by code', () => {
@@ -100,7 +118,10 @@ describe('decodeMarketMove', () => {
     expect(no('seller', '{"buyer":["b1"],"product":"p1","price":5}')).toEqual({ code: 'field-not-text', data: { field: 'buyer', value: '["b1"]' } });
     expect(no('buyer', '{"response":{"type":"counter"}}')).toEqual({ code: 'counter-needs-price', data: {} });
     expect(no('buyer', '{"response":"maybe"}')).toEqual({ code: 'unknown-response', data: { value: 'maybe' } });
-    expect(no('buyer', '', [{ name: 'counter_offer', arguments: '{price' }])).toMatchObject({ code: 'tool-arguments-not-json', data: { tool: 'counter_offer' } });
+    expect(no('buyer', '', [{ name: 'counter_offer', arguments: '{price' }])).toMatchObject({
+      code: 'tool-arguments-not-json',
+      data: { tool: 'counter_offer' },
+    });
     expect(no('buyer', '', [{ name: 'counter_offer', arguments: '[1]' }])).toEqual({ code: 'tool-arguments-not-object', data: { tool: 'counter_offer' } });
     expect(no('buyer', '', [{ arguments: '{}' }])).toEqual({ code: 'tool-without-name', data: {} });
     expect(no('seller', '<think>still thinking')).toEqual({ code: 'unclosed-thinking', data: {} });
@@ -139,8 +160,15 @@ function promptModel(): ChatBackend {
         const buyers = (/Buyers still in the market: ([^.]*)\./.exec(prompt)?.[1] ?? '').split(', ');
         const products = [...prompt.matchAll(/- (p\d+) [^:]*: list \$([\d.]+), cost \$([\d.]+), stock (\d+)/g)].filter((m) => Number(m[4]) > 0);
         const p = products[rng.int(products.length)]!;
-        const move = { buyer: buyers[rng.int(buyers.length)]!, product: p[1]!, price: Math.round(Number(p[2]) * (0.8 + 0.4 * rng.next()) * 100) / 100, message: 'A fine choice.' };
-        return tools ? { text: '', toolCalls: [{ name: 'offer_product', arguments: JSON.stringify(move) }], ...usage } : { text: JSON.stringify(move), ...usage };
+        const move = {
+          buyer: buyers[rng.int(buyers.length)]!,
+          product: p[1]!,
+          price: Math.round(Number(p[2]) * (0.8 + 0.4 * rng.next()) * 100) / 100,
+          message: 'A fine choice.',
+        };
+        return tools
+          ? { text: '', toolCalls: [{ name: 'offer_product', arguments: JSON.stringify(move) }], ...usage }
+          : { text: JSON.stringify(move), ...usage };
       }
       const value = Number(/It is worth \$([\d.]+) to you/.exec(prompt)?.[1]);
       const price = Number(/The offer now: \S+ .* at \$([\d.]+)/.exec(prompt)?.[1]);
@@ -149,7 +177,11 @@ function promptModel(): ChatBackend {
       const answer = type === 'counter' ? { response: { type, price: Math.round(price * 0.7 * 100) / 100 } } : { response: { type } };
       if (!tools) return { text: JSON.stringify(answer), ...usage };
       const name = `${type}_offer`;
-      return { text: '', toolCalls: [{ name, arguments: JSON.stringify(type === 'counter' ? { price: (answer.response as { price: number }).price } : {}) }], ...usage };
+      return {
+        text: '',
+        toolCalls: [{ name, arguments: JSON.stringify(type === 'counter' ? { price: (answer.response as { price: number }).price } : {}) }],
+        ...usage,
+      };
     },
   };
 }
@@ -203,7 +235,12 @@ describe.each(['tools', 'json'] as MoveInterface[])('model seats through the %s 
       [
         { text: 'no move here', tokensIn: 10, tokensOut: 3 },
         moveInterface === 'tools'
-          ? { text: '', toolCalls: [{ name: 'offer_product', arguments: '{"buyer":"b1","product":"p1","price":25,"message":"Hi"}' }], tokensIn: 10, tokensOut: 3 }
+          ? {
+              text: '',
+              toolCalls: [{ name: 'offer_product', arguments: '{"buyer":"b1","product":"p1","price":25,"message":"Hi"}' }],
+              tokensIn: 10,
+              tokensOut: 3,
+            }
           : { text: '{"buyer":"b1","product":"p1","price":25,"message":"Hi"}', tokensIn: 10, tokensOut: 3 },
       ],
       { name: 'scripted' },

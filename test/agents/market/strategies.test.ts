@@ -57,7 +57,10 @@ describe('market agent specs', () => {
     expect(problem('greedy:step=0.1:step=0.2')).toEqual({ code: 'parameter-twice', data: { key: 'step', spec: 'greedy:step=0.1:step=0.2' } });
     expect(problem('')).toEqual({ code: 'empty-spec', data: { role: 'seller' } });
     expect(problem('webllm:nope')).toMatchObject({ code: 'unknown-webllm-model', data: { model: 'nope' } });
-    expect(parseMarketSpecs(['catalog', ' catalog'], 'seller')).toMatchObject({ ok: false, error: { code: 'listed-twice', data: { role: 'seller', label: 'catalog' } } });
+    expect(parseMarketSpecs(['catalog', ' catalog'], 'seller')).toMatchObject({
+      ok: false,
+      error: { code: 'listed-twice', data: { role: 'seller', label: 'catalog' } },
+    });
     for (const text of ['greedy:__proto__=1', 'greedy:toString=1']) expect(problem(text)?.code).toBe('unknown-parameter');
   });
 
@@ -66,7 +69,9 @@ describe('market agent specs', () => {
       const r = parseMarketSpec(text, role);
       return r.ok ? '' : r.error.message;
     };
-    expect(error('margin')).toMatch(/^unknown market seller "margin"; choose one of: catalog, greedy, explore, random, or a model as PROVIDER:MODEL \(openai, /);
+    expect(error('margin')).toMatch(
+      /^unknown market seller "margin"; choose one of: catalog, greedy, explore, random, or a model as PROVIDER:MODEL \(openai, /,
+    );
     expect(error('greedy:beta=1')).toBe('unknown parameter "beta" for greedy; greedy takes: step (0 to 0.9), floor (0 to 5)');
     expect(error('groq:m+think')).toBe('"+think": groq:m cannot be told to think');
     expect(error('')).toMatch(/^empty seller spec; choose one of: catalog, /);
@@ -170,7 +175,8 @@ describe('the margin buyer', () => {
     const s = generateMarket(marketConfig({ buyers: 12, products: 1 }), 2);
     const lines = s.buyers.map((b, i) => {
       // find the highest accepted price in cents by bisection on the buyer's answers
-      let lo = 0.01, hi = b.values[0]!;
+      let lo = 0.01,
+        hi = b.values[0]!;
       for (let k = 0; k < 30; k++) {
         const mid = Math.round(((lo + hi) / 2) * 100) / 100;
         const st = apply(market.initialState({ ...s, allowBelowCost: true, budget: 99 }), sellerMove(b.id, 'p1', mid));

@@ -65,13 +65,7 @@ function side(s: SideSpec = {}): SideMetrics {
 }
 
 /** Hand-built metrics: a gft deal takes the buyer's share and gives the seller the rest. */
-function nm(opts: {
-  gft: boolean;
-  outcome: NegotiationMetrics['outcome'];
-  buyerShare?: number;
-  buyer?: SideSpec;
-  seller?: SideSpec;
-}): NegotiationMetrics {
+function nm(opts: { gft: boolean; outcome: NegotiationMetrics['outcome']; buyerShare?: number; buyer?: SideSpec; seller?: SideSpec }): NegotiationMetrics {
   const deal = opts.outcome === 'deal';
   const withShares = deal && opts.gft && opts.buyerShare !== undefined;
   // On key()'s scenario (v = 150, c = 90) the buyer's share b is a price of 150 − 60b; a share is
@@ -366,8 +360,7 @@ describe('Aggregator over real sessions', () => {
 describe('Aggregator: where deals land in the zone of agreement', () => {
   it('bins the seller share of gft deals and counts deals outside the zone apart', () => {
     const agg = new Aggregator();
-    for (const buyerShare of [0.95, 0.75, 0.75, 0.05, 1.2, -0.3])
-      agg.add('A', 'B', key(1), nm({ gft: true, outcome: 'deal', buyerShare }));
+    for (const buyerShare of [0.95, 0.75, 0.75, 0.05, 1.2, -0.3]) agg.add('A', 'B', key(1), nm({ gft: true, outcome: 'deal', buyerShare }));
     agg.add('A', 'B', key(1), nm({ gft: false, outcome: 'deal' }));
     agg.add('A', 'B', key(1), nm({ gft: true, outcome: 'walk_away' }));
     const { dealPositions } = agg.standings({ samples: 0 });
@@ -590,7 +583,12 @@ describe('Aggregator: intervals stratified by opener', () => {
     const play = (alternate: boolean) => {
       const agg = new Aggregator();
       for (let i = 0; i < 20; i++)
-        agg.add('A', 'B', key(3, { firstMover: alternate && i % 2 === 1 ? 'buyer' : 'seller' }), nm({ gft: true, outcome: i % 2 === 0 ? 'deal' : 'walk_away', buyerShare: 0.5 }));
+        agg.add(
+          'A',
+          'B',
+          key(3, { firstMover: alternate && i % 2 === 1 ? 'buyer' : 'seller' }),
+          nm({ gft: true, outcome: i % 2 === 0 ? 'deal' : 'walk_away', buyerShare: 0.5 }),
+        );
       return row(agg.standings({ samples: 500, seed: 2 }).leaderboard, 'A', 'buyer');
     };
     expect(play(true).ci.dealRate).toEqual([0.5, 0.5]);

@@ -18,7 +18,6 @@ import { makeScenario, zoneBinOf, type Scenario } from '../../../src/core/scenar
 import type { Interval } from '../../../src/core/stats';
 import { parseCsv } from '../../support/csv';
 
-
 /** Rows as records by header name. */
 function records(text: string): Record<string, string>[] {
   const [header, ...rows] = parseCsv(text);
@@ -38,8 +37,7 @@ describe('csvField', () => {
   });
 
   it('puts a quote mark before text that a spreadsheet would run as a formula, never before a number', () => {
-    for (const start of ['=', '+', '-', '@', '\t'])
-      expect(csvField(`${start}SUM(A1:A9)`)).toBe(`'${start}SUM(A1:A9)`);
+    for (const start of ['=', '+', '-', '@', '\t']) expect(csvField(`${start}SUM(A1:A9)`)).toBe(`'${start}SUM(A1:A9)`);
     expect(csvField('=HYPERLINK("http://x","y")')).toBe(`"'=HYPERLINK(""http://x"",""y"")"`);
     expect(csvField(-0.25)).toBe('-0.25');
     expect(csvField(0)).toBe('0');
@@ -110,7 +108,17 @@ describe('standingsCsv', () => {
     const old = { agent: 'linear', role: 'buyer', n: 5, dealRate: 0.5, ci: { dealRate: [0.2, 0.8] } } as unknown as LeaderboardRow;
     const rows = records(standingsCsv({ leaderboard: [old], byTier: [] }));
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ scope: 'all', agent: 'linear', n: '5', errors: '', dealRate: '0.5', dealRate_low: '0.2', dealRate_high: '0.8', patience: '', opening_low: '' });
+    expect(rows[0]).toMatchObject({
+      scope: 'all',
+      agent: 'linear',
+      n: '5',
+      errors: '',
+      dealRate: '0.5',
+      dealRate_low: '0.2',
+      dealRate_high: '0.8',
+      patience: '',
+      opening_low: '',
+    });
   });
 });
 
@@ -151,7 +159,18 @@ describe('negotiationsCsv', () => {
       price: 620,
       outcome: 'deal',
       turnsUsed: 9,
-      buyer: side({ utility: 80, share: 0.4, opening: 0.5, concession: 0.75, patience: 0.25, invalidMoves: 1, calls: 5, tokensIn: 1500, tokensOut: 200, moves: 5 }),
+      buyer: side({
+        utility: 80,
+        share: 0.4,
+        opening: 0.5,
+        concession: 0.75,
+        patience: 0.25,
+        invalidMoves: 1,
+        calls: 5,
+        tokensIn: 1500,
+        tokensOut: 200,
+        moves: 5,
+      }),
       seller: side({ utility: 120, share: 0.6, opening: 1.1, concession: 0.5, patience: 1, moves: 4 }),
     },
   };
@@ -160,7 +179,15 @@ describe('negotiationsCsv', () => {
     buyer: 'boulware:beta=0.2',
     seller: 'openai:gpt-4o-mini',
     scenario: makeScenario('standard-1-1', { ...item, name: '-1 bid' }, 400, 450, { turnLimit: 20, firstMover: 'seller' }),
-    metrics: { gft: false, deal: false, price: null, outcome: 'walk_away', turnsUsed: 1, buyer: side(), seller: side({ irViolation: false, opening: 1.2, concession: 0, patience: 1, moves: 1 }) },
+    metrics: {
+      gft: false,
+      deal: false,
+      price: null,
+      outcome: 'walk_away',
+      turnsUsed: 1,
+      buyer: side(),
+      seller: side({ irViolation: false, opening: 1.2, concession: 0, patience: 1, moves: 1 }),
+    },
   };
 
   it('writes one line per negotiation, with the scenario, outcome and each side, that reads back', () => {
@@ -209,14 +236,23 @@ describe('negotiationsCsv', () => {
       sellerTokensOut: '0',
     });
     // A fixed deadline has no range; no deal has no price or share; a name that looks like a formula is text.
-    expect(b).toMatchObject({ item: "'-1 bid", turnRangeMin: '', turnRangeMax: '', price: '', gft: '0', zone: '1', buyerShare: '', buyerOpening: '', sellerOpening: '1.2' });
+    expect(b).toMatchObject({
+      item: "'-1 bid",
+      turnRangeMin: '',
+      turnRangeMax: '',
+      price: '',
+      gft: '0',
+      zone: '1',
+      buyerShare: '',
+      buyerOpening: '',
+      sellerOpening: '1.2',
+    });
   });
 
   it('is only a header without negotiations', () => {
     expect(negotiationsCsv([])).toBe(NEGOTIATIONS_CSV_HEADER.join(',') + '\n');
   });
 });
-
 
 describe('negotiationsCsv: reward columns', () => {
   // v = 150, c = 90 on a $200 item (v − c = 60); the seller opens.
@@ -262,7 +298,10 @@ describe('negotiationsCsv: reward columns', () => {
     expect(deal).toMatchObject({ buyerRewardIrPenalty: '0', buyerRewardWalkAwayCredit: '0', sellerRewardCompliance: '0', sellerRewardConsistency: '0' });
     expect(walk).toMatchObject({ buyerReward: '0.5', buyerRewardWalkAwayCredit: '0.5', sellerReward: '0', sellerRewardWalkAwayCredit: '0' });
     // Every reward column is bilateralReward's own number, for both seats.
-    for (const [r, scenario, events] of [[deal, scn, dealLog], [walk, noGft, walkLog]] as const)
+    for (const [r, scenario, events] of [
+      [deal, scn, dealLog],
+      [walk, noGft, walkLog],
+    ] as const)
       for (const seat of ['buyer', 'seller'] as const) {
         const reward = bilateralReward(scenario, events, seat);
         expect(num(r, `${seat}Reward`)).toBe(reward.total);

@@ -77,7 +77,7 @@ export function openerPlan(firstMover: FirstMoverChoice): PlannedNegotiation[] {
           return side({
             share: shares ? own : null,
             // Shares stay inside the zone; a deal without gains from trade costs one side or the other.
-            irViolation: deal && !gft && (r.next() < 0.5) === (role === 'buyer'),
+            irViolation: deal && !gft && r.next() < 0.5 === (role === 'buyer'),
             opening: r.next() < 0.9 ? (role === 'buyer' ? 0.5 : 1.1) + 0.3 * (r.next() - 0.5) + (i % 2 === 0 ? 0.1 : -0.1) : null,
             concession: r.next() < 0.9 ? r.next() : null,
             patience: r.next() < 0.9 ? (i % 2 === (role === 'buyer' ? 0 : 1) ? 0.7 : 0.3) + 0.2 * r.next() : null,

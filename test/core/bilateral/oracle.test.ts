@@ -19,7 +19,8 @@ function follow(schedule: Schedule): BilateralAgent {
     act(obs) {
       const { offer, accepts } = schedule(obs);
       const p = obs.pending;
-      if (p !== null && accepts !== null && (obs.role === 'seller' ? p >= accepts : p <= accepts)) return { kind: 'move', move: { action: { type: 'accept' } } };
+      if (p !== null && accepts !== null && (obs.role === 'seller' ? p >= accepts : p <= accepts))
+        return { kind: 'move', move: { action: { type: 'accept' } } };
       return { kind: 'move', move: offer === null ? { action: { type: 'walk_away' } } : { action: { type: 'offer', price: offer } } };
     },
   };

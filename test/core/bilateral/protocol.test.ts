@@ -197,17 +197,17 @@ describe('bilateral protocol: actions', () => {
   it('an offer may carry a message; both go on the transcript', () => {
     let s = start();
     s = step(s, 'seller', offer(175, 'Mint condition.'));
-    expect(s.transcript).toEqual([
-      { turn: 0, actor: 'seller', message: 'Mint condition.', action: { type: 'offer', price: 175 } },
-    ]);
+    expect(s.transcript).toEqual([{ turn: 0, actor: 'seller', message: 'Mint condition.', action: { type: 'offer', price: 175 } }]);
   });
 });
 
 describe('bilateral protocol: invalid moves', () => {
   it('refuses non-positive, NaN and infinite prices', () => {
     const s = start();
-    for (const price of [0, -1, -0.01]) expect(refusal(s, 'seller', offer(price))).toEqual({ code: 'price-not-positive', data: { field: 'offer price', price } });
-    for (const price of [NaN, Infinity, -Infinity]) expect(refusal(s, 'seller', offer(price))).toEqual({ code: 'price-not-finite', data: { field: 'offer price' } });
+    for (const price of [0, -1, -0.01])
+      expect(refusal(s, 'seller', offer(price))).toEqual({ code: 'price-not-positive', data: { field: 'offer price', price } });
+    for (const price of [NaN, Infinity, -Infinity])
+      expect(refusal(s, 'seller', offer(price))).toEqual({ code: 'price-not-finite', data: { field: 'offer price' } });
   });
 
   it('refuses a price that rounds to zero cents', () => {

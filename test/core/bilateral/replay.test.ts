@@ -60,12 +60,21 @@ describe('logs the runner wrote replay to their own outcome', () => {
       const record = await runSession(bilateral, s, { seller: scripted(sellerMoves), buyer: scripted(buyerMoves) });
       expect(replayLog(s, record.events)).toEqual({ ok: true, value: { result: record.outcome, turns: expect.any(Number) } });
     }
-    const failing = { act: () => { throw new Error('model down'); } };
+    const failing = {
+      act: () => {
+        throw new Error('model down');
+      },
+    };
     const errored = await runSession(bilateral, S, { seller: scripted([offer(180)]), buyer: failing });
     expect(errored.outcome).toMatchObject({ kind: 'error', actor: 'buyer', turn: 1 });
     expect(replayLog(S, errored.events)).toMatchObject({ ok: true });
     const stop = new AbortController();
-    const cancelling = { act: () => { stop.abort(); return new Promise<never>(() => {}); } };
+    const cancelling = {
+      act: () => {
+        stop.abort();
+        return new Promise<never>(() => {});
+      },
+    };
     const cancelled = await runSession(bilateral, S, { seller: scripted([offer(180)]), buyer: cancelling }, { signal: stop.signal });
     expect(cancelled.outcome).toMatchObject({ kind: 'cancelled', turn: 1 });
     expect(replayLog(S, cancelled.events)).toMatchObject({ ok: true });
@@ -85,9 +94,13 @@ describe('forged logs are refused at the event that breaks the rules', () => {
     });
     // The right price, claimed accepted by the wrong side or at the wrong turn.
     expect(refusal([...opening, move(2, 'seller', ACCEPT), end({ kind: 'deal', price: 120, turn: 3, acceptedBy: 'buyer' })]).event).toBe(3);
-    expect(refusal([...opening, move(2, 'seller', ACCEPT), { type: 'end', turn: 5, outcome: { kind: 'deal', price: 120, turn: 5, acceptedBy: 'seller' } }]).event).toBe(3);
+    expect(
+      refusal([...opening, move(2, 'seller', ACCEPT), { type: 'end', turn: 5, outcome: { kind: 'deal', price: 120, turn: 5, acceptedBy: 'seller' } }]).event,
+    ).toBe(3);
     // A price offered, but by the side that accepts it.
-    expect(refusal([...opening, move(2, 'seller', ACCEPT), end({ kind: 'deal', price: 180, turn: 3, acceptedBy: 'seller' })]).reason).toMatch(/\$180\.00.*\$120\.00/);
+    expect(refusal([...opening, move(2, 'seller', ACCEPT), end({ kind: 'deal', price: 180, turn: 3, acceptedBy: 'seller' })]).reason).toMatch(
+      /\$180\.00.*\$120\.00/,
+    );
   });
 
   it('an accept with nothing pending', () => {
@@ -111,7 +124,12 @@ describe('forged logs are refused at the event that breaks the rules', () => {
 
   it('turns out of order or taken by the wrong side', () => {
     // The seller opens this scenario.
-    expect(refusal([move(0, 'buyer', offer(100))])).toEqual({ at: 'event', event: 0, turn: 0, reason: `a "move" event of the buyer, but turn 0 is the seller's` });
+    expect(refusal([move(0, 'buyer', offer(100))])).toEqual({
+      at: 'event',
+      event: 0,
+      turn: 0,
+      reason: `a "move" event of the buyer, but turn 0 is the seller's`,
+    });
     // The seller moves twice in a row.
     expect(refusal([move(0, 'seller', offer(180)), move(1, 'seller', offer(170))]).reason).toMatch(/of the seller, but turn 1 is the buyer's/);
     // A turn skipped, or told twice.
@@ -128,13 +146,20 @@ describe('forged logs are refused at the event that breaks the rules', () => {
     expect(refusal([...opening, end({ kind: 'walk_away', by: 'buyer', turn: 2 })]).event).toBe(2);
     expect(refusal([...opening, end({ kind: 'deal', price: 120, turn: 2, acceptedBy: 'seller' })]).event).toBe(2);
     // A real walk-away, claimed as a deal; a real turn limit, claimed at another turn.
-    expect(refusal([...opening, move(2, 'seller', WALK_AWAY), end({ kind: 'deal', price: 120, turn: 3, acceptedBy: 'seller' })]).reason).toMatch(/walk-away by the seller at turn 3/);
+    expect(refusal([...opening, move(2, 'seller', WALK_AWAY), end({ kind: 'deal', price: 120, turn: 3, acceptedBy: 'seller' })]).reason).toMatch(
+      /walk-away by the seller at turn 3/,
+    );
     const short = scenario({ turnLimit: 2 });
     const limit = replayLog(short, [...opening, end({ kind: 'turn_limit', turn: 3 })]);
     expect(limit.ok).toBe(false);
-    expect(replayLog(short, [...opening, end({ kind: 'turn_limit', turn: 2 })])).toEqual({ ok: true, value: { result: { kind: 'turn_limit', turn: 2 }, turns: 2 } });
+    expect(replayLog(short, [...opening, end({ kind: 'turn_limit', turn: 2 })])).toEqual({
+      ok: true,
+      value: { result: { kind: 'turn_limit', turn: 2 }, turns: 2 },
+    });
     // An error or a cancel after the negotiation was over, or at a turn the log never reached.
-    expect(refusal([...opening, move(2, 'seller', ACCEPT), end({ kind: 'error', actor: 'buyer', message: 'x', turn: 3 })]).reason).toMatch(/ends in an error.*deal at \$120\.00/);
+    expect(refusal([...opening, move(2, 'seller', ACCEPT), end({ kind: 'error', actor: 'buyer', message: 'x', turn: 3 })]).reason).toMatch(
+      /ends in an error.*deal at \$120\.00/,
+    );
     expect(refusal([...opening, end({ kind: 'cancelled', turn: 7 })]).reason).toMatch(/stops at turn 2/);
     expect(refusal([...opening, end({ kind: 'error', actor: 'buyer', message: 'x', turn: 2 })]).reason).toMatch(/turn 2 is the seller's/);
     // No end at all, or one in the middle.
@@ -156,7 +181,15 @@ describe('forged logs are refused at the event that breaks the rules', () => {
     expect(refusal([invalid(0, 'seller', 1)]).reason).toMatch(/attempt 1, but it is attempt 0/);
     expect(refusal([invalid(0, 'buyer', 0)]).reason).toMatch(/turn 0 is the seller's/);
     // A move after fewer attempts is fine, and the count starts again at the next turn.
-    expect(replayLog(S, [invalid(0, 'seller', 0), move(0, 'seller', offer(180)), invalid(1, 'buyer', 0), move(1, 'buyer', ACCEPT), end({ kind: 'deal', price: 180, turn: 2, acceptedBy: 'buyer' })])).toMatchObject({ ok: true });
+    expect(
+      replayLog(S, [
+        invalid(0, 'seller', 0),
+        move(0, 'seller', offer(180)),
+        invalid(1, 'buyer', 0),
+        move(1, 'buyer', ACCEPT),
+        end({ kind: 'deal', price: 180, turn: 2, acceptedBy: 'buyer' }),
+      ]),
+    ).toMatchObject({ ok: true });
     // Another runner's retries.
     expect(replayLog(S, [invalid(0, 'seller', 0), forfeit(0, 'seller'), end({ kind: 'cancelled', turn: 1 })], { maxRetries: 0 })).toMatchObject({ ok: true });
   });

@@ -50,10 +50,10 @@ describe('bilateralReward: each term by hand', () => {
 
   it('compliance: 0.1 per invalid answer of the seat, none for the other side', () => {
     // The buyer has two refused answers at turn 1, the seller one at turn 2; no deal (turn limit).
-    const events = log(
-      [offer(180), { invalid: 'not JSON' }, { invalid: 'no price' }, offer(100), { invalid: 'empty' }, offer(170)],
-      { kind: 'turn_limit', turn: 3 },
-    );
+    const events = log([offer(180), { invalid: 'not JSON' }, { invalid: 'no price' }, offer(100), { invalid: 'empty' }, offer(170)], {
+      kind: 'turn_limit',
+      turn: 3,
+    });
     const buyer = bilateralReward(SCN, events, 'buyer');
     expect(buyer.counts.invalidMoves).toBe(2);
     expect(buyer.terms.compliance).toBeCloseTo(-0.2, 12);
@@ -68,10 +68,7 @@ describe('bilateralReward: each term by hand', () => {
 
   it('consistency: a buyer bid that goes down and a seller ask that goes up are retreats', () => {
     // Buyer 100 → 95 (retreat) → 110; seller 180 → 185 (retreat) → 170 → 175 (retreat).
-    const events = log(
-      [offer(180), offer(100), offer(185), offer(95), offer(170), offer(110), offer(175)],
-      { kind: 'turn_limit', turn: 7 },
-    );
+    const events = log([offer(180), offer(100), offer(185), offer(95), offer(170), offer(110), offer(175)], { kind: 'turn_limit', turn: 7 });
     const buyer = bilateralReward(SCN, events, 'buyer');
     expect(buyer.counts.retreats).toBe(1);
     expect(buyer.counts.crossings).toBe(0);

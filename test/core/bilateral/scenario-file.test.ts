@@ -66,7 +66,10 @@ describe('parseScenarioFile', () => {
     const text = `\ufeff${extra}\r\n\r\n   \n${JSON.stringify({ ...LINE, id: 's2' })}\r\n`;
     const r = parseScenarioFile(text);
     if (!r.ok) throw new Error(r.error.message);
-    expect(r.value.scenarios.map((s) => [s.id, s.turnLimit])).toEqual([['s1', 12], ['s2', 12]]);
+    expect(r.value.scenarios.map((s) => [s.id, s.turnLimit])).toEqual([
+      ['s1', 12],
+      ['s2', 12],
+    ]);
     expect(Object.keys(r.value.scenarios[0]!)).toEqual(['id', 'item', 'buyerValue', 'sellerCost', 'tier', 'turnLimit', 'firstMover']);
   });
 
@@ -92,7 +95,12 @@ describe('parseScenarioFile', () => {
     const scenarios = r.value.scenarios;
     const jobs = planTournament({ agents: ['a', 'b'], scenariosPerPair: scenarios.length, preset: 'standard', seed: 1, selfPlay: false, scenarios });
     expect(jobs.map((j) => [j.id, j.scenario.id])).toEqual([
-      ['0-1-0', '101-0'], ['1-0-0', '101-0'], ['0-1-1', '101-1'], ['1-0-1', '101-1'], ['0-1-2', '101-2'], ['1-0-2', '101-2'],
+      ['0-1-0', '101-0'],
+      ['1-0-0', '101-0'],
+      ['0-1-1', '101-1'],
+      ['1-0-1', '101-1'],
+      ['0-1-2', '101-2'],
+      ['1-0-2', '101-2'],
     ]);
     expect(jobs[2]?.scenario).toBe(scenarios[1]);
   });
@@ -102,9 +110,19 @@ describe('parseScenarioFile', () => {
     ['a list', '[1, 2]', 'invalid-line', /^line 2: expected a JSON object with id, listPrice, buyerValue, sellerCost, turns, first; got a list$/],
     ['missing fields', '{"id": "a", "listPrice": 5}', 'invalid-line', /^line 2: buyerValue, sellerCost, turns and first are missing$/],
     ['one missing field', JSON.stringify({ ...LINE, first: undefined }), 'invalid-line', /^line 2: first is missing$/],
-    ['a price as text', JSON.stringify({ ...LINE, listPrice: '80' }), 'invalid-line', /^line 2: listPrice: expected a list price above 0, in dollars, got "80"$/],
+    [
+      'a price as text',
+      JSON.stringify({ ...LINE, listPrice: '80' }),
+      'invalid-line',
+      /^line 2: listPrice: expected a list price above 0, in dollars, got "80"$/,
+    ],
     ['a zero list price', JSON.stringify({ ...LINE, listPrice: 0 }), 'invalid-line', /^line 2: listPrice: expected a list price above 0, in dollars, got 0$/],
-    ['a negative cost', JSON.stringify({ ...LINE, sellerCost: -1 }), 'invalid-line', /^line 2: sellerCost: expected the seller's cost, 0 or more, in dollars, got -1$/],
+    [
+      'a negative cost',
+      JSON.stringify({ ...LINE, sellerCost: -1 }),
+      'invalid-line',
+      /^line 2: sellerCost: expected the seller's cost, 0 or more, in dollars, got -1$/,
+    ],
     ['no turns', JSON.stringify({ ...LINE, turns: 0 }), 'invalid-line', /^line 2: turns: expected a whole number of turns from 1 to 1000, got 0$/],
     ['half a turn', JSON.stringify({ ...LINE, turns: 2.5 }), 'invalid-line', /^line 2: turns: expected a whole number of turns from 1 to 1000, got 2.5$/],
     ['too many turns', JSON.stringify({ ...LINE, turns: 1001 }), 'invalid-line', /^line 2: turns: expected a whole number of turns from 1 to 1000, got 1001$/],
@@ -115,7 +133,12 @@ describe('parseScenarioFile', () => {
     ['hi alone', JSON.stringify({ ...LINE, hi: 5 }), 'invalid-line', /^line 2: hi is given without lo/],
     ['lo above hi', JSON.stringify({ ...LINE, lo: 90, hi: 50 }), 'invalid-line', /^line 2: lo \(90\) must be below hi \(50\)$/],
     ['an empty name', JSON.stringify({ ...LINE, name: '' }), 'invalid-line', /^line 2: name: expected a text of 1 to 200 characters/],
-    ['a value beyond any offer', JSON.stringify({ ...LINE, buyerValue: 8001 }), 'invalid-line', /^line 2: buyerValue \(8001\) is more than 100 times the list price \(80\)/],
+    [
+      'a value beyond any offer',
+      JSON.stringify({ ...LINE, buyerValue: 8001 }),
+      'invalid-line',
+      /^line 2: buyerValue \(8001\) is more than 100 times the list price \(80\)/,
+    ],
   ])('refuses %s, naming the line', (_what, bad, code, message) => {
     const error = refusal(`${JSON.stringify(LINE)}\n${bad}\n${JSON.stringify({ ...LINE, id: 'later' })}\n`);
     expect(error.code).toBe(code);
@@ -136,7 +159,9 @@ describe('parseScenarioFile', () => {
       message: 'line 3: id "s1" is also at line 1 with other fields (sellerCost 31 here, 30 there); an id names one scenario',
     });
     // A field given on one line and left to its default on the other is a difference too.
-    expect(refusal(jsonl(LINE, { ...LINE, name: 'Item' })).message).toMatch(/^line 2: id "s1" is also at line 1 with other fields \(name "Item" here, nothing there\)/);
+    expect(refusal(jsonl(LINE, { ...LINE, name: 'Item' })).message).toMatch(
+      /^line 2: id "s1" is also at line 1 with other fields \(name "Item" here, nothing there\)/,
+    );
   });
 
   it('a file with no scenarios is refused', () => {
@@ -146,7 +171,11 @@ describe('parseScenarioFile', () => {
   it('refuses a file over the size limit by its size, before reading it', () => {
     expect(MAX_SCENARIO_FILE_BYTES).toBe(8 * 1024 * 1024);
     expect(scenarioFileSizeProblem(MAX_SCENARIO_FILE_BYTES)).toBeNull();
-    expect(scenarioFileSizeProblem(MAX_SCENARIO_FILE_BYTES + 1)).toEqual({ code: 'too-large', line: null, message: 'the file is 8.0 MB; a scenario file may hold up to 8.0 MB' });
+    expect(scenarioFileSizeProblem(MAX_SCENARIO_FILE_BYTES + 1)).toEqual({
+      code: 'too-large',
+      line: null,
+      message: 'the file is 8.0 MB; a scenario file may hold up to 8.0 MB',
+    });
     // The size given wins over the text: the text is not looked at.
     const r = parseScenarioFile(jsonl(LINE), 20 * 1024 * 1024);
     expect(r.ok ? null : r.error).toMatchObject({ code: 'too-large', message: 'the file is 20.0 MB; a scenario file may hold up to 8.0 MB' });

@@ -161,7 +161,12 @@ describe('runTournament', () => {
     const plan = planTournament(CONFIG);
     expect(seen).toHaveLength(2 * plan.length);
     for (const j of plan) {
-      expect(seen.filter((s) => s.id === j.id).map((s) => [s.role, s.spec]).sort()).toEqual([
+      expect(
+        seen
+          .filter((s) => s.id === j.id)
+          .map((s) => [s.role, s.spec])
+          .sort(),
+      ).toEqual([
         ['buyer', j.buyer],
         ['seller', j.seller],
       ]);
@@ -230,10 +235,14 @@ describe('runTournament', () => {
     const controller = new AbortController();
     controller.abort();
     let built = 0;
-    const { results, summary } = await collect(CONFIG, (spec, role, ctx) => {
-      built++;
-      return syncFactory(spec, role, ctx);
-    }, { signal: controller.signal });
+    const { results, summary } = await collect(
+      CONFIG,
+      (spec, role, ctx) => {
+        built++;
+        return syncFactory(spec, role, ctx);
+      },
+      { signal: controller.signal },
+    );
     expect(summary).toMatchObject({ planned: 24, played: 0, cancelled: true });
     expect(results).toEqual([]);
     expect(built).toBe(0);

@@ -54,9 +54,7 @@ describe('model usage per agent and per run', () => {
 
     const { byAgent, total } = standings.usage;
     // boulware made no call, so it has no rows; each model has all, buyer, seller in that order.
-    expect(byAgent.map((r) => `${r.agent}/${r.role}`)).toEqual(
-      ['openai:model-a', 'vllm:model-b'].flatMap((a) => USAGE_ROLES.map((role) => `${a}/${role}`)),
-    );
+    expect(byAgent.map((r) => `${r.agent}/${r.role}`)).toEqual(['openai:model-a', 'vllm:model-b'].flatMap((a) => USAGE_ROLES.map((role) => `${a}/${role}`)));
     for (const row of byAgent) {
       const want = expected.byAgent.get(row.agent)![row.role];
       expect(row, `${row.agent} ${row.role}`).toEqual({

@@ -67,7 +67,11 @@ describe('runTournament over a game of its own (the ultimatum game)', () => {
     for (let round = 0; round < CONFIG.rounds; round++) expect(new Set(results.filter((r) => r.round === round).map((r) => r.pie)).size).toBe(1);
     expect(new Set(results.map((r) => r.pie)).size).toBeGreaterThan(1);
     for (const r of results) {
-      expect(r.events.map((e) => [e.type, e.turn])).toEqual([['move', 0], ['move', 1], ['end', 2]]);
+      expect(r.events.map((e) => [e.type, e.turn])).toEqual([
+        ['move', 0],
+        ['move', 1],
+        ['end', 2],
+      ]);
       expect(r.events.at(-1)).toEqual({ type: 'end', turn: 2, outcome: r.outcome });
       const half = Math.floor(r.pie / 2);
       if (r.proposer === 'fair' && r.responder === 'accept') expect(r.outcome).toEqual({ kind: 'split', proposer: r.pie - half, responder: half, turn: 2 });

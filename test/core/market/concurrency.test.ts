@@ -17,7 +17,13 @@ import {
 } from '../../../src/core/market/tournament';
 import { hashString } from '../../../src/core/rng';
 
-const CONFIG: MarketTournamentConfig = { sellers: ['greedy', 'random', 'explore'], buyer: 'random', configs: [MARKET_PRESETS[0]!, MARKET_PRESETS[2]!], marketsPerConfig: 4, seed: 9 };
+const CONFIG: MarketTournamentConfig = {
+  sellers: ['greedy', 'random', 'explore'],
+  buyer: 'random',
+  configs: [MARKET_PRESETS[0]!, MARKET_PRESETS[2]!],
+  marketsPerConfig: 4,
+  seed: 9,
+};
 
 const nextTurn = () => new Promise((resolve) => setTimeout(resolve, 0));
 
@@ -88,7 +94,6 @@ describe('market tournaments several markets at a time', () => {
   it('knows the ids of its plan and no others', () => {
     for (const job of planMarketJobs(CONFIG)) expect(marketJobInPlan(CONFIG, job.id)).toBe(true);
     const name = CONFIG.configs[0]!.name;
-    for (const id of [`${name}-4-0`, `${name}-0-3`, `${name}-01-0`, `nowhere-0-0`, `${name}-0`, ''])
-      expect(marketJobInPlan(CONFIG, id)).toBe(false);
+    for (const id of [`${name}-4-0`, `${name}-0-3`, `${name}-01-0`, `nowhere-0-0`, `${name}-0`, '']) expect(marketJobInPlan(CONFIG, id)).toBe(false);
   });
 });

@@ -51,7 +51,10 @@ describe('maxWeightMatching', () => {
       const valuation = VALUATIONS[Math.floor(seed / 36) % VALUATIONS.length] as (typeof VALUATIONS)[number];
       const s = generateMarket(marketConfig({ buyers, products, stock, valuation }), seed);
       const weights = s.buyers.map((b) => b.values.map((v, j) => v - (s.products[j] as MarketScenario['products'][number]).cost));
-      const best = bruteForce(weights, s.products.map((p) => p.stock));
+      const best = bruteForce(
+        weights,
+        s.products.map((p) => p.stock),
+      );
       expect(optimalAllocation(s).welfare, `${buyers}×${products} stock ${stock} seed ${seed}`).toBeCloseTo(best, 6);
     }
   });
@@ -65,7 +68,18 @@ describe('maxWeightMatching', () => {
 
   it('gives up the greedy edge when two others are worth more', () => {
     // greedy takes 10 (b0–p0) and is left with 1; the optimum is 9 + 9
-    expect(maxWeightMatching([[10, 9], [9, 1]])).toEqual({ pairs: [[0, 1], [1, 0]], total: 18 });
+    expect(
+      maxWeightMatching([
+        [10, 9],
+        [9, 1],
+      ]),
+    ).toEqual({
+      pairs: [
+        [0, 1],
+        [1, 0],
+      ],
+      total: 18,
+    });
   });
 });
 

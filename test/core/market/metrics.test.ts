@@ -51,7 +51,15 @@ describe('market metrics on hand-made markets', () => {
   it('a seller whose every move is refused: adherence 0, forfeited turns spend the budget, nothing sold', () => {
     const log = playMarket(handMarket({ budget: 2 }), scripted(sellerMove('b1', 'p9', 20)), scripted(ACCEPT_OFFER), 1);
     const m = computeMarketMetrics(handMarket({ budget: 2 }), log);
-    expect(m).toMatchObject({ constraintAdherence: 0, budgetUsed: 1, sellThrough: 0, sellerSurplus: 0, extraction: 0, allocationQuality: 0, outcome: 'budget_spent' });
+    expect(m).toMatchObject({
+      constraintAdherence: 0,
+      budgetUsed: 1,
+      sellThrough: 0,
+      sellerSurplus: 0,
+      extraction: 0,
+      allocationQuality: 0,
+      outcome: 'budget_spent',
+    });
     expect(m.seller).toMatchObject({ moves: 0, invalidMoves: 4, forfeits: 2 });
   });
 
@@ -67,7 +75,12 @@ describe('market metrics on hand-made markets', () => {
   });
 
   it('with no gains from trade anywhere, extraction and allocation quality are undefined (null)', () => {
-    const s = handMarket({ buyers: [{ id: 'b1', values: [1, 1, 1] }, { id: 'b2', values: [2, 2, 2] }] });
+    const s = handMarket({
+      buyers: [
+        { id: 'b1', values: [1, 1, 1] },
+        { id: 'b2', values: [2, 2, 2] },
+      ],
+    });
     const m = computeMarketMetrics(s, playMarket(s, scripted(sellerMove('b1', 'p1', 20)), scripted(REJECT_OFFER)));
     expect(m.optimalWelfare).toBe(0);
     expect(m.extraction).toBeNull();
@@ -76,7 +89,16 @@ describe('market metrics on hand-made markets', () => {
   });
 
   it('sell-through counts units: two units of one product, one sold, is one of four', () => {
-    const s = handMarket({ products: [{ id: 'p1', name: 'Alpha', cost: 10, listPrice: 20, stock: 2 }, { id: 'p2', name: 'Beta', cost: 5, listPrice: 10, stock: 2 }], buyers: [{ id: 'b1', values: [30, 12] }, { id: 'b2', values: [25, 14] }] });
+    const s = handMarket({
+      products: [
+        { id: 'p1', name: 'Alpha', cost: 10, listPrice: 20, stock: 2 },
+        { id: 'p2', name: 'Beta', cost: 5, listPrice: 10, stock: 2 },
+      ],
+      buyers: [
+        { id: 'b1', values: [30, 12] },
+        { id: 'b2', values: [25, 14] },
+      ],
+    });
     const m = computeMarketMetrics(s, playMarket(s, scripted(sellerMove('b1', 'p1', 20), sellerMove('b2', 'p1', 40)), scripted(ACCEPT_OFFER, REJECT_OFFER)));
     expect(m.sellThrough).toBe(1 / 4);
     // optimal: both buyers take p1 (20 + 15)

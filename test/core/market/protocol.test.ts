@@ -62,7 +62,10 @@ describe('market protocol', () => {
     expect(codeOf(s, { buyer: 'b1', product: 'p1', price: 20 })).toBe('pitch-not-text');
     expect(refusalOf(s, sellerMove('b1', 'p1', Number.NaN))).toEqual({ code: 'price-not-finite', data: { field: 'price' } });
     expect(refusalOf(s, sellerMove('b1', 'p1', 0))).toEqual({ code: 'price-below-minimum', data: { field: 'price', price: 0, min: 0.01 } });
-    expect(refusalOf(s, sellerMove('b1', 'p1', 2001))).toEqual({ code: 'price-above-ceiling', data: { field: 'price', price: 2001, multiple: 100, ceiling: 2000 } });
+    expect(refusalOf(s, sellerMove('b1', 'p1', 2001))).toEqual({
+      code: 'price-above-ceiling',
+      data: { field: 'price', price: 2001, multiple: 100, ceiling: 2000 },
+    });
     expect(refusalOf(s, sellerMove('b1', 'p1', 9.99))).toEqual({ code: 'below-cost', data: { price: 9.99, product: 'p1', cost: 10 } });
     expect(refusalOf(s, sellerMove('b1', 'p1', 20, 'x'.repeat(601)))).toEqual({ code: 'message-too-long', data: { length: 601, max: 600 } });
     // Selling at a loss is a rule of the market, not of the protocol.
@@ -78,7 +81,10 @@ describe('market protocol', () => {
     const s0 = play(market.initialState(handMarket({ budget: 9 })), sellerMove('b1', 'p1', 28));
     expect(refusalOf(s0, counterOffer(28))).toEqual({ code: 'counter-not-below-offer', data: { offer: 28 } });
     expect(refusalOf(s0, { response: { type: 'haggle' } })).toEqual({ code: 'unknown-response', data: { type: 'haggle' } });
-    expect(refusalOf(s0, { response: { type: 'counter', price: -1 } })).toEqual({ code: 'price-below-minimum', data: { field: 'counter price', price: -1, min: 0.01 } });
+    expect(refusalOf(s0, { response: { type: 'counter', price: -1 } })).toEqual({
+      code: 'price-below-minimum',
+      data: { field: 'counter price', price: -1, min: 0.01 },
+    });
     expect(codeOf(s0, null)).toBe('answer-not-object');
     expect(codeOf(s0, { response: null })).toBe('response-not-object');
     expect(codeOf(s0, { response: { type: 'accept' }, message: 7 })).toBe('message-not-text');
@@ -104,7 +110,13 @@ describe('market protocol', () => {
   });
 
   it('ends when the stock is gone, and when no buyer is left', () => {
-    const oneUnit = handMarket({ products: [{ id: 'p1', name: 'Alpha', cost: 10, listPrice: 20, stock: 1 }], buyers: [{ id: 'b1', values: [30] }, { id: 'b2', values: [25] }] });
+    const oneUnit = handMarket({
+      products: [{ id: 'p1', name: 'Alpha', cost: 10, listPrice: 20, stock: 1 }],
+      buyers: [
+        { id: 'b1', values: [30] },
+        { id: 'b2', values: [25] },
+      ],
+    });
     expect(market.outcome(play(market.initialState(oneUnit), sellerMove('b1', 'p1', 20), ACCEPT_OFFER))).toEqual({ kind: 'sold_out', turn: 2 });
     const s = play(market.initialState(handMarket()), sellerMove('b1', 'p1', 20), ACCEPT_OFFER, sellerMove('b2', 'p2', 10), ACCEPT_OFFER);
     expect(market.outcome(s)).toEqual({ kind: 'no_buyers', turn: 4 });
@@ -127,7 +139,7 @@ describe('market protocol', () => {
     const s = play(market.initialState(handMarket({ budget: 9 })), sellerMove('b1', 'p1', 28, 'hi b1'), counterOffer(15), sellerMove('b2', 'p2', 13));
     const seller = JSON.stringify(market.observe(s, 'seller'));
     expect(seller).not.toMatch(/values|"value"/);
-    const buyer = (market.observe(s, 'buyer') as BuyerObservation);
+    const buyer = market.observe(s, 'buyer') as BuyerObservation;
     expect(buyer.products.map((p) => p.value)).toEqual([25, 14, 2]);
     expect(buyer.history.every((e) => e.buyer === 'b2')).toBe(true);
     expect(buyer.countersMade).toBe(0);
@@ -186,7 +198,11 @@ describe('the session runner plays markets', () => {
   });
 
   it('keeps an agent that throws apart from the outcomes: the market ends as an error', () => {
-    const seller: MarketAgent = { act: () => { throw new Error('backend down'); } };
+    const seller: MarketAgent = {
+      act: () => {
+        throw new Error('backend down');
+      },
+    };
     const record = playSession(market, handMarket(), { seller, buyer: scripted(ACCEPT_OFFER) }) as { outcome: unknown; events: MarketEvent[] };
     expect(record.outcome).toEqual({ kind: 'error', actor: 'seller', message: 'backend down', turn: 0 });
   });

@@ -48,7 +48,12 @@ describe('marketReward: each term by hand', () => {
   });
 
   it('with no gains from trade anywhere, only adherence counts; a seller that does nothing earns 0', () => {
-    const s = handMarket({ buyers: [{ id: 'b1', values: [1, 1, 1] }, { id: 'b2', values: [2, 2, 2] }] });
+    const s = handMarket({
+      buyers: [
+        { id: 'b1', values: [1, 1, 1] },
+        { id: 'b2', values: [2, 2, 2] },
+      ],
+    });
     const r = marketReward(s, playMarket(s, scripted(sellerMove('b1', 'p1', 20)), scripted(REJECT_OFFER)));
     expect(r.terms).toEqual({ adherence: 0, extraction: 0, allocation: 0 });
     expect(Object.is(r.total, 0)).toBe(true);

@@ -32,8 +32,7 @@ function correlation(x: readonly number[], y: readonly number[]): number {
   return sxy / Math.sqrt(sxx * syy);
 }
 /** The correlation of every pair of buyers' rows. */
-const pairCorrelations = (rows: readonly number[][]): number[] =>
-  rows.flatMap((a, i) => rows.slice(i + 1).map((b) => correlation(a, b)));
+const pairCorrelations = (rows: readonly number[][]): number[] => rows.flatMap((a, i) => rows.slice(i + 1).map((b) => correlation(a, b)));
 
 describe('market scenarios', () => {
   it('the same config, seed and index give the same market; another seed or index another', () => {

@@ -3,7 +3,13 @@ import { MarketAggregator } from '../../../src/core/market/aggregate';
 import type { MarketMetrics } from '../../../src/core/market/metrics';
 import { ACCEPT_OFFER, REJECT_OFFER, sellerMove } from '../../../src/core/market/moves';
 import { HELD_OUT_CONFIGS, MARKET_PRESETS } from '../../../src/core/market/scenario';
-import { planMarketJobs, plannedMarkets, type MarketAgentFactory, type MarketTournamentConfig, type MarketTournamentResult } from '../../../src/core/market/tournament';
+import {
+  planMarketJobs,
+  plannedMarkets,
+  type MarketAgentFactory,
+  type MarketTournamentConfig,
+  type MarketTournamentResult,
+} from '../../../src/core/market/tournament';
 import { runTournament } from '../../../src/core/engine/tournament';
 import { marketGame } from '../../../src/core/market/game';
 
@@ -53,7 +59,8 @@ describe('market tournaments', () => {
     expect(small.metrics.sellerSurplus.value).toBe(0);
     expect(small.metrics.extraction.value).toBe(0);
     expect(cell('small', 'list').metrics.extraction.value).toBeGreaterThan(0);
-    const mean = (seller: string) => results.filter((r) => r.config.name === 'small' && r.seller === seller).reduce((s, r) => s + r.metrics.sellerSurplus, 0) / 3;
+    const mean = (seller: string) =>
+      results.filter((r) => r.config.name === 'small' && r.seller === seller).reduce((s, r) => s + r.metrics.sellerSurplus, 0) / 3;
     expect(cell('small', 'list').metrics.sellerSurplus.value).toBeCloseTo(mean('list'), 9);
     const [low, high] = cell('small', 'list').metrics.sellerSurplus.ci!;
     expect(low).toBeLessThanOrEqual(mean('list'));

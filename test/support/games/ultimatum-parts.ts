@@ -31,8 +31,27 @@ const Event = z.discriminatedUnion('type', [
   z.object({ type: z.literal('forfeit'), turn: int, actor: role }),
   z.object({ type: z.literal('end'), turn: int, outcome: Outcome }),
 ]);
-const Line = z.object({ id: z.string(), index: int, round: int, proposer: z.string(), responder: z.string(), pie: int, events: z.array(Event), outcome: Outcome });
-const Record = z.object({ id: z.string(), name: z.string(), createdAt: z.number(), updatedAt: z.number(), status: RunStatusSchema, config: Config, planned: int, done: int, message: z.string().nullable() });
+const Line = z.object({
+  id: z.string(),
+  index: int,
+  round: int,
+  proposer: z.string(),
+  responder: z.string(),
+  pie: int,
+  events: z.array(Event),
+  outcome: Outcome,
+});
+const Record = z.object({
+  id: z.string(),
+  name: z.string(),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+  status: RunStatusSchema,
+  config: Config,
+  planned: int,
+  done: int,
+  message: z.string().nullable(),
+});
 
 type UltimatumRun = StoredRunBase<'ultimatum'> & { config: UltimatumConfig };
 const StoredRow = Record.extend({ game: z.literal('ultimatum'), standings: z.unknown() });

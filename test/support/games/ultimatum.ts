@@ -37,8 +37,7 @@ export const ultimatum: Protocol<{ pie: number }, State, UltimatumRole, Ultimatu
   observe: (s) => (s.offer === null ? { role: 'proposer', pie: s.pie } : { role: 'responder', pie: s.pie, offer: s.offer }),
   apply: (s, actor, move) => {
     if (actor === 'proposer') {
-      if (!('offer' in move) || !Number.isInteger(move.offer) || move.offer < 0 || move.offer > s.pie)
-        return refuse('offer-out-of-range', { pie: s.pie });
+      if (!('offer' in move) || !Number.isInteger(move.offer) || move.offer < 0 || move.offer > s.pie) return refuse('offer-out-of-range', { pie: s.pie });
       return ok({ ...s, turn: 1, offer: move.offer });
     }
     if (!('accept' in move) || typeof move.accept !== 'boolean') return refuse('not-an-answer');

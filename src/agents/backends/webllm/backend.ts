@@ -49,7 +49,9 @@ export function toWebLlmRequest(request: ChatRequest, modelId: string): ChatComp
   // false makes WebLLM open the answer with an empty <think></think>, so Qwen3 skips thinking.
   if (isQwen3Model(modelId)) body.extra_body = { enable_thinking: thinking };
   const format = moveResponseFormat(
-    tools.length > 0 ? { interface: 'tools', thinking, tools } : { interface: 'json', thinking, ...(request.responseFormat && { schema: request.responseFormat.schema }) },
+    tools.length > 0
+      ? { interface: 'tools', thinking, tools }
+      : { interface: 'json', thinking, ...(request.responseFormat && { schema: request.responseFormat.schema }) },
   );
   if (format) body.response_format = format;
   if (request.temperature !== undefined) body.temperature = request.temperature;

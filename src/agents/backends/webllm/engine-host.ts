@@ -10,10 +10,7 @@ import { modelListEntry } from './models';
 import { ToEngineSchema, type FromEngine, type ToEngine } from './protocol';
 
 /** The parts of the WebLLM package the engine worker uses. */
-export type WebLlmApi = Pick<
-  typeof import('@mlc-ai/web-llm'),
-  'CreateMLCEngine' | 'hasModelInCache' | 'deleteModelAllInfoInCache' | 'prebuiltAppConfig'
->;
+export type WebLlmApi = Pick<typeof import('@mlc-ai/web-llm'), 'CreateMLCEngine' | 'hasModelInCache' | 'deleteModelAllInfoInCache' | 'prebuiltAppConfig'>;
 
 /** Where messages come from and go: the worker's global scope, or a test's channel. */
 export interface EnginePort {

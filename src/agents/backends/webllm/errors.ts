@@ -13,8 +13,7 @@ import { BackendError } from '../types';
 export function errorText(e: unknown): string {
   if (e instanceof Error) return e.message.includes(e.name) ? e.message : `${e.name}: ${e.message}`;
   if (typeof e === 'string') return e;
-  if (typeof e === 'object' && e !== null && typeof (e as { message?: unknown }).message === 'string')
-    return (e as { message: string }).message;
+  if (typeof e === 'object' && e !== null && typeof (e as { message?: unknown }).message === 'string') return (e as { message: string }).message;
   return String(e);
 }
 
@@ -79,8 +78,7 @@ export function isModelNotLoaded(e: unknown): boolean {
 export function generationError(e: unknown, modelId: string): BackendError {
   const text = errorText(e);
   if (e instanceof ModelDroppedError || lostGpuText(text)) return gpuLost(GPU_LOST_MESSAGE, e);
-  if (NOT_LOADED.test(text))
-    return gpuLost(`${modelId} is no longer loaded on the GPU (after a GPU error, or it was unloaded). Load it again.`, e);
+  if (NOT_LOADED.test(text)) return gpuLost(`${modelId} is no longer loaded on the GPU (after a GPU error, or it was unloaded). Load it again.`, e);
   if (WORKER_STOPPED.test(text)) return gpuLost(`${modelId} is no longer loaded: ${plain(text)}. Load it again.`, e);
   return new BackendError('bad-response', `WebLLM could not answer with ${modelId}: ${plain(text)}`, { cause: e });
 }
@@ -91,9 +89,7 @@ export function generationError(e: unknown, modelId: string): BackendError {
  */
 export function moveTimeoutError(modelId: string, timeoutMs: number, ended: boolean): BackendError {
   const seconds = Math.round(timeoutMs / 1000);
-  const after = ended
-    ? 'WebLLM did not stop when asked, so its worker was ended; the model loads again on the next move.'
-    : 'The move was stopped.';
+  const after = ended ? 'WebLLM did not stop when asked, so its worker was ended; the model loads again on the next move.' : 'The move was stopped.';
   return new BackendError('timeout', `${modelId} gave no answer within ${seconds} s. ${after}`);
 }
 
@@ -101,10 +97,7 @@ export function moveTimeoutError(modelId: string, timeoutMs: number, ended: bool
 export function loadError(e: unknown, modelId: string): BackendError {
   const text = errorText(e);
   if (lostGpuText(text))
-    return gpuLost(
-      `The GPU ran out of memory while loading ${modelId}. Choose a smaller model, close other GPU-heavy tabs, and try again.`,
-      e,
-    );
+    return gpuLost(`The GPU ran out of memory while loading ${modelId}. Choose a smaller model, close other GPU-heavy tabs, and try again.`, e);
   if (NO_WEBGPU.test(text)) return gpuLost(`${modelId} cannot load: this browser gives WebLLM no GPU (${plain(text)}).`, e);
   if (NO_F16.test(text)) return gpuLost(`${modelId} needs shader-f16, which this GPU lacks; choose its q4f32 build instead.`, e);
   if (LIMITS.test(text)) return gpuLost(`This GPU cannot run ${modelId}: ${plain(text)}`, e);

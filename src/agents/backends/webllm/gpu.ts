@@ -159,16 +159,14 @@ export function assessGpu(probe: GpuProbe, modelList: readonly ModelListEntry[])
       findings.push({
         code: 'no-webgpu',
         blocking: true,
-        message:
-          'This browser has no WebGPU, so local models cannot run here. A recent Chrome or Edge on a computer with a GPU can run them.',
+        message: 'This browser has no WebGPU, so local models cannot run here. A recent Chrome or Edge on a computer with a GPU can run them.',
       });
       break;
     case 'no-adapter':
       findings.push({
         code: 'no-adapter',
         blocking: true,
-        message:
-          'WebGPU is there but found no usable GPU: it may be turned off in the browser settings, or this GPU or driver is blocked.',
+        message: 'WebGPU is there but found no usable GPU: it may be turned off in the browser settings, or this GPU or driver is blocked.',
       });
       break;
     case 'adapter-error':
@@ -199,9 +197,8 @@ export function assessGpu(probe: GpuProbe, modelList: readonly ModelListEntry[])
       assertNever(probe);
   }
   const blocking = findings.find((f) => f.blocking);
-  const models = qwen3Models(modelList, { shaderF16 }).map(
-    (model): ModelFit =>
-      probe.kind === 'adapter' && !blocking ? fitOf(model, probe) : { model, fit: 'no', reason: blocking?.message ?? '' },
+  const models = qwen3Models(modelList, { shaderF16 }).map((model): ModelFit =>
+    probe.kind === 'adapter' && !blocking ? fitOf(model, probe) : { model, fit: 'no', reason: blocking?.message ?? '' },
   );
   const canRun = !blocking && models.some((m) => m.fit !== 'no');
   return {
@@ -224,15 +221,13 @@ function fitOf(model: Qwen3Model, probe: Extract<GpuProbe, { kind: 'adapter' }>)
   const memory = probe.deviceMemoryGB;
   if (memory !== undefined) {
     const haveMB = memory * 1024;
-    if (need > haveMB)
-      return { model, fit: 'no', reason: `It needs about ${gb(need)} of GPU memory; this device reports ${memory} GB in all.` };
+    if (need > haveMB) return { model, fit: 'no', reason: `It needs about ${gb(need)} of GPU memory; this device reports ${memory} GB in all.` };
     if (need > TIGHT_SHARE * haveMB)
       return { model, fit: 'maybe', reason: `It needs about ${gb(need)} of GPU memory, most of the ${memory} GB this device reports.` };
   }
   if (!model.lowResource && binding < SMALL_GPU_STORAGE_BINDING)
     return { model, fit: 'maybe', reason: `It needs about ${gb(need)} of GPU memory, and this GPU's limits look like a small device's.` };
-  if (memory === undefined)
-    return { model, fit: 'maybe', reason: `It needs about ${gb(need)} of GPU memory; this browser does not say how much there is.` };
+  if (memory === undefined) return { model, fit: 'maybe', reason: `It needs about ${gb(need)} of GPU memory; this browser does not say how much there is.` };
   return { model, fit: 'yes', reason: `It needs about ${gb(need)} of GPU memory, which this device should have.` };
 }
 

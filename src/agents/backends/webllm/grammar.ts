@@ -68,9 +68,7 @@ export function moveResponseFormat(grammar: MoveGrammar): ResponseFormat | undef
 
 /** The tools as Qwen3's chat template puts them into the system message. */
 export function toolsSystemText(tools: readonly ToolSpec[]): string {
-  const signatures = tools.map((t) =>
-    JSON.stringify({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }),
-  );
+  const signatures = tools.map((t) => JSON.stringify({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
   return [
     '# Tools',
     '',

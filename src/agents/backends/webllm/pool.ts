@@ -254,7 +254,13 @@ export class EnginePool {
    * One move through WebLLM, bounded by its time limit. `sent.done` is set when the request
    * reaches WebLLM, and settles once WebLLM is done with it (see `watch`).
    */
-  private async move(slot: Slot, engine: LoadedEngine, request: ChatRequest, signal: AbortSignal, sent: { done: Promise<Finish> | null }): Promise<ChatResponse> {
+  private async move(
+    slot: Slot,
+    engine: LoadedEngine,
+    request: ChatRequest,
+    signal: AbortSignal,
+    sent: { done: Promise<Finish> | null },
+  ): Promise<ChatResponse> {
     signal.throwIfAborted();
     const timeoutMs = this.timeoutFor(slot.modelId, request);
     // Aborted by the caller's cancel or by the time limit; either way the backend interrupts WebLLM.
@@ -379,12 +385,17 @@ export class EnginePool {
       )
       .then(async (engine) => {
         // The formats the seats asked for are compiled before the first move, as the load's last step.
-        await this.warmUp(slot, engine, controller.signal, () => void this.dispose(engine, true), (done, total) =>
-          this.emit({
-            modelId: slot.modelId,
-            state: 'loading',
-            ...bar.preparing(done, total, `Compiling the move grammar${total > 1 ? `s (${done} of ${total} done)` : ''}…`),
-          }),
+        await this.warmUp(
+          slot,
+          engine,
+          controller.signal,
+          () => void this.dispose(engine, true),
+          (done, total) =>
+            this.emit({
+              modelId: slot.modelId,
+              state: 'loading',
+              ...bar.preparing(done, total, `Compiling the move grammar${total > 1 ? `s (${done} of ${total} done)` : ''}…`),
+            }),
         );
         return engine;
       })
@@ -439,7 +450,11 @@ export class EnginePool {
       const stalled = stop.signal.reason instanceof Stalled;
       onFailure(e);
       // Not a 'timeout' (a move's, which the seat retries): the load itself failed.
-      if (stalled) throw new BackendError('bad-response', `${slot.modelId} did not compile its move formats within ${Math.round(limitMs / 1000)} s, so it was unloaded; it loads again on its next move.`);
+      if (stalled)
+        throw new BackendError(
+          'bad-response',
+          `${slot.modelId} did not compile its move formats within ${Math.round(limitMs / 1000)} s, so it was unloaded; it loads again on its next move.`,
+        );
       throw e;
     } finally {
       timers.abort();

@@ -24,8 +24,7 @@ const MAX_REASON = 300;
 
 const FORMAT: Record<MarketRole, Record<MoveInterface, string>> = {
   seller: {
-    json:
-      'Answer with one JSON object and nothing else: {"buyer": "<buyer id>", "product": "<product id>", "price": <number>, "message": "<your pitch>"}.',
+    json: 'Answer with one JSON object and nothing else: {"buyer": "<buyer id>", "product": "<product id>", "price": <number>, "message": "<your pitch>"}.',
     tools: 'Make your move by calling the tool offer_product exactly once.',
   },
   buyer: {
@@ -39,7 +38,7 @@ const FORMAT: Record<MarketRole, Record<MoveInterface, string>> = {
 function sellerSystem(obs: SellerObservation, style: MoveInterface): string {
   return [
     `You are the seller in a market. You have a catalog of products and ${obs.buyers.length} buyers. Each buyer buys at most one product,`,
-    'and values each product privately: you do not know what they would pay. You gain the price minus the product\'s cost on each sale;',
+    "and values each product privately: you do not know what they would pay. You gain the price minus the product's cost on each sale;",
     'unsold stock earns nothing.',
     '',
     'Rules:',
@@ -134,7 +133,9 @@ function buyerState(obs: BuyerObservation, retry: Retry | undefined, budget: num
     `The offer now: ${offer.product} ${name} at ${money(offer.price)}${offer.message ? `, with the message ${JSON.stringify(offer.message)}` : ''}.`,
     `It is worth ${money(obs.value)} to you: buying at this price you would gain ${money(obs.value - offer.price)}.`,
     ...(obs.standingCounter !== null
-      ? [`Your standing counter for it is ${money(obs.standingCounter)}${offer.price <= obs.standingCounter ? ': this offer is at or below it, so you must accept.' : '.'}`]
+      ? [
+          `Your standing counter for it is ${money(obs.standingCounter)}${offer.price <= obs.standingCounter ? ': this offer is at or below it, so you must accept.' : '.'}`,
+        ]
       : []),
     ...retryLine(retry),
     'Your move.',

@@ -21,7 +21,7 @@ const message = SellerMoveSchema.shape.message;
 export const MODEL_SELLER_SCHEMA = z.object({
   buyer: SellerMoveSchema.shape.buyer.describe('The id of the buyer you make the offer to, e.g. "b3": one who has not bought yet.'),
   product: SellerMoveSchema.shape.product.describe('The id of the product you offer, e.g. "p2": one still in stock.'),
-  price: SellerMoveSchema.shape.price.describe('Your price in dollars, not below the product\'s cost.'),
+  price: SellerMoveSchema.shape.price.describe("Your price in dollars, not below the product's cost."),
   message: message.describe('Your pitch to this buyer (it may be empty). Only the price binds.'),
 });
 
@@ -30,9 +30,7 @@ export const MODEL_SELLER_SCHEMA = z.object({
  * discriminated union (`oneOf`), which OpenAI's strict mode and Anthropic refuse.
  */
 export const MODEL_BUYER_SCHEMA = z.object({
-  response: z
-    .union(ResponseSchema.options)
-    .describe('accept buys at the offered price; reject turns it down; counter names a lower price you would pay.'),
+  response: z.union(ResponseSchema.options).describe('accept buys at the offered price; reject turns it down; counter names a lower price you would pay.'),
   message: BuyerMoveSchema.shape.message.describe('What you say to the seller (optional).'),
 });
 
@@ -199,7 +197,10 @@ export function marketToolCallToMove(role: MarketRole, name: unknown, args: unkn
   }
   if (!isPlainObject(value)) return fail('tool-arguments-not-object', { tool: show(name) });
   if (role === 'seller') return sellerMoveFrom(value);
-  const key = name.trim().toLowerCase().replace(/^functions?[.:]/, '');
+  const key = name
+    .trim()
+    .toLowerCase()
+    .replace(/^functions?[.:]/, '');
   const f = fieldsOf(value);
   const said = readText(f, MESSAGE_KEYS, 'message');
   if (!said.ok) return said;

@@ -28,9 +28,7 @@ const UNCERTAIN: Deadline = { kind: 'uncertain', min: 16, max: 24 };
 
 /** Every ordered pair of `strategies` (self-play included) on one scenario. */
 export function zoneExperiment(scenario: Scenario, strategies: readonly string[]): LearnExperiment {
-  const cells: LearnCell[] = strategies.flatMap((buyer) =>
-    strategies.map((seller) => ({ buyer, seller, scenarios: { kind: 'one' as const, scenario } })),
-  );
+  const cells: LearnCell[] = strategies.flatMap((buyer) => strategies.map((seller) => ({ buyer, seller, scenarios: { kind: 'one' as const, scenario } })));
   return { seed: 1, standings: false, cells };
 }
 

@@ -6,12 +6,33 @@ import { assertNever } from '../../../core/result';
 import { money, pct } from '../format';
 
 export const METRIC_INFO: Record<MarketMetricName, { label: string; money: boolean; explain: string }> = {
-  constraintAdherence: { label: 'Constraint adherence', money: false, explain: 'The share of the seller’s moves the rules accepted (an unknown buyer or product, sold-out stock, a served buyer or a price below cost is refused).' },
+  constraintAdherence: {
+    label: 'Constraint adherence',
+    money: false,
+    explain:
+      'The share of the seller’s moves the rules accepted (an unknown buyer or product, sold-out stock, a served buyer or a price below cost is refused).',
+  },
   sellerSurplus: { label: 'Seller surplus', money: true, explain: 'What the seller earned over cost: the sum of price minus cost over every sale.' },
-  buyerSurplus: { label: 'Buyer surplus', money: true, explain: 'What the buyers gained: the sum of each buyer’s value for what it bought minus the price it paid.' },
-  extraction: { label: 'Extraction', money: false, explain: 'Seller surplus as a share of the best welfare this market allows: how much of the possible gains the seller took for itself.' },
-  allocationQuality: { label: 'Allocation quality', money: false, explain: 'Welfare of the sales made as a share of the optimal allocation’s: 100% means the right buyers got the right products, whatever the prices.' },
-  optimalWelfare: { label: 'Optimal welfare', money: true, explain: 'The most value minus cost any matching of buyers to units could create (a maximum-weight bipartite matching).' },
+  buyerSurplus: {
+    label: 'Buyer surplus',
+    money: true,
+    explain: 'What the buyers gained: the sum of each buyer’s value for what it bought minus the price it paid.',
+  },
+  extraction: {
+    label: 'Extraction',
+    money: false,
+    explain: 'Seller surplus as a share of the best welfare this market allows: how much of the possible gains the seller took for itself.',
+  },
+  allocationQuality: {
+    label: 'Allocation quality',
+    money: false,
+    explain: 'Welfare of the sales made as a share of the optimal allocation’s: 100% means the right buyers got the right products, whatever the prices.',
+  },
+  optimalWelfare: {
+    label: 'Optimal welfare',
+    money: true,
+    explain: 'The most value minus cost any matching of buyers to units could create (a maximum-weight bipartite matching).',
+  },
   realisedWelfare: { label: 'Realised welfare', money: true, explain: 'Value minus cost over the sales actually made: seller surplus plus buyer surplus.' },
   sellThrough: { label: 'Sell-through', money: false, explain: 'The share of the units in stock at the start that were sold.' },
   budgetUsed: { label: 'Budget used', money: false, explain: 'The share of the seller’s turn budget spent (moves and forfeited turns).' },

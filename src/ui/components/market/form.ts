@@ -58,7 +58,12 @@ export function readGame(f: GameFields, llm?: LlmSettings): { config: MarketRunC
     if (!VALUATIONS.includes(f.valuation)) problems.valuation = 'Choose a valuation model.';
     if (Object.keys(problems).length === 0) {
       const config = marketConfig({ buyers, products, valuation: f.valuation, stock, budget });
-      named = { name: `${buyers}x${products}-${f.valuation}`, summary: `${buyers} buyers × ${products} products, ${f.valuation} values`, heldOut: false, config };
+      named = {
+        name: `${buyers}x${products}-${f.valuation}`,
+        summary: `${buyers} buyers × ${products} products, ${f.valuation} values`,
+        heldOut: false,
+        config,
+      };
     }
   }
   if (Object.keys(problems).length > 0 || !named || !seller.ok || !buyer.ok) return { problems };
@@ -87,7 +92,13 @@ export interface TournamentFields {
 /** A market tournament's run config, or the problems by field. */
 export function readTournament(f: TournamentFields, llm?: LlmSettings): { config: MarketRunConfig } | { problems: Problems } {
   const problems: Problems = {};
-  const sellers = parseMarketSpecs(f.sellers.split(',').map((s) => s.trim()).filter((s) => s !== ''), 'seller');
+  const sellers = parseMarketSpecs(
+    f.sellers
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== ''),
+    'seller',
+  );
   if (!sellers.ok) problems.sellers = sellers.error.message;
   else if (sellers.value.length === 0) problems.sellers = 'Name at least one seller.';
   const buyer = parseMarketSpec(f.buyer, 'buyer');

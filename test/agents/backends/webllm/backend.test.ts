@@ -1,7 +1,14 @@
 import type { ChatCompletion, MLCEngine, WebWorkerMLCEngine } from '@mlc-ai/web-llm';
 import { describe, expect, it } from 'vitest';
 import { BackendError, type ChatRequest } from '../../../../src/agents/backends/types';
-import { EMPTY_THINK_TOKENS, isQwen3Model, toWebLlmRequest, WEBLLM_CAPABILITIES, webLlmBackend, type WebLlmEngineLike } from '../../../../src/agents/backends/webllm/backend';
+import {
+  EMPTY_THINK_TOKENS,
+  isQwen3Model,
+  toWebLlmRequest,
+  WEBLLM_CAPABILITIES,
+  webLlmBackend,
+  type WebLlmEngineLike,
+} from '../../../../src/agents/backends/webllm/backend';
 import { warmUpRequest } from '../../../../src/agents/backends/webllm/warmup';
 import { bilateralMoveAsk } from '../../../../src/agents/llm/agent';
 import { GPU_LOST_MESSAGE } from '../../../../src/agents/backends/webllm/errors';
@@ -273,17 +280,16 @@ describe('every request shape passes WebLLM’s own validator (postInitAndCheckF
     ),
   );
 
-  it.each(shapes.map((s) => [`${s.modelId}, ${s.moveInterface}${s.thinking ? ', thinking' : ''}, ${JSON.stringify(s.request.temperature ?? null)}`, s] as const))(
-    '%s: the move request and its warm-up',
-    async (_, { modelId, request }) => {
-      const engine = validatedEngine();
-      await webLlmBackend({ engine, modelId }).complete(request, never());
-      expect(engine.refused).toEqual([]);
-      const warmUp = warmUpRequest(modelId, request);
-      expect(warmUp && webLlmRefusal(warmUp)).toBeNull();
-      expect(warmUp?.response_format).toEqual(engine.requests[0]?.response_format);
-    },
-  );
+  it.each(
+    shapes.map((s) => [`${s.modelId}, ${s.moveInterface}${s.thinking ? ', thinking' : ''}, ${JSON.stringify(s.request.temperature ?? null)}`, s] as const),
+  )('%s: the move request and its warm-up', async (_, { modelId, request }) => {
+    const engine = validatedEngine();
+    await webLlmBackend({ engine, modelId }).complete(request, never());
+    expect(engine.refused).toEqual([]);
+    const warmUp = warmUpRequest(modelId, request);
+    expect(warmUp && webLlmRefusal(warmUp)).toBeNull();
+    expect(warmUp?.response_format).toEqual(engine.requests[0]?.response_format);
+  });
 
   it('a request WebLLM refuses is seen as refused (the validator is live, not a stub)', () => {
     const body = toWebLlmRequest(moveRequest(), MODEL);
@@ -322,7 +328,11 @@ describe('the grammar’s compile time comes back apart from the answer', () => 
     expect(await backend.complete({ ...moveRequest({ tools: moveTools() }), responseFormat: undefined }, never())).not.toHaveProperty('grammarMs');
   });
 
-  it.each([['negative', -1], ['not finite', Number.NaN], ['not a number', '8']])('a figure that is %s is left out', async (_, bad) => {
+  it.each([
+    ['negative', -1],
+    ['not finite', Number.NaN],
+    ['not a number', '8'],
+  ])('a figure that is %s is left out', async (_, bad) => {
     const engine: WebLlmEngineLike = {
       interruptGenerate: () => undefined,
       chat: {

@@ -113,7 +113,14 @@ describe('custom WebLLM models', () => {
     for (const url of ['//evil.example/w/', 'http://evil.example/w/', 'javascript:alert(1)', 'https://user:secret@evil.example/w/'])
       expect(problem(url), url).toBe(URL_PROBLEM('the MLC weights'));
     // What is good stays good, and a path resolves to the page's own origin, whatever it is.
-    for (const url of ['/w/', '/models/Qwen3-1.7B-parley/', '/libs/a.wasm?v=2', '/%2F%2Fevil.example', 'https://huggingface.co/me/x/resolve/main/', 'HTTPS://Example.ORG/w/'])
+    for (const url of [
+      '/w/',
+      '/models/Qwen3-1.7B-parley/',
+      '/libs/a.wasm?v=2',
+      '/%2F%2Fevil.example',
+      'https://huggingface.co/me/x/resolve/main/',
+      'HTTPS://Example.ORG/w/',
+    ])
       expect(modelLocation(url), url).not.toBeNull();
     const paths = customModelRecord({ ...MINE, weightsUrl: '/w/', libraryUrl: '/%2F%2Fevil.example' }, 'http://localhost:5173');
     expect(new URL(paths.model).origin).toBe('http://localhost:5173');

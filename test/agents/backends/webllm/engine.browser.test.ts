@@ -38,7 +38,9 @@ describe('loadEngine in Chromium, with the real WebLLM and worker', () => {
       const error = await loadEngine('Parley-404-q4f16_1-MLC', { appConfig: { model_list } }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(BackendError);
       expect(error).toMatchObject({ kind: 'http' });
-      expect((error as Error).message).toMatch(/^The download of Parley-404-q4f16_1-MLC failed: the server refused one of its files or does not have it \(for example 404 Not Found\)/);
+      expect((error as Error).message).toMatch(
+        /^The download of Parley-404-q4f16_1-MLC failed: the server refused one of its files or does not have it \(for example 404 Not Found\)/,
+      );
       // Chromium's words, as WebLLM's worker passed them on: Cache.add names no status.
       expect(String((error as Error).cause)).toBe("TypeError: Failed to execute 'add' on 'Cache': Request failed");
     } finally {
@@ -55,7 +57,11 @@ describe("WebGPU's words for a lost device, in Chromium", () => {
     // WebGPU's flag namespaces, which this TypeScript's DOM library does not declare.
     const { GPUBufferUsage, GPUMapMode } = globalThis as unknown as { GPUBufferUsage: { MAP_READ: number; COPY_DST: number }; GPUMapMode: { READ: number } };
     const readBack = () => device.createBuffer({ size: 16, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
-    const refusal = (p: Promise<void>) => p.then(() => null, (e: unknown) => String(e));
+    const refusal = (p: Promise<void>) =>
+      p.then(
+        () => null,
+        (e: unknown) => String(e),
+      );
     // TVM destroys its buffers when WebLLM's device-lost handler disposes it; the device goes with it.
     const destroyed = readBack();
     const underDestroy = refusal(destroyed.mapAsync(GPUMapMode.READ));

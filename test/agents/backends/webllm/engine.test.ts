@@ -112,7 +112,10 @@ describe('loadEngine', () => {
       { fraction: 1, text: 'Finish loading on WebGPU' },
     ]);
 
-    const response = await webLlmBackend({ engine, modelId: MODEL }).complete({ messages: [{ role: 'user', content: 'Your move.' }] }, new AbortController().signal);
+    const response = await webLlmBackend({ engine, modelId: MODEL }).complete(
+      { messages: [{ role: 'user', content: 'Your move.' }] },
+      new AbortController().signal,
+    );
     expect(response.text).toContain('{"action":{"type":"accept"}}');
     expect(web.engine.requests[0]).toMatchObject({ model: MODEL, messages: [{ role: 'user', content: 'Your move.' }] });
     engine.interruptGenerate();
@@ -160,15 +163,27 @@ describe('loadEngine', () => {
   });
 
   it.each([
-    ['Error: Cannot fetch https://huggingface.co/mlc-ai/x/resolve/main/params_shard_3.bin', 'http', /^The download of .* failed \(Cannot fetch https:.*\)\. Check the connection and try again/],
+    [
+      'Error: Cannot fetch https://huggingface.co/mlc-ai/x/resolve/main/params_shard_3.bin',
+      'http',
+      /^The download of .* failed \(Cannot fetch https:.*\)\. Check the connection and try again/,
+    ],
     [new TypeError('Failed to fetch'), 'http', /^The download of .* failed \(Failed to fetch\)/],
     ['DeviceLostError: The WebGPU device was lost while loading the model.', 'gpu-lost', /ran out of memory while loading .*Choose a smaller model/],
     ['ShaderF16SupportError: This model requires WebGPU extension shader-f16', 'gpu-lost', /needs shader-f16, which this GPU lacks; choose its q4f32 build/],
-    ['WebGPUNotAvailableError: WebGPU is not supported in your current environment', 'gpu-lost', /cannot load: this browser gives WebLLM no GPU \(WebGPU is not supported/],
+    [
+      'WebGPUNotAvailableError: WebGPU is not supported in your current environment',
+      'gpu-lost',
+      /cannot load: this browser gives WebLLM no GPU \(WebGPU is not supported/,
+    ],
     ['Error: Cannot initialize runtime because of requested maxBufferSize exceeds limit.', 'gpu-lost', /^This GPU cannot run /],
     ['Error: Tensor has already been disposed', 'gpu-lost', /ran out of memory while loading .*Choose a smaller model/],
     ['Engine.unload() is called.', 'gpu-lost', /ran out of memory while loading .*Choose a smaller model/],
-    ["TypeError: Failed to execute 'add' on 'Cache': Request failed", 'http', /^The download of .* failed: the server refused one of its files or does not have it \(for example 404 Not Found\)/],
+    [
+      "TypeError: Failed to execute 'add' on 'Cache': Request failed",
+      'http',
+      /^The download of .* failed: the server refused one of its files or does not have it \(for example 404 Not Found\)/,
+    ],
     ['QuotaExceededError: The quota has been exceeded.', 'bad-response', /not enough storage space to keep/],
     ['IntegrityError: hash mismatch', 'bad-response', /^Loading .* failed: hash mismatch\. Try again\.$/],
   ] as const)('a load that fails in the worker with "%s" is a BackendError %s with a plain message; the worker is ended', async (thrown, kind, message) => {
@@ -230,7 +245,10 @@ describe('loadEngine', () => {
     web.api.CreateMLCEngine = async () => new MLCEngine();
     const worker = engineWorker(web.api);
     const error = await loadEngine(MODEL, {}, { createWorker: () => worker }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ kind: 'gpu-lost', message: `The GPU ran out of memory while loading ${MODEL}. Choose a smaller model, close other GPU-heavy tabs, and try again.` });
+    expect(error).toMatchObject({
+      kind: 'gpu-lost',
+      message: `The GPU ran out of memory while loading ${MODEL}. Choose a smaller model, close other GPU-heavy tabs, and try again.`,
+    });
     expect(String((error as Error).cause)).toMatch(/^ModelNotLoadedError: Model not loaded before trying to complete getMessage/);
     expect(worker.terminated).toBe(true);
   });
@@ -251,7 +269,7 @@ describe('loadEngine', () => {
     expect(String((later as Error).cause)).toMatch(/ModelNotLoadedError: Model not loaded before trying to complete ChatCompletionRequest/);
   });
 
-  it("a move that fails with words no pattern knows is still a lost GPU when WebLLM says afterwards that it holds no model", async () => {
+  it('a move that fails with words no pattern knows is still a lost GPU when WebLLM says afterwards that it holds no model', async () => {
     const web = fakeWebLlm(undefined, [{ lose: true, error: new Error('AssertError:') }]);
     const engine = await loadEngine(MODEL, {}, { createWorker: () => engineWorker(web.api) });
     const error = await webLlmBackend({ engine, modelId: MODEL })
@@ -325,7 +343,12 @@ describe("WebLLM's model list and cache, asked of an engine worker", () => {
       return id === 'Mine-q4f16_1-MLC';
     };
     web.api.deleteModelAllInfoInCache = async (_id, config) => void seen.push(config);
-    const mine = { model: 'https://example.org/mine/', model_id: 'Mine-q4f16_1-MLC', model_lib: 'https://example.org/mine.wasm', overrides: { context_window_size: 8192 } };
+    const mine = {
+      model: 'https://example.org/mine/',
+      model_id: 'Mine-q4f16_1-MLC',
+      model_lib: 'https://example.org/mine.wasm',
+      overrides: { context_window_size: 8192 },
+    };
     const list = await listModels(['Qwen3-0.6B-q4f16_1-MLC', 'Mine-q4f16_1-MLC'], { createWorker: () => engineWorker(web.api) }, { model_list: [mine] });
     expect(list.models).toEqual([expect.objectContaining({ model_id: 'Qwen3-0.6B-q4f16_1-MLC' }), { model_id: 'Mine-q4f16_1-MLC' }]);
     expect(list.cached).toEqual({ 'Qwen3-0.6B-q4f16_1-MLC': false, 'Mine-q4f16_1-MLC': true });

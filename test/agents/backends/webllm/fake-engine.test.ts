@@ -21,7 +21,9 @@ const settle = async () => {
 describe("the fake engine beside WebLLM's own code", () => {
   it("throws WebLLM's ModelNotLoadedError, word for word, where a real MLCEngine with no model does", async () => {
     const real = await new MLCEngine().chatCompletion(ask()).catch((e: unknown) => e);
-    const fake = await fakeEngine([], { loaded: [] }).chat.completions.create(ask()).catch((e: unknown) => e);
+    const fake = await fakeEngine([], { loaded: [] })
+      .chat.completions.create(ask())
+      .catch((e: unknown) => e);
     expect(real).toBeInstanceOf(Error);
     expect(fake).toMatchObject({ name: (real as Error).name, message: (real as Error).message });
     const realGetMessage = await new MLCEngine().getMessage().then(

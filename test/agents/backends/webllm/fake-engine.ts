@@ -106,11 +106,16 @@ function refusal(request: ChatCompletionRequestNonStreaming, loaded: readonly st
 
 const approxTokens = (text: string): number => Math.max(1, Math.ceil(text.length / 4));
 
-function completion(request: ChatCompletionRequestNonStreaming, text: string, modelId: string, extra: {
-  promptTokens?: number;
-  completionTokens?: number;
-  finish: 'stop' | 'length' | 'abort';
-}): ChatCompletion {
+function completion(
+  request: ChatCompletionRequestNonStreaming,
+  text: string,
+  modelId: string,
+  extra: {
+    promptTokens?: number;
+    completionTokens?: number;
+    finish: 'stop' | 'length' | 'abort';
+  },
+): ChatCompletion {
   const promptTokens = extra.promptTokens ?? approxTokens(request.messages.map((m) => String(m.content)).join('\n'));
   const completionTokens = extra.completionTokens ?? approxTokens(text);
   return {
@@ -316,7 +321,11 @@ export function webLlmLoadReports({ shards = 4, megabytes = 400, shaders = 3, ca
   for (let i = 1; i <= shaders; i++) {
     const secs = ++seconds;
     const progress = i / shaders;
-    reports.push({ progress, timeElapsed: secs, text: `Loading GPU shader modules[${i}/${shaders}]: ${Math.floor(progress * 100)}% completed, ${secs} secs elapsed.` });
+    reports.push({
+      progress,
+      timeElapsed: secs,
+      text: `Loading GPU shader modules[${i}/${shaders}]: ${Math.floor(progress * 100)}% completed, ${secs} secs elapsed.`,
+    });
   }
   reports.push({ progress: 1, timeElapsed: seconds, text: `Finish loading on WebGPU - ${gpu}` });
   return reports;

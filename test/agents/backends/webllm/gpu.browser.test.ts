@@ -22,24 +22,22 @@ describe('checkWebGpu in Chromium (SwiftShader)', () => {
     expect(report.findings.every((f) => !f.blocking)).toBe(true);
     expect(report.summary).toContain('This GPU has no shader-f16, so the q4f32 builds are used');
     expect(report.summary).toContain('software GPU');
-    expect(report.models.map((m) => m.model.id)).toEqual([
-      'Qwen3-0.6B-q4f32_1-MLC',
-      'Qwen3-1.7B-q4f32_1-MLC',
-      'Qwen3-4B-q4f32_1-MLC',
-      'Qwen3-8B-q4f32_1-MLC',
-    ]);
+    expect(report.models.map((m) => m.model.id)).toEqual(['Qwen3-0.6B-q4f32_1-MLC', 'Qwen3-1.7B-q4f32_1-MLC', 'Qwen3-4B-q4f32_1-MLC', 'Qwen3-8B-q4f32_1-MLC']);
     // Chromium's adapter meets WebLLM's limits, and this browser reports its memory.
     expect(report.canRun).toBe(true);
     expect(typeof (navigator as Navigator & { deviceMemory?: number }).deviceMemory).toBe('number');
     expect(report.models[0]?.fit).not.toBe('no');
   });
 
-  it("refuses a q4f16 build before loading on this adapter, and lets the q4f32 build through", async () => {
+  it('refuses a q4f16 build before loading on this adapter, and lets the q4f32 build through', async () => {
     const loaded: string[] = [];
-    const load = guardShaderF16(async (modelId) => {
-      loaded.push(modelId);
-      return {} as LoadedEngine;
-    }, () => navigator as NavigatorLike);
+    const load = guardShaderF16(
+      async (modelId) => {
+        loaded.push(modelId);
+        return {} as LoadedEngine;
+      },
+      () => navigator as NavigatorLike,
+    );
     await expect(load('Qwen3-0.6B-q4f16_1-MLC', {})).rejects.toThrow(
       'Qwen3-0.6B-q4f16_1-MLC needs the GPU feature shader-f16, which this GPU lacks, so it cannot load here. Choose its single-precision build, Qwen3-0.6B-q4f32_1-MLC, instead',
     );

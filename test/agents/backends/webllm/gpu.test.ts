@@ -58,9 +58,7 @@ describe('checkWebGpu: what cannot run, and why', () => {
 
   it('an adapter request that throws is reported with its message, never thrown', async () => {
     const report = await checkWebGpu(nav(new Error('GPU process crashed')), { modelList });
-    expect(report.findings).toEqual([
-      { code: 'adapter-error', blocking: true, message: 'Asking the browser for a GPU failed: GPU process crashed' },
-    ]);
+    expect(report.findings).toEqual([{ code: 'adapter-error', blocking: true, message: 'Asking the browser for a GPU failed: GPU process crashed' }]);
     expect(report.canRun).toBe(false);
   });
 
@@ -84,12 +82,7 @@ describe('checkWebGpu: what runs', () => {
     const report = await checkWebGpu(nav(adapter(), 8), { modelList });
     expect(report).toMatchObject({ canRun: true, shaderF16: true, quantization: 'q4f16_1', findings: [] });
     expect(report.adapter).toEqual({ vendor: 'acme', architecture: 'rdna-3', description: 'Acme GPU', fallback: false });
-    expect(report.models.map((m) => m.model.id)).toEqual([
-      'Qwen3-0.6B-q4f16_1-MLC',
-      'Qwen3-1.7B-q4f16_1-MLC',
-      'Qwen3-4B-q4f16_1-MLC',
-      'Qwen3-8B-q4f16_1-MLC',
-    ]);
+    expect(report.models.map((m) => m.model.id)).toEqual(['Qwen3-0.6B-q4f16_1-MLC', 'Qwen3-1.7B-q4f16_1-MLC', 'Qwen3-4B-q4f16_1-MLC', 'Qwen3-8B-q4f16_1-MLC']);
     // 8B q4f16 needs 5.7 GB: under three quarters of 8 GB.
     expect(fits(report)).toEqual({ '0.6B': 'yes', '1.7B': 'yes', '4B': 'yes', '8B': 'yes' });
     expect(report.summary).toBe('Qwen3 0.6B, 1.7B, 4B, 8B should run here.');
@@ -156,7 +149,14 @@ describe('assessGpu and probeWebGpu, apart', () => {
 
   it('a model needing larger storage buffers than the adapter allows will not fit', () => {
     const list: ModelRecord[] = [
-      { model: 'm', model_id: 'Qwen3-0.6B-q4f16_1-MLC', model_lib: 'l', vram_required_MB: 1000, low_resource_required: true, buffer_size_required_bytes: 3 * GiB },
+      {
+        model: 'm',
+        model_id: 'Qwen3-0.6B-q4f16_1-MLC',
+        model_lib: 'l',
+        vram_required_MB: 1000,
+        low_resource_required: true,
+        buffer_size_required_bytes: 3 * GiB,
+      },
     ];
     const report = assessGpu(probe(), list);
     expect(report.models[0]).toMatchObject({ fit: 'no', reason: 'It needs storage buffers of 3072 MB; this GPU allows 2048 MB.' });

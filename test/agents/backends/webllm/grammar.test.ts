@@ -67,7 +67,7 @@ const ADDED = ['<think>', '</think>', '<tool_call>', '</tool_call>'];
 /** One token per UTF-8 byte, but Qwen3's added tokens, which are one token each. */
 function byteTokens(text: string): number[] {
   const ids: number[] = [];
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const added = ADDED.find((t) => text.startsWith(t, i));
     const piece = added ?? String.fromCodePoint(text.codePointAt(i) as number);
     if (added) ids.push(TOKEN_IDS.get(added) as number);

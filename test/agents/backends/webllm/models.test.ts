@@ -25,24 +25,14 @@ describe('qwen3Models, against the prebuilt list of the installed WebLLM', () =>
 
   it('offers 0.6B, 1.7B, 4B and 8B as q4f16_1 where the adapter has shader-f16', () => {
     const models = qwen3Models(modelList, { shaderF16: true });
-    expect(models.map((m) => m.id)).toEqual([
-      'Qwen3-0.6B-q4f16_1-MLC',
-      'Qwen3-1.7B-q4f16_1-MLC',
-      'Qwen3-4B-q4f16_1-MLC',
-      'Qwen3-8B-q4f16_1-MLC',
-    ]);
+    expect(models.map((m) => m.id)).toEqual(['Qwen3-0.6B-q4f16_1-MLC', 'Qwen3-1.7B-q4f16_1-MLC', 'Qwen3-4B-q4f16_1-MLC', 'Qwen3-8B-q4f16_1-MLC']);
     expect(models.map((m) => m.label)).toEqual(['Qwen3 0.6B (q4f16)', 'Qwen3 1.7B (q4f16)', 'Qwen3 4B (q4f16)', 'Qwen3 8B (q4f16)']);
     expect(models.every((m) => m.quantization === 'q4f16_1')).toBe(true);
   });
 
   it('offers the q4f32_1 builds without shader-f16', () => {
     const models = qwen3Models(modelList, { shaderF16: false });
-    expect(models.map((m) => m.id)).toEqual([
-      'Qwen3-0.6B-q4f32_1-MLC',
-      'Qwen3-1.7B-q4f32_1-MLC',
-      'Qwen3-4B-q4f32_1-MLC',
-      'Qwen3-8B-q4f32_1-MLC',
-    ]);
+    expect(models.map((m) => m.id)).toEqual(['Qwen3-0.6B-q4f32_1-MLC', 'Qwen3-1.7B-q4f32_1-MLC', 'Qwen3-4B-q4f32_1-MLC', 'Qwen3-8B-q4f32_1-MLC']);
   });
 
   it("takes each model's memory need and low-resource mark from the list itself", () => {
@@ -105,10 +95,7 @@ describe('qwen3Models: the pure function', () => {
   });
 
   it('a memory need the list leaves out (or gives as nonsense) is null, not a guess', () => {
-    const models = qwen3Models(
-      [record('Qwen3-0.6B-q4f32_1-MLC'), record('Qwen3-1.7B-q4f32_1-MLC', { vram_required_MB: Number.NaN })],
-      { shaderF16: false },
-    );
+    const models = qwen3Models([record('Qwen3-0.6B-q4f32_1-MLC'), record('Qwen3-1.7B-q4f32_1-MLC', { vram_required_MB: Number.NaN })], { shaderF16: false });
     expect(models.map((m) => m.vramRequiredMB)).toEqual([null, null]);
   });
 

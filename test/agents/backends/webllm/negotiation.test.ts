@@ -61,9 +61,7 @@ describe('WebLLM agent against every scripted strategy', () => {
   it.each(cases)('against %s, as the %s: a whole negotiation of legal moves, every request as WebLLM wants it', async (strategy, role) => {
     let call = 0;
     const engine = fakeEngine(thrifty((json) => ({ text: json, promptTokens: 300 + call, completionTokens: 20 + call++ })));
-    const seats = role === 'buyer'
-      ? { buyer: llm(engine), seller: agent(strategy, 'seller', 5) }
-      : { buyer: agent(strategy, 'buyer', 5), seller: llm(engine) };
+    const seats = role === 'buyer' ? { buyer: llm(engine), seller: agent(strategy, 'seller', 5) } : { buyer: agent(strategy, 'buyer', 5), seller: llm(engine) };
     const s = scenario(150, 90, { listPrice: 200, firstMover: role === 'buyer' ? 'seller' : 'buyer' });
     const { events, outcome, metrics } = await playNegotiation(s, seats);
 
@@ -189,10 +187,7 @@ describe('WebLLM agent: output it cannot use', () => {
   });
 
   it('JSON cut off at max_tokens under the grammar is invalid too, and is retried', async () => {
-    const engine = fakeEngine([
-      { text: '{"message":"Let me explain at length why', finish: 'length' },
-      '{"action":{"type":"walk_away"}}',
-    ]);
+    const engine = fakeEngine([{ text: '{"message":"Let me explain at length why', finish: 'length' }, '{"action":{"type":"walk_away"}}']);
     const { events, outcome } = await playNegotiation(scenario(150, 90, { firstMover: 'buyer' }), {
       buyer: llm(engine, SMALL, { maxTokens: 16 }),
       seller: agent('boulware', 'seller'),
@@ -305,7 +300,10 @@ describe('WebLLM agent: the GPU, two models, cancel', () => {
     t.pool.use([SMALL, LARGER]);
     const { events, outcome } = await playNegotiation(scenario(150, 90, { listPrice: 200 }), { buyer: t.seat(SMALL), seller: t.seat(LARGER) });
     expect(outcome.kind).toBe('deal');
-    for (const [modelId, role] of [[SMALL, 'buyer'], [LARGER, 'seller']] as const) {
+    for (const [modelId, role] of [
+      [SMALL, 'buyer'],
+      [LARGER, 'seller'],
+    ] as const) {
       const engine = t.fake(modelId);
       expect(engine.refused).toEqual([]);
       expect(engine.requests.length).toBeGreaterThan(0);
@@ -339,7 +337,10 @@ describe('WebLLM agent: the GPU, two models, cancel', () => {
     // the retry went to a fresh engine, and the negotiation played on.
     const invalid = events.filter((e) => e.type === 'invalid');
     expect(invalid).toHaveLength(1);
-    expect(invalid[0]).toMatchObject({ actor: 'buyer', reason: expect.stringMatching(/^Qwen3-0\.6B-q4f16_1-MLC gave no answer within 30 s\. WebLLM did not stop/) });
+    expect(invalid[0]).toMatchObject({
+      actor: 'buyer',
+      reason: expect.stringMatching(/^Qwen3-0\.6B-q4f16_1-MLC gave no answer within 30 s\. WebLLM did not stop/),
+    });
     expect(['deal', 'walk_away', 'turn_limit']).toContain(outcome.kind);
     expect(loads).toBe(2);
     expectStorable(events);

@@ -105,10 +105,13 @@ describe('EnginePool', () => {
     try {
       const p = new EnginePool(async (modelId) => {
         clock += 60_000; // a download and load of a minute
-        const engine = fakeEngine(() => {
-          clock += 250;
-          return '{}';
-        }, { loaded: [modelId] });
+        const engine = fakeEngine(
+          () => {
+            clock += 250;
+            return '{}';
+          },
+          { loaded: [modelId] },
+        );
         return { chat: engine.chat, interruptGenerate: () => undefined, unload: async () => undefined };
       });
       p.use([SMALL]);
@@ -446,4 +449,3 @@ describe('EnginePool: every move has a time limit', () => {
     expect(t.statuses.at(-1)).toMatchObject({ modelId: SMALL, state: 'unloaded' });
   });
 });
-

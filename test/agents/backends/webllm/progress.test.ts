@@ -33,7 +33,13 @@ function play(reports: [number, string][]): LoadProgressReport[] {
 
 describe('WebLLM load progress as one bar', () => {
   it('reads the phase texts WebLLM 0.2.86 writes', () => {
-    for (const start of ['"Fetching param cache["', '"Loading model from cache["', '"Loading GPU shader modules["', '"Start to fetch params"', '"Finish loading on "'])
+    for (const start of [
+      '"Fetching param cache["',
+      '"Loading model from cache["',
+      '"Loading GPU shader modules["',
+      '"Start to fetch params"',
+      '"Finish loading on "',
+    ])
       expect(bundle, start).toContain(start);
     expect(webLlmPhase(fetching(1, 3, 10, 33))).toBe('downloading');
     expect(webLlmPhase(loading(1, 3, 10, 33))).toBe('loading');
@@ -65,12 +71,20 @@ describe('WebLLM load progress as one bar', () => {
     const bar = play(webllmReports(true));
     // The start names no phase: a load from the cache never shows "Downloading".
     expect(bar[0]!.phase).toBeUndefined();
-    const phases = bar.slice(1).map((r) => r.phase).filter((p, i, all) => p !== all[i - 1]);
+    const phases = bar
+      .slice(1)
+      .map((r) => r.phase)
+      .filter((p, i, all) => p !== all[i - 1]);
     expect(phases).toEqual(['downloading', 'loading', 'compiling']);
     const endOfDownload = bar.filter((r) => r.phase === 'downloading').at(-1)!;
     expect(endOfDownload.fraction).toBeCloseTo(0.8, 10);
     const cached = play(webllmReports(false));
-    expect(cached.slice(1).map((r) => r.phase).filter((p, i, all) => p !== all[i - 1])).toEqual(['loading', 'compiling']);
+    expect(
+      cached
+        .slice(1)
+        .map((r) => r.phase)
+        .filter((p, i, all) => p !== all[i - 1]),
+    ).toEqual(['loading', 'compiling']);
     // Without a download, loading and shaders share the bar.
     expect(cached.filter((r) => r.phase === 'loading').at(-1)!.fraction).toBeCloseTo(0.45, 10);
   });

@@ -4,12 +4,7 @@
  * not by a copy of its rules, and answered with a completion of WebLLM's shape, `usage.extra`
  * filled as chatCompletion fills it: `grammar_init_s` only for a `json_object` or `grammar` format.
  */
-import {
-  ModelType,
-  postInitAndCheckFieldsChatCompletion,
-  type ChatCompletion,
-  type ChatCompletionRequestNonStreaming,
-} from '@mlc-ai/web-llm';
+import { ModelType, postInitAndCheckFieldsChatCompletion, type ChatCompletion, type ChatCompletionRequestNonStreaming } from '@mlc-ai/web-llm';
 import type { WebLlmEngineLike } from '../../../../src/agents/backends/webllm/backend';
 
 export interface ValidatedAnswer {

@@ -35,7 +35,11 @@ describe('warmUpGrammars', () => {
     });
     expect(engine.refused).toEqual([]);
     expect(engine.requests).toHaveLength(3);
-    expect(told).toEqual([[0, 3], [1, 3], [2, 3]]);
+    expect(told).toEqual([
+      [0, 3],
+      [1, 3],
+      [2, 3],
+    ]);
     expect(engine.requests.map((r) => r.response_format)).toEqual([
       await moveFormatOf({ interface: 'tools' }),
       await moveFormatOf({ interface: 'json', thinking: true }),

@@ -25,7 +25,10 @@ const asSent = (message: string) => String(new Error(message));
  */
 const AFTER_LOSS: [string, string][] = [
   ["AbortError: Failed to execute 'mapAsync' on 'GPUBuffer': The Device was lost before mapping was resolved.", 'Chromium, a read-back after the loss'],
-  ["AbortError: Failed to execute 'mapAsync' on 'GPUBuffer': Buffer was destroyed before mapping was resolved.", 'Chromium, a read-back whose buffer TVM destroyed'],
+  [
+    "AbortError: Failed to execute 'mapAsync' on 'GPUBuffer': Buffer was destroyed before mapping was resolved.",
+    'Chromium, a read-back whose buffer TVM destroyed',
+  ],
   ["AbortError: Failed to execute 'mapAsync' on 'GPUBuffer': Buffer was unmapped before mapping was resolved.", 'Chromium, a read-back under device.destroy()'],
   ["AbortError: Failed to execute 'mapAsync' on 'GPUBuffer': Device is lost", 'Chromium up to 125'],
   [asSent('WebGPU not initialied'), "TVM's asyncLoadWebGPUPipelines, sic"],
