@@ -57,14 +57,14 @@ export function must<T extends Element>(el: T | null | undefined, what = 'elemen
   return el;
 }
 
-/** The control labelled `name` (by its <label for> or an enclosing <label>). */
+/** The control labelled `name` (by its <label for> or an enclosing <label>), its text's whitespace collapsed as the page shows it. */
 export function control<T extends HTMLElement>(target: HTMLElement, name: string): T {
   for (const label of target.querySelectorAll('label')) {
     const own = [...label.childNodes]
       .filter((n) => n.nodeType === Node.TEXT_NODE)
       .map((n) => n.textContent)
       .join('');
-    if (own.trim() === name && label.control) return label.control as T;
+    if (own.replace(/\s+/g, ' ').trim() === name && label.control) return label.control as T;
   }
   throw new Error(`no control labelled ${name}`);
 }
