@@ -12,12 +12,13 @@ import { ROLES, type Role, type Scenario } from '../core/scenario';
 import { HUMAN_SPEC } from '../agents/specs';
 import { seatPlayers } from './pass-and-play';
 import { UNNAMED } from './player-names';
+import { PLAYER_NAME } from './state/limits';
 
 export const CLASS_FORMAT = 'parley-class';
 export const CLASS_VERSION = 1;
 export { UNNAMED };
 const PLAYER_SEPARATOR = ': ';
-const MAX_PLAYER = 60;
+const MAX_PLAYER = PLAYER_NAME.max;
 
 /** The name an Arena game is stored under when a named player took a seat: `Ada: human buys … from …`. */
 export const playerRunName = (player: string, runName: string): string => `${player.trim().slice(0, MAX_PLAYER)}${PLAYER_SEPARATOR}${runName}`;

@@ -5,10 +5,11 @@
  */
 import type { Role } from '../core/scenario';
 import { UNNAMED } from './player-names';
+import { PLAYER_NAME, TOURNAMENT_LIMITS } from './state/limits';
 
-const MAX_PLAYER = 60;
+const MAX_PLAYER = PLAYER_NAME.max;
 /** The run name's limit (RunRecordSchema). */
-const MAX_RUN_NAME = 200;
+const MAX_RUN_NAME = TOURNAMENT_LIMITS.name.max;
 const PLAYERS = /^(.+) \(buyer\), (.+) \(seller\)$/;
 
 /** The stored name of a pass-and-play game; a seat left unnamed is UNNAMED's. */

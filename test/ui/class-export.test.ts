@@ -16,6 +16,8 @@ import {
   playerRunName,
   type StoredGame,
 } from '../../src/ui/class-export';
+import { passAndPlayName } from '../../src/ui/pass-and-play';
+import { PLAYER_NAME, PlayerNameSchema } from '../../src/ui/state/limits';
 
 const agent = (spec: string, role: Role) => makeAgent(spec, role, { rng: createRng(1), jobId: 'class', seed: 1 });
 
@@ -33,6 +35,15 @@ const lamp = CATALOG.find((i) => i.id === 'desk-lamp')!;
 const noGains = makeScenario('custom-desk-lamp-25-30', lamp, 25, 30, { turnLimit: 8, firstMover: 'seller' });
 
 describe('class export', () => {
+  test('a player name is cut at the one limit, alone or in pass and play, and the limit is the schema’s', () => {
+    expect(PLAYER_NAME).toEqual({ min: 0, max: 60 });
+    const long = 'A'.repeat(PLAYER_NAME.max + 5);
+    expect(PlayerNameSchema.safeParse(long).success).toBe(false);
+    expect(playerOf(playerRunName(long, 'human buys a blender from conceder'))).toBe('A'.repeat(PLAYER_NAME.max));
+    const both = passAndPlayName({ buyer: long, seller: 'Ben' }, 'human buys a blender from human');
+    expect(both.startsWith(`${'A'.repeat(PLAYER_NAME.max)} (buyer), Ben (seller): `)).toBe(true);
+  });
+
   test("player names ride on the run's name, once", () => {
     expect(playerRunName('  Ada  ', 'human buys X from conceder')).toBe('Ada: human buys X from conceder');
     expect(playerOf('Ada: human buys X from conceder')).toBe('Ada');

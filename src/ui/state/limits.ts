@@ -57,3 +57,7 @@ export const SFT_LIMITS = {
 
 /** `from 1 to 1,000`: a range in words, its numbers as a reader writes them. */
 export const rangeText = ({ min, max }: Bounds): string => `from ${min.toLocaleString('en-US')} to ${max.toLocaleString('en-US')}`;
+
+/** A student's name as the Arena, the hand-in and the class export take it (no stored record has a field of its own for it: it travels in the run's name). */
+export const PlayerNameSchema = z.string().max(60);
+export const PLAYER_NAME = boundsOf(PlayerNameSchema);
