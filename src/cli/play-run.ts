@@ -7,8 +7,10 @@ import type { RunGame } from '../runs/game';
 import { playPlan, type PlanSummary } from '../runs/play';
 import { storeOf, type GameName, type RunOf } from '../storage/games';
 import type { FileRecordOf } from '../storage/games/store';
+import { usageError } from './args';
 import type { Io } from './io';
-import type { RunJsonlWriter } from './jsonl';
+import { RunJsonlWriter, type JsonlLines } from './jsonl';
+import { sameFile } from './output-file';
 
 /** Progress reaches stderr at most once a second. */
 const REPORT_MS = 1000;
@@ -27,6 +29,24 @@ export interface CliRunOptions<G extends GameName, Role extends string, A, R, Ta
   /** --jsonl's writer, opened before anything is played; finished here with the record `named` gives. */
   writer: RunJsonlWriter<G, R> | null;
   named: () => Named<G>;
+}
+
+/**
+ * --jsonl's writer (null without the flag), opened before anything is played so that a path that
+ * cannot be written costs no model call; `input`: a file the run reads, which --jsonl must not be.
+ */
+export async function openJsonlFlag<G extends GameName, R>(
+  path: string | undefined,
+  lines: JsonlLines<G, R>,
+  input?: { flag: string; path: string },
+): Promise<RunJsonlWriter<G, R> | null> {
+  if (path === undefined) return null;
+  if (path.trim() === '') throw usageError('needs-path', { flag: '--jsonl' });
+  if (input !== undefined && (await sameFile(path, input.path)))
+    throw usageError('output-is-input', { flag: '--jsonl', path, input: input.flag, what: 'the run' });
+  return RunJsonlWriter.open(path, lines).catch((e: unknown) => {
+    throw usageError('cannot-write', { flag: '--jsonl', path, reason: e instanceof Error ? e.message : String(e) });
+  });
 }
 
 /** Plays a run of `runGame` from the command line; on a failure the --jsonl side files are removed and the error thrown. */

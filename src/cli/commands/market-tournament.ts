@@ -7,11 +7,10 @@ import { deriveSeed, SeedSchema } from '../../core/rng';
 import { MarketRunConfigSchema } from '../../storage/market-schema';
 import { intFlag, parseFlags, rangeOf, usageError, type Command } from '../args';
 import { EXIT_INTERRUPTED, type Io } from '../io';
-import { RunJsonlWriter } from '../jsonl';
 import { agentFactory, formatStandings, marketLines, seatSpec } from '../market';
 import { LLM_FLAGS, REMOTE_FLAGS } from '../model-flags';
 import { marketRuns } from '../../runs/market';
-import { playCliRun } from '../play-run';
+import { openJsonlFlag, playCliRun } from '../play-run';
 
 /** The sellers played when --sellers is not given: every deterministic one. */
 const deterministic = MARKET_STRATEGIES.seller.filter((d) => d.deterministic).map((d) => d.name);
@@ -39,14 +38,7 @@ async function run(argv: string[], io: Io): Promise<number> {
   const seed = intFlag(args, 'seed');
   const samples = intFlag(args, 'samples');
   const config: MarketTournamentConfig = { sellers: sellers.value.map((s) => s.label), buyer, configs, marketsPerConfig, seed };
-  const jsonlPath = args.values.get('jsonl');
-  if (jsonlPath !== undefined && jsonlPath.trim() === '') throw usageError('needs-path', { flag: '--jsonl' });
-  const writer =
-    jsonlPath === undefined
-      ? null
-      : await RunJsonlWriter.open(jsonlPath, marketLines).catch((e: unknown) => {
-          throw usageError('cannot-write', { flag: '--jsonl', path: jsonlPath, reason: e instanceof Error ? e.message : String(e) });
-        });
+  const writer = await openJsonlFlag(args.values.get('jsonl'), marketLines);
   const stored = { ...config, configs: configs.map((c) => ({ name: c.name, heldOut: c.heldOut, summary: c.summary, config: c.config })), samples };
   const aggregator = marketRuns.tally();
   const summary = await playCliRun(marketRuns, config, {

@@ -13,12 +13,11 @@ import { intFlag, parseFlags, rangeOf, requiredFlag, usageError, type Command, t
 import { BILATERAL_MODEL_FLAGS, costJson, describeLlm, priceFlags, scenarioFlags, SCENARIO_FLAGS } from '../bilateral-flags';
 import { formatBehaviour, formatLeaderboard, formatPairs, formatReference, formatUsage } from '../format';
 import { EXIT_INTERRUPTED, type Io } from '../io';
-import { RunJsonlWriter } from '../jsonl';
+import { negotiationLines } from '../jsonl';
 import { CONCURRENCY, llmFlags, printable, remoteSettings } from '../model-flags';
-import { sameFile } from '../output-file';
 import { readScenarioFile } from '../read-scenario-file';
 import { bilateralRuns } from '../../runs/bilateral';
-import { playCliRun } from '../play-run';
+import { openJsonlFlag, playCliRun } from '../play-run';
 
 /** A run id that the same configuration always gets: the seed and a hash of the whole config. */
 const cliRunId = (config: StoredTournamentConfig): string =>
@@ -83,17 +82,11 @@ async function run(argv: string[], io: Io): Promise<number> {
   const fileName = fromPath === undefined ? null : basename(fromPath);
   const planned = plannedCount(config);
   if (planned > CONFIRM_PLANS_OVER && !args.switches.has('yes')) throw usageError('confirm-large-run', { planned, over: CONFIRM_PLANS_OVER });
-  const jsonlPath = args.values.get('jsonl');
-  if (jsonlPath !== undefined && jsonlPath.trim() === '') throw usageError('needs-path', { flag: '--jsonl' });
-  if (jsonlPath !== undefined && fromPath !== undefined && (await sameFile(jsonlPath, fromPath)))
-    throw usageError('output-is-input', { flag: '--jsonl', path: jsonlPath, input: '--scenarios-from', what: 'the run' });
-  // Opened before anything is played, so a path that cannot be written costs no model call.
-  const writer =
-    jsonlPath === undefined
-      ? null
-      : await RunJsonlWriter.open(jsonlPath).catch((e: unknown) => {
-          throw usageError('cannot-write', { flag: '--jsonl', path: jsonlPath, reason: e instanceof Error ? e.message : String(e) });
-        });
+  const writer = await openJsonlFlag(
+    args.values.get('jsonl'),
+    negotiationLines,
+    fromPath === undefined ? undefined : { flag: '--scenarios-from', path: fromPath },
+  );
   const tally = bilateralRuns.tally();
   const { aggregator } = tally;
   const summary = await playCliRun(bilateralRuns, config, {
