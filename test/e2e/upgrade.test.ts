@@ -10,34 +10,7 @@ import type { Page } from 'playwright-core';
 import type { Browser } from './harness';
 import { openApp, screenshot, storedRows, storedRuns } from './pages';
 import database from '../fixtures/runs-v5/database.json';
-
-type Rows = Record<string, Record<string, unknown>[]>;
-
-/** Writes the database as version 5 of the app left it, with the raw IndexedDB API (Dexie stores version n as n × 10). */
-function writeVersion5(page: Page, rows: Rows): Promise<number> {
-  return page.evaluate(async (stored) => {
-    const open = indexedDB.open('parley', 50);
-    open.onupgradeneeded = () => {
-      const db = open.result;
-      db.createObjectStore('runs', { keyPath: 'id' }).createIndex('createdAt', 'createdAt');
-      db.createObjectStore('settings', { keyPath: 'key' });
-      db.createObjectStore('digests', { keyPath: 'id' }).createIndex('[runId+first]', ['runId', 'first']);
-      db.createObjectStore('keys', { keyPath: 'provider' });
-      db.createObjectStore('batches', { keyPath: 'id' }).createIndex('[runId+first]', ['runId', 'first']);
-      db.createObjectStore('marketRuns', { keyPath: 'id' }).createIndex('createdAt', 'createdAt');
-      db.createObjectStore('marketBatches', { keyPath: 'id' }).createIndex('[runId+first]', ['runId', 'first']);
-      const tx = open.transaction!;
-      for (const [table, list] of Object.entries(stored)) for (const row of list) tx.objectStore(table).put(row);
-    };
-    const db: IDBDatabase = await new Promise((resolve, reject) => {
-      open.onsuccess = () => resolve(open.result);
-      open.onerror = () => reject(open.error);
-    });
-    const version = db.version;
-    db.close();
-    return version;
-  }, rows);
-}
+import { writeRawV5, type Rows } from '../storage/raw-v5';
 
 describe('an update with stored runs', () => {
   let browser: Browser;
@@ -55,7 +28,7 @@ describe('an update with stored runs', () => {
   it('opens the previous version’s database, migrates it, and shows every run of both games whole', async () => {
     // A file of the app's origin that is not the app, so nothing opens the database first.
     await page.goto(`${url}favicon.svg`);
-    expect(await writeVersion5(page, database as unknown as Rows)).toBe(50);
+    expect(await page.evaluate(writeRawV5, { name: 'parley', rows: database as unknown as Rows })).toBe(50);
 
     await page.goto(`${url}#/runs`);
     for (const { id } of [...database.runs, ...database.marketRuns]) await page.locator(`tr[data-run-id="${id}"]`).waitFor();

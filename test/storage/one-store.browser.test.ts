@@ -13,6 +13,7 @@ import { getRun, loadLines, loadNegotiations, readRun, readRuns, salvageRun, sto
 import { exportRunJson, exportRunJsonl } from '../../src/storage/transfer';
 import { RunWriter } from '../../src/storage/writer';
 import database from '../fixtures/runs-v5/database.json';
+import { writeRawV5, type Rows } from './raw-v5';
 
 const files = import.meta.glob<string>('../fixtures/runs-v5/*.json*', { query: '?raw', import: 'default', eager: true });
 const file = (name: string): string => files[`../fixtures/runs-v5/${name}`] as string;
@@ -22,26 +23,6 @@ const request = <T>(req: IDBRequest<T>) =>
     req.onsuccess = () => resolve(req.result);
     req.onerror = () => reject(req.error);
   });
-
-type Rows = Record<string, Record<string, unknown>[]>;
-
-/** A database at version 5 as Dexie made it (version n is stored as n × 10), holding `rows`. */
-async function rawV5(name: string, rows: Rows): Promise<void> {
-  const open = indexedDB.open(name, 50);
-  open.onupgradeneeded = () => {
-    const db = open.result;
-    db.createObjectStore('runs', { keyPath: 'id' }).createIndex('createdAt', 'createdAt');
-    db.createObjectStore('settings', { keyPath: 'key' });
-    db.createObjectStore('digests', { keyPath: 'id' }).createIndex('[runId+first]', ['runId', 'first']);
-    db.createObjectStore('keys', { keyPath: 'provider' });
-    db.createObjectStore('batches', { keyPath: 'id' }).createIndex('[runId+first]', ['runId', 'first']);
-    db.createObjectStore('marketRuns', { keyPath: 'id' }).createIndex('createdAt', 'createdAt');
-    db.createObjectStore('marketBatches', { keyPath: 'id' }).createIndex('[runId+first]', ['runId', 'first']);
-    const tx = open.transaction as IDBTransaction;
-    for (const [table, list] of Object.entries(rows)) for (const row of list) tx.objectStore(table).put(row);
-  };
-  (await request(open)).close();
-}
 
 /** Each run of the fixture: its game, and the two files that code exported it as. */
 const RUNS: [string, Game, string][] = [
@@ -78,10 +59,13 @@ describe('version 6: one store for both games', () => {
       await new Promise((resolve) => setTimeout(resolve, 0));
       await request(indexedDB.deleteDatabase(name));
     });
-    await rawV5(name, {
-      ...(database as unknown as Rows),
-      marketRuns: [...database.marketRuns, ...damaged.marketRuns!],
-      marketBatches: [...database.marketBatches, ...damaged.marketBatches!],
+    await writeRawV5({
+      name,
+      rows: {
+        ...(database as unknown as Rows),
+        marketRuns: [...database.marketRuns, ...damaged.marketRuns!],
+        marketBatches: [...database.marketBatches, ...damaged.marketBatches!],
+      },
     });
 
     const db = openDb(name);
