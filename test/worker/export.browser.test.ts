@@ -46,6 +46,33 @@ async function csvOf(runId: string, table: 'standings' | 'negotiations') {
   return { reply, progress };
 }
 
+/** RFC 4180 as the core writes it: fields, a quoted one with its quotes doubled, `\n` line ends. */
+function parseCsv(text: string): string[][] {
+  const out: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i] as string;
+    if (quoted && ch === '"' && text[i + 1] === '"') {
+      field += '"';
+      i++;
+    } else if (ch === '"') {
+      quoted = !quoted;
+    } else if (quoted || (ch !== ',' && ch !== '\n')) {
+      field += ch;
+    } else {
+      row.push(field);
+      field = '';
+      if (ch === '\n') {
+        out.push(row);
+        row = [];
+      }
+    }
+  }
+  return out;
+}
+
 describe('the worker builds the run CSVs', () => {
   test("the negotiations CSV is byte for byte the core function's output on the run's stored negotiations", async () => {
     const { runId, rows } = await storedRun(31);
@@ -67,6 +94,13 @@ describe('the worker builds the run CSVs', () => {
       })),
     );
     expect(new Uint8Array(await reply.blob.arrayBuffer())).toEqual(new TextEncoder().encode(expected));
+    // And line by line against the stored rows themselves, so a field the worker passed wrongly could
+    // not hide behind the expectation built the same way: each line names its own negotiation, in plan order.
+    const [header, ...lines] = parseCsv(await reply.blob.text());
+    const at = (name: string) => (header as string[]).indexOf(name);
+    expect(lines.map((l) => [l[at('jobId')], l[at('buyer')], l[at('seller')], l[at('scenarioId')], l[at('outcome')]])).toEqual(
+      rows.map((r) => [r.jobId, r.buyer, r.seller, r.scenario.id, r.outcome]),
+    );
     // Read in chunks of 500, each reported.
     expect(progress).toEqual([500, 1000, rows.length]);
   });
