@@ -49,9 +49,11 @@ export async function createRun<G extends GameName = 'bilateral'>(db: ParleyDb, 
  * table, not the createdAt index, which leaves out a row whose createdAt is no valid key.
  */
 export async function rawRuns(db: ParleyDb, game: GameName = 'bilateral'): Promise<unknown[]> {
-  const rows = (await db.runs.toArray()) as unknown[];
-  return rows.filter((raw) => (gameOfRow(raw) ?? 'bilateral') === game);
+  return ofGame((await db.runs.toArray()) as unknown[], game);
 }
+
+/** The rows of `game` among `rows`; a row that names no game this Parley knows is listed with the bilateral ones (as damaged). */
+const ofGame = (rows: readonly unknown[], game: GameName): unknown[] => rows.filter((raw) => (gameOfRow(raw) ?? 'bilateral') === game);
 
 /** A stored row read by its game's descriptor (or damaged, where it names no known game). */
 const checkRow = (raw: unknown): Checked<StoredRun> => {
@@ -80,7 +82,24 @@ export async function readRuns<G extends GameName = 'bilateral'>(
   db: ParleyDb,
   game?: G,
 ): Promise<{ runs: RunOf<G>[]; notes: Map<string, string>; damaged: DamagedRun[] }> {
-  return sortChecked((await rawRuns(db, game)).map((raw) => checkRow(raw) as Checked<RunOf<G>>));
+  return listed<G>(await rawRuns(db, game));
+}
+
+/** The rows of one game parsed, as readRuns lists them. */
+const listed = <G extends GameName>(rows: readonly unknown[]) => sortChecked(rows.map((raw) => checkRow(raw) as Checked<RunOf<G>>));
+
+/** readRuns for both built-in games with one read of the table (the Runs page lists both). */
+export async function readBothGamesRuns(
+  db: ParleyDb,
+): Promise<{ bilateral: Awaited<ReturnType<typeof readRuns<'bilateral'>>>; market: Awaited<ReturnType<typeof readRuns<'market'>>> }> {
+  const rows = (await db.runs.toArray()) as unknown[];
+  return { bilateral: listed<'bilateral'>(ofGame(rows, 'bilateral')), market: listed<'market'>(ofGame(rows, 'market')) };
+}
+
+/** One stored run of whatever game its row names, parsed; undefined when there is none with that id. */
+export async function readAnyRun(db: ParleyDb, id: string): Promise<Checked<StoredRun> | undefined> {
+  const raw: unknown = await db.runs.get(id);
+  return raw === undefined ? undefined : checkRow(raw);
 }
 
 /** One stored run of `game` (bilateral unless told), parsed; undefined when there is none of that game with that id. */

@@ -1,7 +1,7 @@
 /** Stored runs as the run, compare and negotiation pages show them, each read live (LiveRead). */
 import { loadNegotiation, loadNegotiations, type NegotiationFilter, type NegotiationRow, type ParleyDb, type RunRow } from '../../storage';
 import type { MarketRunRow } from '../../storage/market-schema';
-import { readRun } from '../../storage/runs';
+import { readAnyRun, readRun } from '../../storage/runs';
 import { checkNegotiation, type DamagedRun } from '../../storage/stored-records';
 import { LiveRead } from './live.svelte';
 import { storedErrors } from './runs.svelte';
@@ -18,12 +18,13 @@ export type StoredRun =
 
 /** The run stored as `runId`, of either game (a run row names its game; a row that names none reads as bilateral). */
 export async function readStoredRun(db: ParleyDb, runId: string): Promise<StoredRun> {
-  const checked = await readRun(db, runId);
-  if (checked?.ok) return { kind: 'run', run: checked.run, note: checked.note, errors: await storedErrors(db, checked.run) };
-  if (checked) return { kind: 'damaged', damaged: checked.damaged };
-  const market = await readRun(db, runId, 'market');
-  if (market === undefined) return { kind: 'missing' };
-  return market.ok ? { kind: 'market', run: market.run, note: market.note } : { kind: 'damaged', damaged: market.damaged };
+  const checked = await readAnyRun(db, runId);
+  if (checked === undefined) return { kind: 'missing' };
+  if (!checked.ok) return { kind: 'damaged', damaged: checked.damaged };
+  const { run, note } = checked;
+  if (run.game === 'bilateral') return { kind: 'run', run, note, errors: await storedErrors(db, run) };
+  // A game registered at run time has no page of its own.
+  return run.game === 'market' ? { kind: 'market', run, note } : { kind: 'missing' };
 }
 
 /** One stored run, read live: `current` is undefined while loading. */

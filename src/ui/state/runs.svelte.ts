@@ -1,6 +1,6 @@
 import type { Standings } from '../../core/bilateral/aggregate';
 import { deleteRun, liveRunIds, loadNegotiations, markInterrupted, sizeProblem, storageUsage, type ParleyDb, type RunRow, type RunStatus } from '../../storage';
-import { readRuns } from '../../storage/runs';
+import { readBothGamesRuns } from '../../storage/runs';
 import type { MarketRunRow } from '../../storage/market-schema';
 import type { DamagedRun } from '../../storage/stored-records';
 import { LiveRead } from './live.svelte';
@@ -65,8 +65,8 @@ interface RunListRead {
 }
 
 async function readRunList(db: ParleyDb): Promise<RunListRead> {
-  const bilateral = await readRuns(db);
-  const market = await readRuns(db, 'market');
+  // One read of the runs table for both games' lists.
+  const { bilateral, market } = await readBothGamesRuns(db);
   const played = await asPlayed(bilateral.runs);
   const markets = await asPlayed(market.runs);
   const counts = await Promise.all(played.map((run) => storedErrors(db, run)));
