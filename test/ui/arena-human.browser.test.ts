@@ -177,8 +177,11 @@ describe('playing a seat in the Arena, from the keyboard alone', () => {
     await userEvent.keyboard(`{Control>}a{/Control}{Backspace}${high}{Enter}`);
     // The buyer's answer waits for the next step: the seat counts the turns left from the other side's turn.
     await vi.waitFor(() => expect(seatText(target)).toContain('The buyer is moving.'), { timeout: 10_000 });
-    expect(cell(target, 'turns-left')).toBe(
-      'Turn 3 of 8–12 (the exact limit is hidden from both sides): 6 to 10 turns left, this one included (3 to 5 of them yours).',
+    // The seat's status and its turn counter may change a moment apart: wait for the counter too.
+    await vi.waitFor(() =>
+      expect(cell(target, 'turns-left')).toBe(
+        'Turn 3 of 8–12 (the exact limit is hidden from both sides): 6 to 10 turns left, this one included (3 to 5 of them yours).',
+      ),
     );
     await tabTo(next, true);
     await userEvent.keyboard('{Enter}');
