@@ -8,7 +8,7 @@ import type { BilateralEvent } from '../core/bilateral/events';
 import { computeMetrics, type NegotiationMetrics } from '../core/bilateral/metrics';
 import type { Scenario, Role } from '../core/scenario';
 import { opponentOf, ROLES } from '../core/scenario';
-import { parseAgentSpec, strategyByName } from './specs';
+import { parseAgentSpec, strategyByName } from './bilateral-specs';
 import type { ScriptedAgent } from './scripted/policy';
 
 const counterparts = new Map<string, OracleCounterpart | null>();

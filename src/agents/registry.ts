@@ -1,13 +1,13 @@
 import type { BilateralAgentFactory, BilateralAgent } from '../core/bilateral/tournament';
 import type { Role } from '../core/scenario';
 import type { ChatBackend } from './backends/types';
-import { llmAgent, type LlmAgentOptions } from './llm/agent';
+import { llmAgent } from './llm/agent';
+import { type LlmAgentOptions } from './llm/seat';
 import { llmSettings, type LlmSettings } from './llm/settings';
 import { RemoteBackends, type RemoteSettings } from './remote';
-import { parseAgentSpec, strategyByName, type AgentSpec } from './specs';
+import { parseAgentSpec, strategyByName } from './bilateral-specs';
+import { type AgentSpec } from './specs';
 import type { StrategyDef } from './scripted/types';
-
-export * from './specs';
 
 /** Backends that run on this device: the page's WebLLM engines, where there are any. */
 export interface LocalBackends {

@@ -1,11 +1,14 @@
-// Agent specs as text: parsed here without loading any backend, so the page can check them cheaply.
+/**
+ * The spec grammar every game's seats share, as text: a language model (`webllm:MODEL`,
+ * `provider:model`, either with `+think`), or a scripted strategy's parameters (`key=value`).
+ * Each game adds its own strategies and the words around them (games/<game>/specs.ts). Parsed
+ * here without loading any backend, so the page can check specs cheaply.
+ */
 import { problems, type CodeOf, type DataArgs, type ProblemOf } from '../core/errors';
 import { err, ok, type Result } from '../core/result';
 import { canThink, parseRemoteSpec, PROVIDERS, REMOTE_PROVIDERS, type RemoteModel } from './remote-spec';
 import { QUANTIZATIONS, QWEN3_SIZES, qwen3ModelId } from './backends/webllm/models';
 import { customModel, customModels } from './backends/webllm/custom';
-import { STRATEGIES } from './scripted';
-import type { StrategyDef } from './scripted/types';
 
 export interface AgentSpec {
   /** Strategy name, e.g. `boulware`. */
@@ -24,13 +27,19 @@ export interface AgentSpec {
   human?: true;
 }
 
+/** A spec that names a language model: what parseModelSpec reads. */
+export type ModelSpec = Omit<AgentSpec, 'human'>;
+
+/** One parameter of a scripted strategy, in any game. */
+export interface ParamInfo {
+  default: number;
+  min: number;
+  max: number;
+  doc: string;
+}
+
 /** The spec of the seat the user plays in person. */
 export const HUMAN_SPEC = 'human';
-
-export interface SpecOptions {
-  /** Accept `human` (the Arena's own games); everywhere else it is refused (`human-only-in-arena`). */
-  allowHuman?: boolean;
-}
 
 /** Every WebLLM build an agent spec may name; which of them this GPU can run is the page's question. */
 export const WEBLLM_MODEL_IDS: readonly string[] = QWEN3_SIZES.flatMap((size) => QUANTIZATIONS.map((q) => qwen3ModelId(size, q)));
@@ -39,11 +48,10 @@ export const WEBLLM_PREFIX = 'webllm:';
 export const THINK_SUFFIX = '+think';
 
 /** A spec that names a language model (remote or WebLLM) rather than a scripted strategy. */
-export const isModelSpec = (spec: AgentSpec): boolean => spec.remote !== undefined || spec.webllm !== undefined;
+export const isModelSpec = (spec: Pick<AgentSpec, 'remote' | 'webllm'>): boolean => spec.remote !== undefined || spec.webllm !== undefined;
 
-export const STRATEGY_NAMES: readonly string[] = STRATEGIES.map((s) => s.name);
-export const strategyByName = new Map<string, StrategyDef>(STRATEGIES.map((s) => [s.name, s]));
-const CHOICES = `${STRATEGY_NAMES.join(', ')}, a model as PROVIDER:MODEL (${REMOTE_PROVIDERS.join(', ')}), or webllm:MODEL`;
+/** How the choices of a game's spec end: the models any seat may name. */
+export const MODEL_CHOICES = `a model as PROVIDER:MODEL (${REMOTE_PROVIDERS.join(', ')}), or webllm:MODEL`;
 
 /** A plain decimal number: digits with an optional fraction and exponent; no hex, octal, binary, Infinity or NaN. */
 const DECIMAL = /^-?(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?$/;
@@ -56,8 +64,11 @@ export function show(text: string): string {
   return JSON.stringify(text.length > 60 ? `${text.slice(0, 59)}…` : text);
 }
 
-/** What the parameter checks read of a strategy, bilateral or market: its name and parameters. */
-export type ParamOwner = Pick<StrategyDef, 'name' | 'params'>;
+/** What the parameter checks read of a strategy, in any game: its name and parameters. */
+export interface ParamOwner {
+  name: string;
+  params: Readonly<Record<string, ParamInfo>>;
+}
 
 /** A strategy's parameters with their ranges, as a problem's data holds them. */
 export type ParamRanges = readonly { key: string; min: number; max: number }[];
@@ -81,25 +92,20 @@ export const STRATEGY_SPEC_PROBLEMS = {
   'parameter-twice': (d: { key: string; spec: string }) => `parameter ${show(d.key)} given twice in ${show(d.spec)}`,
 } as const;
 
-/** Why a bilateral agent spec is refused: one line that names the valid choices, ready to show a user. */
-export const SPEC_PROBLEMS = {
-  ...STRATEGY_SPEC_PROBLEMS,
-  'empty-spec': () => `empty agent spec; choose one of: ${CHOICES}`,
-  'human-only-in-arena': () =>
-    'a human seat ("human") only plays in the browser app\'s Arena, where you take it in person; tournaments and the command line play agents',
+/** Why a model's spec is refused, in any game. */
+export const MODEL_SPEC_PROBLEMS = {
   /** `choices`: the built-in builds and the user's own models when the spec was read. */
   'unknown-webllm-model': (d: { model: string; choices: readonly string[] }) =>
     `unknown WebLLM model ${show(d.model)}; choose one of: ${d.choices.join(', ')} (your own are added on the Models page)`,
   'cannot-think': (d: RemoteModel) =>
     `"${THINK_SUFFIX}": ${PROVIDERS[d.provider].label} has no setting that turns thinking on and off for all its models, so ${d.provider}:${d.model} cannot be told to think; providers that can: ${REMOTE_PROVIDERS.filter(canThink).join(', ')}`,
-  'unknown-strategy': (d: { name: string }) => `unknown strategy ${show(d.name)}; choose one of: ${CHOICES}`,
-  'listed-twice': (d: { label: string }) => `agent "${d.label}" is listed twice`,
 } as const;
 
+const SEAT_SPEC_PROBLEMS = { ...STRATEGY_SPEC_PROBLEMS, ...MODEL_SPEC_PROBLEMS } as const;
 export type StrategySpecProblem = ProblemOf<typeof STRATEGY_SPEC_PROBLEMS>;
-export type SpecProblem = ProblemOf<typeof SPEC_PROBLEMS>;
-export const specProblem = problems(SPEC_PROBLEMS);
-const refuse = <C extends CodeOf<typeof SPEC_PROBLEMS>>(code: C, ...data: DataArgs<typeof SPEC_PROBLEMS, C>) => err(specProblem(code, ...data));
+export type ModelSpecProblem = ProblemOf<typeof SEAT_SPEC_PROBLEMS>;
+const seatSpecProblem = problems(SEAT_SPEC_PROBLEMS);
+const refuse = <C extends CodeOf<typeof SEAT_SPEC_PROBLEMS>>(code: C, ...data: DataArgs<typeof SEAT_SPEC_PROBLEMS, C>) => err(seatSpecProblem(code, ...data));
 
 /**
  * One parameter's value from its text: a plain decimal number inside the parameter's range.
@@ -135,11 +141,33 @@ export function parseParams(def: ParamOwner, parts: readonly string[], spec: str
   return ok(given);
 }
 
-/** Parses `name` or `name:key=value:key=value`; a refused spec's problem names the valid choices. */
-export function parseAgentSpec(text: string, opts: SpecOptions = {}): Result<AgentSpec, SpecProblem> {
+/**
+ * A strategy's spec once its definition is found: `parts` (`key=value` each) read into every
+ * parameter, defaults filled in, and the canonical label (the name and the parameters given, in
+ * definition order). `text` is the whole spec, for the problem.
+ */
+export function strategySpec(
+  def: ParamOwner,
+  parts: readonly string[],
+  text: string,
+): Result<{ params: Record<string, number>; label: string }, StrategySpecProblem> {
+  const read = parseParams(def, parts, text);
+  if (!read.ok) return read;
+  const given = read.value;
+  const known = Object.keys(def.params);
+  const params: Record<string, number> = {};
+  for (const key of known) params[key] = given.get(key) ?? (def.params[key]?.default as number);
+  const label = [def.name, ...known.filter((k) => given.has(k)).map((k) => `${k}=${given.get(k)}`)].join(':');
+  return ok({ params, label });
+}
+
+/**
+ * A model's spec, in any game: `webllm:MODEL` (a built-in Qwen3 build or one of the user's own),
+ * `provider:model`, either with `+think`. Null when the text names no model (a strategy's spec,
+ * which the game reads); `+think` after anything else is refused.
+ */
+export function parseModelSpec(text: string): Result<ModelSpec, ModelSpecProblem> | null {
   const trimmed = text.trim();
-  if (trimmed === '') return refuse('empty-spec');
-  if (trimmed === HUMAN_SPEC) return opts.allowHuman ? ok({ name: HUMAN_SPEC, params: {}, label: HUMAN_SPEC, human: true }) : refuse('human-only-in-arena');
   const thinking = trimmed.endsWith(THINK_SUFFIX);
   const body = thinking ? trimmed.slice(0, -THINK_SUFFIX.length).trimEnd() : trimmed;
   const suffix = thinking ? THINK_SUFFIX : '';
@@ -153,47 +181,21 @@ export function parseAgentSpec(text: string, opts: SpecOptions = {}): Result<Age
   if (remote && thinking && !canThink(remote.provider)) return refuse('cannot-think', remote);
   if (remote) return ok({ name: remote.provider, params: {}, label: `${remote.provider}:${remote.model}${suffix}`, remote, ...(thinking && { thinking }) });
   if (thinking) return refuse('not-a-model', { spec: body });
-  const [name = '', ...parts] = trimmed.split(':');
-  const def = strategyByName.get(name);
-  if (!def) return refuse('unknown-strategy', { name });
-  const known = Object.keys(def.params);
-  const read = parseParams(def, parts, trimmed);
-  if (!read.ok) return read;
-  const given = read.value;
-  const params: Record<string, number> = {};
-  for (const key of known) params[key] = given.get(key) ?? (def.params[key]?.default as number);
-  const label = [name, ...known.filter((k) => given.has(k)).map((k) => `${k}=${given.get(k)}`)].join(':');
-  return ok({ name, params, label });
+  return null;
 }
 
 /** Whether a run in which every model thinks can be played with these agents: not when one cannot be told to think (its provider has no setting for it). */
-export function everyModelThinks(specs: readonly Pick<AgentSpec, 'remote'>[]): Result<true, SpecProblem> {
+export function everyModelThinks(specs: readonly Pick<AgentSpec, 'remote'>[]): Result<true, ModelSpecProblem> {
   const mute = specs.find((s) => s.remote !== undefined && !canThink(s.remote.provider));
   return mute?.remote ? refuse('cannot-think', mute.remote) : ok(true);
 }
 
-/** Parses a list of specs; the first bad one, or a duplicate, is the problem. */
-export function parseAgentSpecs(texts: readonly string[], opts: SpecOptions = {}): Result<AgentSpec[], SpecProblem> {
-  const specs: AgentSpec[] = [];
-  const seen = new Set<string>();
-  for (const text of texts) {
-    const parsed = parseAgentSpec(text, opts);
-    if (!parsed.ok) return parsed;
-    if (seen.has(parsed.value.label)) return refuse('listed-twice', { label: parsed.value.label });
-    seen.add(parsed.value.label);
-    specs.push(parsed.value);
-  }
-  return ok(specs);
-}
-
-/** The WebLLM model ids the agents name, each once (buyer and seller may be the same model). */
+/** The WebLLM model ids the specs name, each once (buyer and seller may be the same model). */
 export function webllmModels(agents: readonly string[]): string[] {
   const models = new Set<string>();
   for (const text of agents) {
-    const parsed = parseAgentSpec(text);
-    if (parsed.ok && parsed.value.webllm !== undefined) models.add(parsed.value.webllm);
+    const parsed = parseModelSpec(text);
+    if (parsed?.ok && parsed.value.webllm !== undefined) models.add(parsed.value.webllm);
   }
   return [...models];
 }
-
-export const isDeterministic = (spec: AgentSpec): boolean => !isModelSpec(spec) && (strategyByName.get(spec.name)?.deterministic ?? false);

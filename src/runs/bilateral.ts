@@ -1,6 +1,8 @@
 /** The bilateral game's runs: a round robin of negotiations, scored against the oracle where it can be. */
 import { OracleScorer, scoredMetrics } from '../agents/oracle';
-import { createAgentFactory, everyModelThinks, parseAgentSpecs } from '../agents/registry';
+import { createAgentFactory } from '../agents/registry';
+import { everyModelThinks } from '../agents/specs';
+import { parseAgentSpecs } from '../agents/bilateral-specs';
 import { Aggregator, type Standings } from '../core/bilateral/aggregate';
 import { bilateralGame } from '../core/bilateral/game';
 import { exportedNegotiation, type TournamentConfigSchema } from '../storage/schema';

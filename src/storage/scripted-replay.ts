@@ -9,7 +9,9 @@ import type { Move } from '../core/bilateral/moves';
 import { bilateral, type BilateralState } from '../core/bilateral/protocol';
 import type { BilateralAgent } from '../core/bilateral/tournament';
 import { ROLES, type Role, type Scenario } from '../core/scenario';
-import { createAgentFactory, isModelSpec, parseAgentSpec } from '../agents/registry';
+import { createAgentFactory } from '../agents/registry';
+import { isModelSpec } from '../agents/specs';
+import { parseAgentSpec } from '../agents/bilateral-specs';
 import type { SeatInfo } from '../core/engine/seat';
 
 const NEVER = new AbortController().signal;

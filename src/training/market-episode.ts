@@ -15,7 +15,7 @@ import type { MarketAgent, MarketAgentFactory } from '../core/market/tournament'
 import { Seat } from '../core/engine/seat';
 import { runSession } from '../core/session';
 import { DEFAULT_CONTEXT_WINDOW, type ChatRequest, type ChatResponse } from '../agents/backends/types';
-import type { LlmAgentOptions } from '../agents/llm/agent';
+import type { LlmAgentOptions } from '../agents/llm/seat';
 import { MAX_MAX_TOKENS, MIN_MAX_TOKENS, MoveInterfaceSchema } from '../agents/llm/settings';
 import { marketLlmAgent } from '../agents/market/llm/agent';
 import { Episode, OpponentError, policyBackend, type EpisodeEnd, type EpisodeView } from './episode';

@@ -18,11 +18,13 @@ import { TIERS } from '../core/catalog';
 import { hasGainsFromTrade, ROLES, ZoneBinSchema, zoneBinOf, type Role, type Scenario } from '../core/scenario';
 import type { Retry } from '../core/session';
 import { DEFAULT_CONTEXT_WINDOW, MOVE_TOKENS, type ChatMessage } from '../agents/backends/types';
-import { promptTokenBudget } from '../agents/llm/agent';
-import { buildPrompt, money, promptText } from '../agents/llm/prompt';
+import { promptTokenBudget } from '../agents/llm/seat';
+import { buildPrompt, money } from '../agents/llm/prompt';
+import { promptText } from '../agents/llm/seat';
 import { moveTools } from '../agents/llm/schema';
 import type { MoveInterface } from '../agents/llm/settings';
-import { isModelSpec, parseAgentSpec } from '../agents/specs';
+import { isModelSpec } from '../agents/specs';
+import { parseAgentSpec } from '../agents/bilateral-specs';
 
 /** A negotiation as a run file holds it (the fields the export reads). */
 export interface SftSource {

@@ -5,7 +5,7 @@ import { computeMetrics } from '../core/bilateral/metrics';
 import { opponentOf, type Role, type Scenario } from '../core/scenario';
 import { roundCents } from '../core/money';
 import { STRATEGIES } from '../agents/scripted';
-import { parseAgentSpec } from '../agents/specs';
+import { parseAgentSpec } from '../agents/bilateral-specs';
 import { oracleDeal } from '../agents/oracle';
 import { oracleShare } from '../core/bilateral/oracle';
 import { money, pct } from './components/format';

@@ -23,7 +23,8 @@ import {
   type Role,
   type Scenario,
 } from '../core/scenario';
-import { HUMAN_SPEC, parseAgentSpec } from '../agents/specs';
+import { HUMAN_SPEC } from '../agents/specs';
+import { parseAgentSpec } from '../agents/bilateral-specs';
 import { DEFAULT_LLM_SETTINGS, LlmSettingsSchema, MoveInterfaceSchema, temperatureProblem, type MoveInterface } from '../agents/llm/settings';
 import { LESSON_IDS, type LessonId } from './lessons';
 import { TOURNAMENT_LIMITS, type Bounds } from './state/limits';

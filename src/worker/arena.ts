@@ -1,7 +1,9 @@
 import { Aggregator } from '../core/bilateral/aggregate';
 import { arenaSeat, playNegotiation, type BilateralAgent } from '../core/bilateral/tournament';
 import type { Role, Scenario } from '../core/scenario';
-import { createAgentFactory, everyModelThinks, HUMAN_SPEC, parseAgentSpecs } from '../agents/registry';
+import { createAgentFactory } from '../agents/registry';
+import { everyModelThinks, HUMAN_SPEC } from '../agents/specs';
+import { parseAgentSpecs } from '../agents/bilateral-specs';
 import { HumanSeat } from '../agents/human';
 import { OracleScorer } from '../agents/oracle';
 import type { Move } from '../core/bilateral/moves';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { scriptedBackend } from '../../src/agents/backends/scripted';
 import { llmAgent } from '../../src/agents/llm/agent';
-import { STRATEGY_NAMES } from '../../src/agents/registry';
+import { STRATEGY_NAMES } from '../../src/agents/bilateral-specs';
 import { playNegotiation } from '../../src/core/bilateral/tournament';
 import { agent, scenario } from './fixtures';
 

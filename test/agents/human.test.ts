@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HumanPromptSchema, HumanSeat, HUMAN_SPEC, humanPrompt, type HumanPrompt } from '../../src/agents/human';
-import { createAgentFactory, makeAgent, parseAgentSpec, parseAgentSpecs, SPEC_PROBLEMS } from '../../src/agents/registry';
+import { createAgentFactory, makeAgent } from '../../src/agents/registry';
+import { parseAgentSpec, parseAgentSpecs, SPEC_PROBLEMS } from '../../src/agents/bilateral-specs';
 import { playNegotiation } from '../../src/core/bilateral/tournament';
 import { replayLog } from '../../src/core/bilateral/replay';
 import { CATALOG } from '../../src/core/catalog';

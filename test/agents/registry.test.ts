@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  createAgentFactory,
-  isDeterministic,
-  makeAgent,
-  parseAgentSpec,
-  parseAgentSpecs,
-  STRATEGY_NAMES,
-  WEBLLM_MODEL_IDS,
-  WEBLLM_ONLY_IN_BROWSER,
-} from '../../src/agents/registry';
+import { createAgentFactory, makeAgent, WEBLLM_ONLY_IN_BROWSER } from '../../src/agents/registry';
+import { isDeterministic, parseAgentSpec, parseAgentSpecs, STRATEGY_NAMES } from '../../src/agents/bilateral-specs';
+import { WEBLLM_MODEL_IDS } from '../../src/agents/specs';
 import { observeAfter, scenario } from './fixtures';
 import { STRATEGIES } from '../../src/agents/scripted';
 import { createRng } from '../../src/core/rng';

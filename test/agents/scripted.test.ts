@@ -4,7 +4,7 @@ import { bilateral } from '../../src/core/bilateral/protocol';
 import { computeMetrics } from '../../src/core/bilateral/metrics';
 import { generateScenarios, PRESETS, type Role } from '../../src/core/scenario';
 import { STRATEGIES } from '../../src/agents/scripted';
-import { STRATEGY_NAMES } from '../../src/agents/registry';
+import { STRATEGY_NAMES } from '../../src/agents/bilateral-specs';
 import { agent, moveOf, observeAfter, offersBy, play, scenario, script } from './fixtures';
 
 /** Own offers of `spec` in `role` against a hardliner that never comes close enough to deal. */

@@ -5,7 +5,7 @@ import AgentPicker from '../../src/ui/components/AgentPicker.svelte';
 import ProgressBar from '../../src/ui/components/ProgressBar.svelte';
 import ScenarioPicker from '../../src/ui/components/ScenarioPicker.svelte';
 import { STRATEGIES } from '../../src/agents/scripted';
-import { parseAgentSpec } from '../../src/agents/registry';
+import { parseAgentSpec } from '../../src/agents/bilateral-specs';
 import { CATALOG, type CatalogItem } from '../../src/core/catalog';
 import { createRng, deriveSeed, hashString } from '../../src/core/rng';
 import { generateScenarios, makeScenario, type Scenario } from '../../src/core/scenario';

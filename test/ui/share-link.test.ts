@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { parseAgentSpec } from '../../src/agents/specs';
+import { parseAgentSpec } from '../../src/agents/bilateral-specs';
 import { generateScenarios, makeScenario, type Scenario } from '../../src/core/scenario';
 import { CATALOG } from '../../src/core/catalog';
 import { LESSONS } from '../../src/ui/lessons';

@@ -5,49 +5,15 @@
  * a valid move wins, else the most telling problem is returned (agent.ts records the raw output).
  */
 import type { Move } from '../../core/bilateral/moves';
-import type { Problem } from '../../core/errors';
-import { err, ok, type Result } from '../../core/result';
+import { err, ok } from '../../core/result';
+import { asText, MAX_RAW_LENGTH, MAX_TOOL_CALLS, withThinking, type Decoding, type ToolCallLike } from './answer';
 import { clip, eachBalancedObject, fencedBlocks, MAX_SCAN, parseLoose, splitThinking } from './json-text';
-import { fieldsOf, finishMove, first, isPlainObject, kindOf, moveFromValue, show, type Decoded } from './normalize';
-import { moveProblem, type MoveProblem } from './problems';
+import { fieldsOf, first, isPlainObject, kindOf, show } from './fields';
+import { finishMove, moveFromValue, type Decoded } from './normalize';
+import { moveProblem, type MoveProblem } from './move-problems';
 import { toolCallToMove } from './schema';
 
-/** What a game's decoder makes of an answer: a move, or why not; and the model's thinking, where it wrote any. */
-export type Decoding<Mv, P extends Problem = Problem> = Result<Mv, P> & { thinking?: string };
-
 export type DecodeResult = Decoding<Move, MoveProblem>;
-
-/** Raw output and thinking are kept up to this length (the event schema's limit). */
-export const MAX_RAW_LENGTH = 200_000;
-const MAX_TOOL_CALLS = 8;
-
-interface ToolCallLike {
-  name?: unknown;
-  arguments?: unknown;
-}
-
-/** Text of any value, never throwing. */
-function asText(x: unknown): string {
-  if (typeof x === 'string') return x;
-  if (x === undefined || x === null) return '';
-  try {
-    return String(x);
-  } catch {
-    return Object.prototype.toString.call(x);
-  }
-}
-
-/** The model's output as one text, for the record: the answer, then each tool call. */
-export function renderRaw(text: unknown, toolCalls?: unknown): string {
-  let raw = asText(text);
-  if (Array.isArray(toolCalls)) {
-    for (const call of toolCalls.slice(0, MAX_TOOL_CALLS) as ToolCallLike[]) {
-      const args = call?.arguments;
-      raw += `${raw === '' ? '' : '\n'}[tool call] ${asText(call?.name)}(${typeof args === 'string' ? args : show(args, 2000)})`;
-    }
-  }
-  return clip(raw, MAX_RAW_LENGTH);
-}
 
 export function decodeMove(text: unknown, toolCalls?: unknown): DecodeResult {
   let thinking: string | undefined;
@@ -66,11 +32,6 @@ export function decodeMove(text: unknown, toolCalls?: unknown): DecodeResult {
     // Nothing above should throw; if it does, the model's answer is still only an invalid move.
     return withThinking(err(moveProblem('answer-unreadable', { error: clip(e instanceof Error ? e.message : asText(e), 200) })), thinking);
   }
-}
-
-/** The decoding with the model's thinking beside it. Exported for the market's decoder. */
-export function withThinking<R extends Result<unknown, Problem>>(result: R, thinking: string | undefined): R & { thinking?: string } {
-  return thinking === undefined ? result : { ...result, thinking };
 }
 
 /** One move from the tool calls: at most one binding action; messages are joined. */

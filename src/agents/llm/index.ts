@@ -1,6 +1,9 @@
-export { llmAgent, requestSeed, type LlmAgentOptions } from './agent';
-export { decodeMove, renderRaw, MAX_RAW_LENGTH, type DecodeResult } from './decoder';
-export { buildPrompt, promptText, money, type PromptStyle } from './prompt';
+export { llmAgent } from './agent';
+export { requestSeed, type LlmAgentOptions } from './seat';
+export { decodeMove, type DecodeResult } from './decoder';
+export { renderRaw, MAX_RAW_LENGTH } from './answer';
+export { buildPrompt, money, type PromptStyle } from './prompt';
+export { promptText } from './seat';
 export {
   MODEL_MOVE_SCHEMA,
   MOVE_SCHEMA_NAME,

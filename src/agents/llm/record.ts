@@ -6,7 +6,7 @@
  * note of its length. With at most 1,000 turns, so 500 a seat, and three attempts a turn, a
  * negotiation's record is bounded: see MAX_NEGOTIATION_RECORD_CHARS.
  */
-import { MAX_RAW_LENGTH } from './decoder';
+import { MAX_RAW_LENGTH } from './answer';
 import { clip } from './json-text';
 
 /** Characters of model text (raw answers, thinking, prompts) one seat keeps over a whole negotiation. */

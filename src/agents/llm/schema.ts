@@ -8,9 +8,11 @@ import { ActionSchema, MoveSchema, type ActionType, type Move } from '../../core
 import { MAX_MESSAGE_LENGTH } from '../../core/message';
 import type { ToolSpec } from '../backends/types';
 import { parseLoose } from './json-text';
+import { modelJsonSchema } from './model-schema';
 import { err } from '../../core/result';
-import { moveProblem } from './problems';
-import { fieldsOf, finishMove, first, isPlainObject, kindOf, offerAt, PRICE_KEYS, readMessage, readPrice, show, typedAction, type Decoded } from './normalize';
+import { moveProblem } from './move-problems';
+import { fieldsOf, first, isPlainObject, kindOf, readMessage, readPrice, show } from './fields';
+import { finishMove, offerAt, PRICE_KEYS, typedAction, type Decoded } from './normalize';
 import type { Same } from '../../core/types';
 
 /** The message's limit as the model reads it: its JSON Schema leaves the length out (modelJsonSchema). */
@@ -30,25 +32,6 @@ export const MODEL_MOVE_SCHEMA = z.object({
 // The model's schema and the core's must describe the same values.
 const sameMove: Same<z.infer<typeof MODEL_MOVE_SCHEMA>, Move> = true;
 void sameMove;
-
-/**
- * A zod schema as the JSON Schema a model is given, the same for every backend: without the
- * `$schema` tag, which some providers refuse inside a request, and without string lengths.
- * A `maxLength` costs a grammar one state per character: with Qwen3's vocabulary WebLLM's
- * xgrammar took 8–14 s to compile the move with the message's 600 (about 0.1 s without), and
- * vLLM's and llama.cpp's grammars pay the same way. The decoder holds the limit instead: a
- * longer message is cut to it (finishMove), so nothing the grammar lets through is refused for
- * its length. The zod schema keeps the limit, for every other reader.
- */
-export function modelJsonSchema(schema: z.ZodType): Record<string, unknown> {
-  const json = z.toJSONSchema(schema, {
-    override: ({ jsonSchema }) => {
-      if (jsonSchema.type === 'string') delete jsonSchema.maxLength;
-    },
-  }) as Record<string, unknown>;
-  const { $schema: _, ...rest } = json;
-  return rest;
-}
 
 const MOVE_JSON_SCHEMA = JSON.stringify(modelJsonSchema(MODEL_MOVE_SCHEMA));
 

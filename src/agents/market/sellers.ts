@@ -3,7 +3,8 @@ import { maxWeightMatching } from '../../core/market/matching';
 import { sellerMove, type SellerMove } from '../../core/market/moves';
 import type { MarketEntry, ProductView, SellerObservation } from '../../core/market/protocol';
 import { roundCents } from '../../core/money';
-import type { MarketStrategyDef, ParamInfo } from './types';
+import type { MarketStrategyDef } from './types';
+import type { ParamInfo } from '../specs';
 import { activeBuyers, askAtLeastCost, bestCounter, inStock, offerCounts, pairKey, sellerAgent, takeableCounters } from './policy';
 
 const floorParam = (value: number): ParamInfo => ({

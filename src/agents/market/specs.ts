@@ -9,8 +9,7 @@ import { err, ok, type Result } from '../../core/result';
 import type { ChatBackend } from '../backends/types';
 import { llmSettings, type LlmSettings } from '../llm/settings';
 import { RemoteBackends, type RemoteSettings } from '../remote';
-import { canThink, parseRemoteSpec, REMOTE_PROVIDERS, type RemoteModel } from '../remote-spec';
-import { parseAgentSpec, parseParams, show, STRATEGY_SPEC_PROBLEMS, THINK_SUFFIX, WEBLLM_PREFIX, type SpecProblem } from '../specs';
+import { isModelSpec, MODEL_CHOICES, MODEL_SPEC_PROBLEMS, parseModelSpec, show, STRATEGY_SPEC_PROBLEMS, strategySpec, type ModelSpec } from '../specs';
 import { marginBuyer, randomBuyer } from './buyers';
 import { marketLlmAgent } from './llm/agent';
 import { catalogSeller, exploreSeller, greedySeller, randomSeller } from './sellers';
@@ -25,36 +24,23 @@ export const MARKET_STRATEGIES: Readonly<Record<MarketRole, readonly MarketStrat
 
 export const DEFAULT_MARKET_SPECS: Readonly<Record<MarketRole, string>> = { seller: 'explore', buyer: 'margin' };
 
-export interface MarketAgentSpec {
-  name: string;
-  role: MarketRole;
-  params: Record<string, number>;
-  /** Canonical text: the name and the parameters given, in definition order. */
-  label: string;
-  /** Set for a remote model (`provider:model`); its params are empty. */
-  remote?: RemoteModel;
-  /** Set for a model run by WebLLM in the browser (`webllm:Qwen3-1.7B-q4f16_1-MLC`): its model id. */
-  webllm?: string;
-  /** A model told to think before it answers (`+think`). */
-  thinking?: boolean;
-}
+/** A market seat's spec: a scripted strategy for its role, or a model (agents/specs.ts). */
+export type MarketAgentSpec = ModelSpec & { role: MarketRole };
 
 export const marketStrategy = (role: MarketRole, name: string): MarketStrategyDef | undefined => MARKET_STRATEGIES[role].find((d) => d.name === name);
 
-const choices = (role: MarketRole): string =>
-  `${MARKET_STRATEGIES[role].map((d) => d.name).join(', ')}, or a model as PROVIDER:MODEL (${REMOTE_PROVIDERS.join(', ')})`;
+const choices = (role: MarketRole): string => `${MARKET_STRATEGIES[role].map((d) => d.name).join(', ')}, ${MODEL_CHOICES}`;
 
-/** Why a market spec is refused (a WebLLM model is refused as the bilateral specs refuse it). */
+/** Why a market spec is refused (a model's spec as in every game, agents/specs.ts). */
 export const MARKET_SPEC_PROBLEMS = {
   ...STRATEGY_SPEC_PROBLEMS,
+  ...MODEL_SPEC_PROBLEMS,
   'empty-spec': (d: { role: MarketRole }) => `empty ${d.role} spec; choose one of: ${choices(d.role)}`,
-  'cannot-think': (d: RemoteModel) => `"${THINK_SUFFIX}": ${d.provider}:${d.model} cannot be told to think`,
   'unknown-strategy': (d: { role: MarketRole; name: string }) => `unknown market ${d.role} ${show(d.name)}; choose one of: ${choices(d.role)}`,
   'listed-twice': (d: { role: MarketRole; label: string }) => `${d.role} "${d.label}" is listed twice`,
 } as const;
 
-/** A market spec's problem, or a WebLLM model's as the bilateral grammar has it. */
-export type MarketSpecProblem = ProblemOf<typeof MARKET_SPEC_PROBLEMS> | SpecProblem;
+export type MarketSpecProblem = ProblemOf<typeof MARKET_SPEC_PROBLEMS>;
 const marketSpecProblem = problems(MARKET_SPEC_PROBLEMS);
 const refuse = <C extends CodeOf<typeof MARKET_SPEC_PROBLEMS>>(code: C, ...data: DataArgs<typeof MARKET_SPEC_PROBLEMS, C>) =>
   err(marketSpecProblem(code, ...data));
@@ -62,39 +48,13 @@ const refuse = <C extends CodeOf<typeof MARKET_SPEC_PROBLEMS>>(code: C, ...data:
 export function parseMarketSpec(text: string, role: MarketRole): Result<MarketAgentSpec, MarketSpecProblem> {
   const trimmed = text.trim();
   if (trimmed === '') return refuse('empty-spec', { role });
-  const thinking = trimmed.endsWith(THINK_SUFFIX);
-  const body = thinking ? trimmed.slice(0, -THINK_SUFFIX.length).trimEnd() : trimmed;
-  if (body.startsWith(WEBLLM_PREFIX)) {
-    // The bilateral grammar for WebLLM models (built-in Qwen3 builds and the user's own).
-    const local = parseAgentSpec(trimmed);
-    if (!local.ok) return local;
-    const { webllm, label } = local.value;
-    return ok({ name: 'webllm', role, params: {}, label, ...(webllm !== undefined && { webllm }), ...(thinking && { thinking }) });
-  }
-  const remote = parseRemoteSpec(body);
-  if (remote) {
-    if (thinking && !canThink(remote.provider)) return refuse('cannot-think', remote);
-    return ok({
-      name: remote.provider,
-      role,
-      params: {},
-      label: `${remote.provider}:${remote.model}${thinking ? THINK_SUFFIX : ''}`,
-      remote,
-      ...(thinking && { thinking }),
-    });
-  }
-  if (thinking) return refuse('not-a-model', { spec: body });
+  const model = parseModelSpec(trimmed);
+  if (model !== null) return model.ok ? ok({ ...model.value, role }) : model;
   const [name = '', ...parts] = trimmed.split(':');
   const def = marketStrategy(role, name);
   if (!def) return refuse('unknown-strategy', { role, name });
-  const read = parseParams(def, parts, trimmed);
-  if (!read.ok) return read;
-  const given = read.value;
-  const known = Object.keys(def.params);
-  const params: Record<string, number> = {};
-  for (const key of known) params[key] = given.get(key) ?? (def.params[key]?.default as number);
-  const label = [name, ...known.filter((k) => given.has(k)).map((k) => `${k}=${given.get(k)}`)].join(':');
-  return ok({ name, role, params, label });
+  const read = strategySpec(def, parts, trimmed);
+  return read.ok ? ok({ name, role, ...read.value }) : read;
 }
 
 /** A list of seller or buyer specs; the first bad one, or a duplicate, is the problem. */
@@ -158,4 +118,4 @@ export function createMarketAgentFactory(
 export const makeMarketAgent: MarketAgentFactory = createMarketAgentFactory();
 
 /** Whether a spec names a language model rather than a scripted strategy. */
-export const isMarketModelSpec = (spec: MarketAgentSpec): boolean => spec.remote !== undefined || spec.webllm !== undefined;
+export const isMarketModelSpec = (spec: MarketAgentSpec): boolean => isModelSpec(spec);

@@ -1,9 +1,7 @@
 import type { MarketRole } from '../../core/market/moves';
 import type { MarketAgent } from '../../core/market/tournament';
 import type { Rng } from '../../core/rng';
-import type { ParamInfo } from '../scripted/types';
-
-export type { ParamInfo };
+import type { ParamInfo } from '../specs';
 
 /** A scripted market strategy for one seat: holds no prices, reads everything from each observation. */
 export interface MarketStrategyDef {

@@ -10,7 +10,7 @@ import type { BilateralAgent } from '../../core/bilateral/tournament';
 import type { Role } from '../../core/scenario';
 import { roundCents } from '../../core/money';
 import type { AgentReply } from '../../core/session';
-import type { ParamInfo } from './types';
+import type { ParamInfo } from '../specs';
 
 export type Reply = AgentReply<Move>;
 

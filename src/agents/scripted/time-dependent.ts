@@ -1,4 +1,5 @@
-import type { ParamInfo, StrategyDef } from './types';
+import type { ParamInfo } from '../specs';
+import type { StrategyDef } from './types';
 import { timeBasedAgent } from './policy';
 
 export const kappaParam = (value: number): ParamInfo => ({

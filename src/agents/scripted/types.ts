@@ -1,13 +1,7 @@
 import type { BilateralAgent } from '../../core/bilateral/tournament';
 import type { Rng } from '../../core/rng';
 import type { Role } from '../../core/scenario';
-
-export interface ParamInfo {
-  default: number;
-  min: number;
-  max: number;
-  doc: string;
-}
+import type { ParamInfo } from '../specs';
 
 /** A scripted strategy: holds no prices, reads its reservation value from each observation. */
 export interface StrategyDef {

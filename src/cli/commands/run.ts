@@ -1,5 +1,6 @@
 // `parley run`: one negotiation between two agents, printed as a transcript or as JSON.
-import { createAgentFactory, parseAgentSpec } from '../../agents/registry';
+import { createAgentFactory } from '../../agents/registry';
+import { parseAgentSpec } from '../../agents/bilateral-specs';
 import { OracleScorer } from '../../agents/oracle';
 import { STRATEGIES } from '../../agents/scripted';
 import { playNegotiation } from '../../core/bilateral/tournament';

@@ -1,6 +1,7 @@
 // `parley serve-env`: the environment server for trainers (docs on training: POST /episodes, POST /episodes/ID/step, GET /health).
 import { setMaxListeners } from 'node:events';
-import { createAgentFactory, parseAgentSpec, WEBLLM_ONLY_IN_BROWSER } from '../../agents/registry';
+import { createAgentFactory, WEBLLM_ONLY_IN_BROWSER } from '../../agents/registry';
+import { parseAgentSpec } from '../../agents/bilateral-specs';
 import { createMarketAgentFactory, parseMarketSpec } from '../../agents/market/specs';
 import {
   DEFAULT_IDLE_MS,

@@ -1,6 +1,8 @@
 // `parley tournament`: a round robin of agents over drawn scenarios or a scenario file; standings with intervals.
 import { basename } from 'node:path';
-import { createAgentFactory, isModelSpec, parseAgentSpecs } from '../../agents/registry';
+import { createAgentFactory } from '../../agents/registry';
+import { isModelSpec } from '../../agents/specs';
+import { parseAgentSpecs } from '../../agents/bilateral-specs';
 import { KEY_ENV } from '../../agents/remote';
 import { describeIntervals } from '../../core/bilateral/aggregate';
 import { standingsCsv } from '../../core/bilateral/csv';

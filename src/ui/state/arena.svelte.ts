@@ -3,7 +3,8 @@ import { computeMetrics, type NegotiationMetrics } from '../../core/bilateral/me
 import type { RemoteConfig } from '../../worker/messages';
 import { llmSettings, type LlmSettings } from '../../agents/llm/settings';
 import { HUMAN_SPEC, type HumanPrompt } from '../../agents/human';
-import { isModelSpec, parseAgentSpec } from '../../agents/specs';
+import { isModelSpec } from '../../agents/specs';
+import { parseAgentSpec } from '../../agents/bilateral-specs';
 import type { Move } from '../../core/bilateral/moves';
 import { opponentOf, ROLES, type Role, type Scenario } from '../../core/scenario';
 import { debriefable, DEBRIEF_STRATEGIES } from '../debrief';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MOVE_PROBLEMS } from '../../../src/agents/llm/problems';
+import { MOVE_PROBLEMS } from '../../../src/agents/llm/move-problems';
 import { SimulatedClock } from '../../../src/core/clock';
 import { BilateralEventSchema, type BilateralEvent } from '../../../src/core/bilateral/events';
 import type { Move } from '../../../src/core/bilateral/moves';
@@ -8,7 +8,8 @@ import type { Role } from '../../../src/core/scenario';
 import { scriptedBackend, type ScriptedBackendOptions, type ScriptedReply } from '../../../src/agents/backends/scripted';
 import { BackendError, MOVE_TOKENS, THINKING_MAX_TOKENS, type ChatRequest, type ChatResponse } from '../../../src/agents/backends/types';
 import { estimateTokens } from '../../../src/agents/llm/tokens';
-import { llmAgent, requestSeed, type LlmAgentOptions } from '../../../src/agents/llm/agent';
+import { llmAgent } from '../../../src/agents/llm/agent';
+import { requestSeed, type LlmAgentOptions } from '../../../src/agents/llm/seat';
 import { MOVE_SCHEMA_NAME, MOVE_TOOLS, moveJsonSchema } from '../../../src/agents/llm/schema';
 import { agent, observeAfter, scenario } from '../fixtures';
 

@@ -6,8 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { MoveSchema } from '../../../src/core/bilateral/moves';
 import { MAX_MESSAGE_LENGTH } from '../../../src/core/message';
 import { createRng, type Rng } from '../../../src/core/rng';
-import { decodeMove, MAX_RAW_LENGTH, type DecodeResult } from '../../../src/agents/llm/decoder';
-import { MOVE_PROBLEMS } from '../../../src/agents/llm/problems';
+import { decodeMove, type DecodeResult } from '../../../src/agents/llm/decoder';
+import { MAX_RAW_LENGTH } from '../../../src/agents/llm/answer';
+import { MOVE_PROBLEMS } from '../../../src/agents/llm/move-problems';
 
 const KEYS = [
   'action',

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { MoveSchema, type Move } from '../../../src/core/bilateral/moves';
 import { MAX_MESSAGE_LENGTH } from '../../../src/core/message';
-import { decodeMove, MAX_RAW_LENGTH, renderRaw } from '../../../src/agents/llm/decoder';
-import { MOVE_PROBLEMS } from '../../../src/agents/llm/problems';
+import { decodeMove } from '../../../src/agents/llm/decoder';
+import { MAX_RAW_LENGTH, renderRaw } from '../../../src/agents/llm/answer';
+import { MOVE_PROBLEMS } from '../../../src/agents/llm/move-problems';
 import { toolCallToMove } from '../../../src/agents/llm/schema';
 
 const offer = (price: number, message?: string): Move =>

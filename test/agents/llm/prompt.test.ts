@@ -3,7 +3,8 @@ import { offer, say, type Move } from '../../../src/core/bilateral/moves';
 import type { BilateralObservation } from '../../../src/core/bilateral/protocol';
 import { playNegotiation, type BilateralAgent } from '../../../src/core/bilateral/tournament';
 import { generateScenarios, PRESETS, type Role, type Scenario } from '../../../src/core/scenario';
-import { buildPrompt, money, promptText } from '../../../src/agents/llm/prompt';
+import { buildPrompt, money } from '../../../src/agents/llm/prompt';
+import { promptText } from '../../../src/agents/llm/seat';
 import { estimateTokens } from '../../../src/agents/llm/tokens';
 import { agent, observeAfter, scenario } from '../fixtures';
 

@@ -9,8 +9,10 @@
 import { describe, expect, it } from 'vitest';
 import { scriptedBackend } from '../../../src/agents/backends/scripted';
 import type { ChatRequest, ChatResponse } from '../../../src/agents/backends/types';
-import { llmAgent, modelSeat } from '../../../src/agents/llm/agent';
-import { decodeMove, MAX_RAW_LENGTH } from '../../../src/agents/llm/decoder';
+import { llmAgent } from '../../../src/agents/llm/agent';
+import { modelSeat } from '../../../src/agents/llm/seat';
+import { decodeMove } from '../../../src/agents/llm/decoder';
+import { MAX_RAW_LENGTH } from '../../../src/agents/llm/answer';
 import { moveJsonSchema, moveTools, MOVE_SCHEMA_NAME } from '../../../src/agents/llm/schema';
 import type { BilateralObservation } from '../../../src/core/bilateral/protocol';
 import type { Move } from '../../../src/core/bilateral/moves';

@@ -8,7 +8,7 @@ import type { MarketMove, MarketRole } from '../../../core/market/moves';
 import type { MarketObservation } from '../../../core/market/state';
 import type { MarketAgent } from '../../../core/market/tournament';
 import type { ChatBackend } from '../../backends/types';
-import { modelSeat, type LlmAgentOptions } from '../../llm/agent';
+import { modelSeat, type LlmAgentOptions } from '../../llm/seat';
 import { buildMarketPrompt } from './prompt';
 import { decodeMarketMove, MARKET_SCHEMA_NAMES, marketAnswerProblem, marketJsonSchema, marketTools } from './schema';
 

@@ -9,11 +9,11 @@ import { BuyerMoveSchema, ResponseSchema, SellerMoveSchema, type BuyerMove, type
 import type { ToolSpec } from '../../backends/types';
 import { problems, type CodeOf, type DataArgs, type ProblemOf } from '../../../core/errors';
 import { err, ok, type Result } from '../../../core/result';
-import { withThinking, type Decoding } from '../../llm/decoder';
+import { withThinking, type Decoding } from '../../llm/answer';
 import { clip, eachBalancedObject, fencedBlocks, MAX_SCAN, parseLoose, splitThinking } from '../../llm/json-text';
-import { fieldsOf, first, isPlainObject, kindOf, parsePrice, show, type Fields } from '../../llm/normalize';
+import { fieldsOf, first, isPlainObject, kindOf, parsePrice, show, type Fields } from '../../llm/fields';
 import { ANSWER_PROBLEMS } from '../../llm/problems';
-import { modelJsonSchema } from '../../llm/schema';
+import { modelJsonSchema } from '../../llm/model-schema';
 import type { Same } from '../../../core/types';
 
 const message = SellerMoveSchema.shape.message;
