@@ -7,12 +7,13 @@
  * stand above every layer; a file in a folder missing here is reported. Nothing in src/ imports test/.
  */
 export const layers = {
-  core: { imports: [], packages: ['zod'] },
-  agents: { imports: ['core'] },
-  storage: { imports: ['agents', 'core'] },
-  training: { imports: ['agents', 'core'] },
-  runs: { imports: ['storage', 'training', 'agents', 'core'] },
-  worker: { imports: ['runs', 'storage', 'training', 'agents', 'core'] },
-  cli: { imports: ['runs', 'storage', 'training', 'agents', 'core'] },
-  ui: { imports: ['worker', 'storage', 'training', 'agents', 'core'] },
+  engine: { imports: [], packages: ['zod'] },
+  agents: { imports: ['engine'] },
+  'games/*': { imports: ['agents', 'engine'] },
+  storage: { imports: ['games/*', 'agents', 'engine'] },
+  training: { imports: ['games/*', 'agents', 'engine'] },
+  runs: { imports: ['storage', 'training', 'games/*', 'agents', 'engine'] },
+  worker: { imports: ['runs', 'storage', 'training', 'games/*', 'agents', 'engine'] },
+  cli: { imports: ['runs', 'storage', 'training', 'games/*', 'agents', 'engine'] },
+  ui: { imports: ['worker', 'storage', 'training', 'games/*', 'agents', 'engine'] },
 };

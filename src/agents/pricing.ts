@@ -1,6 +1,6 @@
 // What an agent's model calls cost: prices are keyed by model spec text (`openai:gpt-4o-mini`).
-import { estimateCost, formatUsd, type Price } from '../core/cost';
-import { err, ok, type Result } from '../core/result';
+import { estimateCost, formatUsd, type Price } from '../engine/cost';
+import { err, ok, type Result } from '../engine/result';
 import { parseRemoteSpec, REMOTE_PROVIDERS } from './remote-spec';
 import { THINK_SUFFIX, WEBLLM_PREFIX } from './specs';
 

@@ -3,7 +3,7 @@
  * the Models page, the worker's messages and the command line; and URLs made safe to quote in an
  * error. It imports only core's Result, so the page loads no backend for it.
  */
-import { err, ok, type Result } from '../core/result';
+import { err, ok, type Result } from '../engine/result';
 
 /**
  * The longest key taken, in characters: what one HTTP header line holds on common servers (nginx

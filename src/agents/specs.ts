@@ -4,8 +4,8 @@
  * Each game adds its own strategies and the words around them (games/<game>/specs.ts). Parsed
  * here without loading any backend, so the page can check specs cheaply.
  */
-import { problems, type CodeOf, type DataArgs, type ProblemOf } from '../core/errors';
-import { err, ok, type Result } from '../core/result';
+import { problems, type CodeOf, type DataArgs, type ProblemOf } from '../engine/errors';
+import { err, ok, type Result } from '../engine/result';
 import { canThink, parseRemoteSpec, PROVIDERS, REMOTE_PROVIDERS, type RemoteModel } from './remote-spec';
 import { QUANTIZATIONS, QWEN3_SIZES, qwen3ModelId } from './backends/webllm/models';
 import { customModel, customModels } from './backends/webllm/custom';

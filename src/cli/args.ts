@@ -2,7 +2,7 @@
 // `parseFlags` reads argv with node:util's parseArgs against it, and `helpText` prints the same table.
 import { parseArgs } from 'node:util';
 import type { z } from 'zod';
-import type { CodeOf, DataArgs } from '../core/errors';
+import type { CodeOf, DataArgs } from '../engine/errors';
 import { USAGE_PROBLEMS, usageProblem, type UsageProblem } from './problems';
 
 /** A usage error: its problem (problems.ts) is printed as one line, exit status 2. */

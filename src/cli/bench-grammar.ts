@@ -8,10 +8,10 @@ import os from 'node:os';
 import type { ResponseFormat } from '@mlc-ai/web-llm';
 import { toWebLlmRequest, WEBLLM_CAPABILITIES } from '../agents/backends/webllm/backend';
 import type { MoveInterface } from '../agents/backends/webllm/grammar';
-import { bilateralMoveAsk } from '../agents/llm/agent';
+import { bilateralMoveAsk } from '../games/bilateral/llm/agent';
 import { moveAsk, type MoveAsk } from '../agents/llm/seat';
-import { MARKET_SCHEMA_NAMES, marketJsonSchema, marketTools } from '../agents/market/llm/schema';
-import { MAX_MESSAGE_LENGTH } from '../core/message';
+import { MARKET_SCHEMA_NAMES, marketJsonSchema, marketTools } from '../games/market/llm/schema';
+import { MAX_MESSAGE_LENGTH } from '../engine/message';
 import {
   compileResponseFormat,
   grammarCompiler,

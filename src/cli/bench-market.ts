@@ -1,11 +1,11 @@
 // The market's figures for `npm run bench` (src/cli/bench.ts calls benchMarkets): markets per second
 // for the scripted sellers at 10 × 10 and 20 × 20, and the time of one optimal matching at 20 × 20.
 import process from 'node:process';
-import { optimalAllocation } from '../core/market/matching';
-import { generateMarket, marketConfig } from '../core/market/scenario';
-import { playMarket, type PlayedMarket } from '../core/market/tournament';
-import { createRng } from '../core/rng';
-import { MARKET_STRATEGIES, makeMarketAgent } from '../agents/market';
+import { optimalAllocation } from '../games/market/matching';
+import { generateMarket, marketConfig } from '../games/market/scenario';
+import { playMarket, type PlayedMarket } from '../games/market/tournament';
+import { createRng } from '../engine/rng';
+import { MARKET_STRATEGIES, makeMarketAgent } from '../games/market';
 
 export interface MarketBenchOptions {
   /** Least time spent on each measurement, in seconds (default 1). */

@@ -5,10 +5,10 @@
  * against, and it must reach the same deals at the same prices (the bench checks that), so it is a
  * faithful copy of the strategies' rules, not a toy.
  */
-import { priceRangeOf, type Scenario } from '../core/scenario';
-import { roundCents } from '../core/money';
-import { turnsFor } from '../core/bilateral/protocol';
-import { conceded } from '../agents/scripted/policy';
+import { priceRangeOf, type Scenario } from '../games/bilateral/scenario';
+import { roundCents } from '../engine/money';
+import { turnsFor } from '../games/bilateral/protocol';
+import { conceded } from '../games/bilateral/strategies/policy';
 
 export const REFERENCE_STRATEGIES = ['boulware', 'linear', 'conceder', 'tit-for-tat', 'hardliner', 'accommodator', 'haggler'] as const;
 type Name = (typeof REFERENCE_STRATEGIES)[number];

@@ -3,20 +3,20 @@
 // the first page's gzipped JavaScript.
 import os from 'node:os';
 import { z } from 'zod';
-import { Aggregator } from '../core/bilateral/aggregate';
-import type { NegotiationResult, TournamentConfig } from '../core/bilateral/tournament';
-import { OracleScorer } from '../agents/oracle';
-import { scenarioAt } from '../core/scenario';
+import { Aggregator } from '../games/bilateral/aggregate';
+import type { NegotiationResult, TournamentConfig } from '../games/bilateral/tournament';
+import { OracleScorer } from '../games/bilateral/oracle-agents';
+import { scenarioAt } from '../games/bilateral/scenario';
 import { playReference, REFERENCE_STRATEGIES, type ReferenceOutcome } from './bench-reference';
-import { makeAgent } from '../agents/registry';
-import { STRATEGIES } from '../agents/scripted';
+import { makeAgent } from '../games/bilateral/registry';
+import { STRATEGIES } from '../games/bilateral/strategies';
 import { helpText, intFlag, parseFlags, rangeOf, UsageError, wantsHelp } from './args';
 import { MarketRunConfigSchema } from '../storage/market-schema';
 import { TournamentConfigSchema } from '../storage/schema';
 import { benchMarkets } from './bench-market';
 import { benchGrammar } from './bench-grammar';
-import { runTournament } from '../core/engine/tournament';
-import { bilateralGame } from '../core/bilateral/game';
+import { runTournament } from '../engine/tournament';
+import { bilateralGame } from '../games/bilateral/game';
 import { describeFirstPage, measureFirstPage } from './bench-bundle';
 
 /** Timed repeats: the bench's own value, so its limit is written here and read by the flag. */

@@ -2,9 +2,9 @@
 import { agentCost, priceSpec, runCost, type Prices } from '../agents/pricing';
 import { MOVE_TOKENS, THINKING_MAX_TOKENS } from '../agents/backends/types';
 import type { LlmSettings } from '../agents/llm/settings';
-import { parseDollars, type Price } from '../core/cost';
-import type { RunUsage } from '../core/bilateral/usage';
-import { SeedSchema } from '../core/rng';
+import { parseDollars, type Price } from '../engine/cost';
+import type { RunUsage } from '../games/bilateral/usage';
+import { SeedSchema } from '../engine/rng';
 import {
   DEADLINE_KINDS,
   deadlineLabel,
@@ -16,7 +16,7 @@ import {
   ScenarioSchema,
   uncertainAround,
   type Deadline,
-} from '../core/scenario';
+} from '../games/bilateral/scenario';
 import { choiceFlag, intFlag, rangeOf, usageError, wholeNumber, type FlagTable, type ParsedArgs } from './args';
 import { LLM_FLAGS, REMOTE_FLAGS } from './model-flags';
 

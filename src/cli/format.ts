@@ -1,11 +1,11 @@
-import type { BilateralEvent, BilateralResult } from '../core/bilateral/events';
-import type { NegotiationMetrics } from '../core/bilateral/metrics';
-import type { LeaderboardRow, PairRow, RateName } from '../core/bilateral/aggregate';
-import { formatLatency, type RunUsage, type Usage } from '../core/bilateral/usage';
+import type { BilateralEvent, BilateralResult } from '../games/bilateral/events';
+import type { NegotiationMetrics } from '../games/bilateral/metrics';
+import type { LeaderboardRow, PairRow, RateName } from '../games/bilateral/aggregate';
+import { formatLatency, type RunUsage, type Usage } from '../games/bilateral/usage';
 import { agentCost, describeCost, describeRunCost, runCost, type Prices } from '../agents/pricing';
-import { assertNever } from '../core/result';
-import type { Scenario } from '../core/scenario';
-import type { Interval } from '../core/stats';
+import { assertNever } from '../engine/result';
+import type { Scenario } from '../games/bilateral/scenario';
+import type { Interval } from '../engine/stats';
 
 /** What a figure that is missing or cannot be a number (NaN, ±Infinity) prints as. */
 const MISSING = '–';

@@ -1,4 +1,4 @@
-import type { NegotiationResult } from '../core/bilateral/tournament';
+import type { NegotiationResult } from '../games/bilateral/tournament';
 import type { GameName, RunOf } from '../storage/games';
 import { filesOf } from '../storage/games/files';
 import type { FileRecordOf } from '../storage/games/store';

@@ -1,6 +1,6 @@
 // `npm run parley -- <command> [flags]`: finds the command (commands/), prints help, and turns errors into exit statuses.
 import { KEY_ENV } from '../agents/remote';
-import { PRESETS } from '../core/scenario';
+import { PRESETS } from '../games/bilateral/scenario';
 import { helpText, synopsis, usageError, UsageError, wantsHelp, wrap, type Command } from './args';
 import { BILATERAL_MODEL_FLAGS } from './bilateral-flags';
 import { COMMANDS } from './commands';

@@ -1,11 +1,11 @@
 // What `parley market` and `parley market-tournament` (commands/) share: seats, the market flags, the transcript,
 // the standings table and a market's line in a run file (jsonl.ts writes the file).
 // Metric definitions: docs/market-metrics.md.
-import type { MarketStandingRow } from '../core/market/aggregate';
-import type { MarketEvent, MarketResult } from '../core/market/events';
-import { optimalAllocation } from '../core/market/matching';
-import { MARKET_METRIC_NAMES, salesOf, type MarketMetrics } from '../core/market/metrics';
-import type { BuyerMove, SellerMove } from '../core/market/moves';
+import type { MarketStandingRow } from '../games/market/aggregate';
+import type { MarketEvent, MarketResult } from '../games/market/events';
+import { optimalAllocation } from '../games/market/matching';
+import { MARKET_METRIC_NAMES, salesOf, type MarketMetrics } from '../games/market/metrics';
+import type { BuyerMove, SellerMove } from '../games/market/moves';
 import {
   ALL_MARKET_CONFIGS,
   MAX_SIDE,
@@ -15,10 +15,10 @@ import {
   type MarketConfig,
   type MarketScenario,
   type NamedMarketConfig,
-} from '../core/market/scenario';
-import type { MarketAgentFactory, MarketTournamentResult } from '../core/market/tournament';
-import { assertNever } from '../core/result';
-import { createMarketAgentFactory, DEFAULT_MARKET_SPECS, parseMarketSpec, type MarketAgentSpec } from '../agents/market';
+} from '../games/market/scenario';
+import type { MarketAgentFactory, MarketTournamentResult } from '../games/market/tournament';
+import { assertNever } from '../engine/result';
+import { createMarketAgentFactory, DEFAULT_MARKET_SPECS, parseMarketSpec, type MarketAgentSpec } from '../games/market';
 import { choiceFlag, intFlag, requiredFlag, usageError, type ParsedArgs } from './args';
 import { money, pct } from './format';
 import type { Io } from './io';

@@ -1,6 +1,6 @@
 // How the commands that seat models read their model flags and keys: the bilateral commands
 // (main.ts) and the market commands (market.ts) share these.
-import { WEBLLM_ONLY_IN_BROWSER } from '../agents/registry';
+import { WEBLLM_ONLY_IN_BROWSER } from '../games/bilateral/registry';
 import { everyModelThinks } from '../agents/specs';
 import { DEFAULT_LLM_SETTINGS, LlmSettingsSchema, MOVE_INTERFACES, type LlmSettings } from '../agents/llm/settings';
 import { MOVE_TOKENS, THINKING_MAX_TOKENS } from '../agents/backends/types';

@@ -1,8 +1,8 @@
 // What `parley tournament` and `parley market-tournament` share: the run controller's loop with
 // Ctrl-C, progress on stderr, and the run written to --jsonl.
 import { setMaxListeners } from 'node:events';
-import type { PlannedJob } from '../core/engine/game';
-import type { AgentFactory } from '../core/engine/seat';
+import type { PlannedJob } from '../engine/game';
+import type { AgentFactory } from '../engine/seat';
 import type { RunGame } from '../runs/game';
 import { playPlan, type PlanSummary } from '../runs/play';
 import { storeOf, type GameName, type RunOf } from '../storage/games';

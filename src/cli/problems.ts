@@ -1,8 +1,8 @@
 /**
- * The command line's usage errors by code (core/errors.ts): each is printed as `parley: error:
+ * The command line's usage errors by code (engine/errors.ts): each is printed as `parley: error:
  * MESSAGE` and exits 2. `flag` is the flag at fault as given (`--seed`), where there is one.
  */
-import { problems, type Problem, type ProblemOf } from '../core/errors';
+import { problems, type Problem, type ProblemOf } from '../engine/errors';
 
 const seeHelp = (invocation: string) => `${invocation} --help lists its flags`;
 

@@ -1,5 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
-import { err, ok, type Result } from '../core/result';
+import { err, ok, type Result } from '../engine/result';
 import { sizeProblem } from '../storage/run-file';
 
 /**

@@ -1,5 +1,5 @@
-import { err, type Result } from '../core/result';
-import { parseScenarioFile, scenarioFileSizeProblem, type ScenarioFile } from '../core/bilateral/scenario-file';
+import { err, type Result } from '../engine/result';
+import { parseScenarioFile, scenarioFileSizeProblem, type ScenarioFile } from '../games/bilateral/scenario-file';
 import { readTextFile } from './read-run-file';
 
 /**

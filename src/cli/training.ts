@@ -2,7 +2,7 @@
  * What the training commands (commands/serve-env.ts, commands/sft.ts) share: the model opponents'
  * settings, the validation file's name, the output checks and the summary.
  */
-import { parseAgentSpec } from '../agents/bilateral-specs';
+import { parseAgentSpec } from '../games/bilateral/specs';
 import { DEFAULT_LLM_SETTINGS, MOVE_INTERFACES, type LlmSettings } from '../agents/llm/settings';
 import type { RemoteSettings } from '../agents/remote';
 import type { SftSummary } from '../training/sft';

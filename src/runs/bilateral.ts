@@ -1,10 +1,10 @@
 /** The bilateral game's runs: a round robin of negotiations, scored against the oracle where it can be. */
-import { OracleScorer, scoredMetrics } from '../agents/oracle';
-import { createAgentFactory } from '../agents/registry';
+import { OracleScorer, scoredMetrics } from '../games/bilateral/oracle-agents';
+import { createAgentFactory } from '../games/bilateral/registry';
 import { everyModelThinks } from '../agents/specs';
-import { parseAgentSpecs } from '../agents/bilateral-specs';
-import { Aggregator, type Standings } from '../core/bilateral/aggregate';
-import { bilateralGame } from '../core/bilateral/game';
+import { parseAgentSpecs } from '../games/bilateral/specs';
+import { Aggregator, type Standings } from '../games/bilateral/aggregate';
+import { bilateralGame } from '../games/bilateral/game';
 import { exportedNegotiation, type TournamentConfigSchema } from '../storage/schema';
 import type { z } from 'zod';
 import type { RunGameOver, StoredConfigOf } from './game';

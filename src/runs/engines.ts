@@ -1,5 +1,5 @@
 import type { EnginePool } from '../agents/backends/webllm/pool';
-import type { LocalBackends } from '../agents/registry';
+import type { LocalBackends } from '../games/bilateral/registry';
 import { webllmModels } from '../agents/specs';
 
 /** What a run or game needs from the engine pool: the backends, and a way to hear of trouble. */

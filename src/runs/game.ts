@@ -4,10 +4,10 @@
  * itself once here (bilateral.ts, market.ts) and is named in index.ts; a game from outside hands
  * its descriptor to index.ts's `registerGame`.
  */
-import type { LocalBackends } from '../agents/registry';
+import type { LocalBackends } from '../games/bilateral/registry';
 import type { RemoteSettings } from '../agents/remote';
-import type { GameDef, PlannedJob } from '../core/engine/game';
-import type { AgentFactory } from '../core/engine/seat';
+import type { GameDef, PlannedJob } from '../engine/game';
+import type { AgentFactory } from '../engine/seat';
 import type { GameName, LineOf, RunOf } from '../storage/games';
 
 /** A stored run's config, as a game's run row holds it. */

@@ -1,8 +1,8 @@
 /** The market game's runs: every seller on the same markets of each configuration. */
-import { createMarketAgentFactory, parseMarketSpec, parseMarketSpecs } from '../agents/market';
-import { MarketAggregator, type MarketStandingRow } from '../core/market/aggregate';
-import { marketGame } from '../core/market/game';
-import { computeMarketMetrics } from '../core/market/metrics';
+import { createMarketAgentFactory, parseMarketSpec, parseMarketSpecs } from '../games/market';
+import { MarketAggregator, type MarketStandingRow } from '../games/market/aggregate';
+import { marketGame } from '../games/market/game';
+import { computeMarketMetrics } from '../games/market/metrics';
 import { marketLine, tournamentOf, type MarketRunConfig } from '../storage/market-schema';
 import type { RunGameOver } from './game';
 

@@ -3,12 +3,12 @@
  * in the game's tally and handed to a sink (the database's writer, a run file), progress at most
  * every `progressEveryMs`, and a pause when a model the run uses stops working.
  */
-import { runTournament } from '../core/engine/tournament';
-import type { AgentFactory } from '../core/engine/seat';
+import { runTournament } from '../engine/tournament';
+import type { AgentFactory } from '../engine/seat';
 import { storeOf } from '../storage/games';
 import type { RunGame } from './game';
 import type { GameName } from '../storage/games';
-import type { PlannedJob } from '../core/engine/game';
+import type { PlannedJob } from '../engine/game';
 
 /** Progress reaches the page at most this often, however fast the tournament runs. */
 export const PROGRESS_INTERVAL_MS = 250;

@@ -5,13 +5,13 @@
  * moves those of its strategy; oracle figures, where a line carries them, the search's own; counts
  * that match the plan. Rows come back in plan order.
  */
-import { ok } from '../core/result';
-import { replayLog } from '../core/bilateral/replay';
-import { arenaSeat, plannedCount } from '../core/bilateral/tournament';
-import { Seat } from '../core/engine/seat';
-import { Aggregator } from '../core/bilateral/aggregate';
-import type { Scenario } from '../core/scenario';
-import { OracleScorer, scoredMetrics } from '../agents/oracle';
+import { ok } from '../engine/result';
+import { replayLog } from '../games/bilateral/replay';
+import { arenaSeat, plannedCount } from '../games/bilateral/tournament';
+import { Seat } from '../engine/seat';
+import { Aggregator } from '../games/bilateral/aggregate';
+import type { Scenario } from '../games/bilateral/scenario';
+import { OracleScorer, scoredMetrics } from '../games/bilateral/oracle-agents';
 import { sameStoredGame } from './content';
 import { fail, quote, type Step } from './file-format';
 import type { FileRun, GameFiles, ParsedFile } from './games/store';

@@ -5,7 +5,7 @@
  * so that the page can ask what an import would refuse without loading a checker.
  */
 import type { z } from 'zod';
-import { err, ok, type Result } from '../core/result';
+import { err, ok, type Result } from '../engine/result';
 
 export const EXPORT_FORMAT = 'parley-run';
 export const EXPORT_FORMAT_JSONL = 'parley-run-jsonl';

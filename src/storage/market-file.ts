@@ -4,12 +4,12 @@
  * generates), the plan's first ones; every log replayed through the protocol; any metrics the file
  * carries equal to the log's; the counts. Markets come back in plan order, without metrics.
  */
-import { MarketAggregator, type MarketStandingRow } from '../core/market/aggregate';
-import { computeMarketMetrics, MARKET_METRIC_NAMES } from '../core/market/metrics';
-import { replayMarketLog } from '../core/market/replay';
-import { planMarketJobs, plannedMarkets } from '../core/market/tournament';
-import { ok } from '../core/result';
-import { parseMarketSpec } from '../agents/market/specs';
+import { MarketAggregator, type MarketStandingRow } from '../games/market/aggregate';
+import { computeMarketMetrics, MARKET_METRIC_NAMES } from '../games/market/metrics';
+import { replayMarketLog } from '../games/market/replay';
+import { planMarketJobs, plannedMarkets } from '../games/market/tournament';
+import { ok } from '../engine/result';
+import { parseMarketSpec } from '../games/market/specs';
 import type { z } from 'zod';
 import { fail, firstDifference, quote, type Located, type Step } from './file-format';
 import type { FileRun, GameFiles, ParsedFile } from './games/store';

@@ -4,13 +4,13 @@
  * configuration and one market.
  */
 import { z } from 'zod';
-import type { MarketStandingRow } from '../core/market/aggregate';
-import { MarketEventSchema, MarketResultSchema, type MarketEvent } from '../core/market/events';
-import { MarketConfigSchema, MarketScenarioSchema } from '../core/market/scenario';
-import type { MarketTournamentConfig, MarketTournamentResult } from '../core/market/tournament';
+import type { MarketStandingRow } from '../games/market/aggregate';
+import { MarketEventSchema, MarketResultSchema, type MarketEvent } from '../games/market/events';
+import { MarketConfigSchema, MarketScenarioSchema } from '../games/market/scenario';
+import type { MarketTournamentConfig, MarketTournamentResult } from '../games/market/tournament';
 import { LlmSettingsSchema } from '../agents/llm/settings';
 import { RunStatusSchema } from './schema';
-import { SeedSchema } from '../core/rng';
+import { SeedSchema } from '../engine/rng';
 
 const id = z.string().min(1).max(200);
 const spec = z.string().min(1).max(500);

@@ -4,7 +4,7 @@
  */
 import type { Collection, EntityTable, Table, Transaction } from 'dexie';
 import Dexie from 'dexie';
-import { randomId } from '../core/id';
+import { randomId } from '../engine/id';
 import { addBatches, BATCH_SIZE, batchOf, type BatchRow, type BatchTables, type DigestRow } from './batches';
 import { bilateralStore } from './games/bilateral';
 import { marketStore } from './games/market';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PriceSchema, type Price } from '../core/cost';
+import { PriceSchema, type Price } from '../engine/cost';
 import type { ParleyDb } from './db';
 
 /** Prices live in the settings table, one row per model: `price:openai:gpt-4o-mini`. */

@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { DEFAULT_LLM_SETTINGS } from '../agents/llm/settings';
-import { err, ok, type Result } from '../core/result';
+import { err, ok, type Result } from '../engine/result';
 import { canonicalJson } from './content';
 import type { ParleyDb } from './db';
 import { EXPORT_FORMAT, fail, isRecord, jsonFile, parseJson, type ImportError } from './file-format';

@@ -4,7 +4,7 @@
  * `<items>` is the game's word for its lines (`negotiations`, `markets`). Reading checks the whole
  * file before anything is used. docs/file-formats.md describes the format.
  */
-import { err, ok, type Result } from '../core/result';
+import { err, ok, type Result } from '../engine/result';
 import {
   EXPORT_FORMAT,
   EXPORT_FORMAT_JSONL,

@@ -1,5 +1,5 @@
-import { planJob } from '../core/bilateral/plan-job';
-import type { Scenario } from '../core/scenario';
+import { planJob } from '../games/bilateral/plan-job';
+import type { Scenario } from '../games/bilateral/scenario';
 import { firstDifference, quote } from './file-format';
 import type { ExportedNegotiation, RunRecord } from './schema';
 

@@ -1,5 +1,5 @@
-import type { OutcomeKind } from '../core/bilateral/events';
-import { randomId } from '../core/id';
+import type { OutcomeKind } from '../games/bilateral/events';
+import { randomId } from '../engine/id';
 import { decode, readJson, readRows, runBatches, runDigests, runSlots, scanJson, type DigestRow, type Slot } from './batches';
 import type { ParleyDb } from './db';
 import { gameOfRow, isKnownGame, storeOf, type Game, type GameName, type LineOf, type RunOf, type StoredRun } from './games';

@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import { DEFAULT_DEADLINE, DEFAULT_FIRST_MOVER, DeadlineSchema, FirstMoverSchema, PresetSchema, ScenarioSchema } from '../core/scenario';
-import { BilateralEventSchema, OUTCOME_KINDS, type OutcomeKind } from '../core/bilateral/events';
-import type { NegotiationResult, TournamentConfig } from '../core/bilateral/tournament';
-import type { Standings } from '../core/bilateral/aggregate';
-import { MAX_FILE_SCENARIOS } from '../core/bilateral/scenario-file';
-import { scenarioProblem } from '../core/bilateral/replay';
+import { DEFAULT_DEADLINE, DEFAULT_FIRST_MOVER, DeadlineSchema, FirstMoverSchema, PresetSchema, ScenarioSchema } from '../games/bilateral/scenario';
+import { BilateralEventSchema, OUTCOME_KINDS, type OutcomeKind } from '../games/bilateral/events';
+import type { NegotiationResult, TournamentConfig } from '../games/bilateral/tournament';
+import type { Standings } from '../games/bilateral/aggregate';
+import { MAX_FILE_SCENARIOS } from '../games/bilateral/scenario-file';
+import { scenarioProblem } from '../games/bilateral/replay';
 import { DEFAULT_LLM_SETTINGS, llmSettings, LlmSettingsSchema, type LlmSettings } from '../agents/llm/settings';
-import { SeedSchema } from '../core/rng';
-import type { Same } from '../core/types';
+import { SeedSchema } from '../engine/rng';
+import type { Same } from '../engine/types';
 
 /** Run ids. */
 const id = z.string().min(1).max(200);
@@ -160,7 +160,7 @@ export type NegotiationRow = z.infer<typeof NegotiationRowSchema>;
 export const ExportedNegotiationSchema = NegotiationRowSchema.omit({ id: true, runId: true });
 export type ExportedNegotiation = z.infer<typeof ExportedNegotiationSchema>;
 
-/** One seat's oracle figures in a file (agents/oracle.ts); null where it has none. */
+/** One seat's oracle figures in a file (games/bilateral/oracle-agents.ts); null where it has none. */
 const SeatOracleSchema = z.object({ oracleShare: z.number().min(0).max(1), oracleGap: z.number().min(-1).max(1) }).nullable();
 
 /**

@@ -4,15 +4,15 @@
  * too, from its seat's seed), so a log whose scripted seat did anything else was edited, or was
  * played by a Parley whose strategies differ: either way it is not what the names say.
  */
-import type { BilateralEvent } from '../core/bilateral/events';
-import type { Move } from '../core/bilateral/moves';
-import { bilateral, type BilateralState } from '../core/bilateral/protocol';
-import type { BilateralAgent } from '../core/bilateral/tournament';
-import { ROLES, type Role, type Scenario } from '../core/scenario';
-import { createAgentFactory } from '../agents/registry';
+import type { BilateralEvent } from '../games/bilateral/events';
+import type { Move } from '../games/bilateral/moves';
+import { bilateral, type BilateralState } from '../games/bilateral/protocol';
+import type { BilateralAgent } from '../games/bilateral/tournament';
+import { ROLES, type Role, type Scenario } from '../games/bilateral/scenario';
+import { createAgentFactory } from '../games/bilateral/registry';
 import { isModelSpec } from '../agents/specs';
-import { parseAgentSpec } from '../agents/bilateral-specs';
-import type { SeatInfo } from '../core/engine/seat';
+import { parseAgentSpec } from '../games/bilateral/specs';
+import type { SeatInfo } from '../engine/seat';
 
 const NEVER = new AbortController().signal;
 

@@ -4,9 +4,9 @@
  * is set apart as damaged, with the reason, instead of breaking every page that lists it.
  */
 import { z } from 'zod';
-import { MarketStandingRowSchema, type MarketStandingRow } from '../core/market/aggregate';
-import { RATE_NAMES } from '../core/bilateral/aggregate';
-import { RoleSchema } from '../core/scenario';
+import { MarketStandingRowSchema, type MarketStandingRow } from '../games/market/aggregate';
+import { RATE_NAMES } from '../games/bilateral/aggregate';
+import { RoleSchema } from '../games/bilateral/scenario';
 import type { GameName } from './games';
 import { MarketRunRecordSchema, type MarketRunRow } from './market-schema';
 import { NegotiationRowSchema, RunRecordSchema, type NegotiationRow, type RunRow, type StoredStandings } from './schema';

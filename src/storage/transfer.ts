@@ -1,7 +1,7 @@
-import { randomId } from '../core/id';
+import { randomId } from '../engine/id';
 import { idTables, importedIdentity } from './import-id';
 import { handInKey, type HandIn, type HandInVia } from './hand-in-records';
-import { err, ok, type Result } from '../core/result';
+import { err, ok, type Result } from '../engine/result';
 import type { ParleyDb } from './db';
 import { addBatches, scanJson } from './batches';
 import { asStorageError } from './errors';

@@ -9,21 +9,21 @@
  * a time for the environment server. Both make the same negotiation from the same request.
  */
 import { z } from 'zod';
-import type { BilateralRecord, BilateralResult } from '../core/bilateral/events';
-import { bilateral } from '../core/bilateral/protocol';
-import { bilateralReward, RewardWeightsSchema, type Reward, type RewardTerms } from '../core/bilateral/reward';
-import type { BilateralAgentFactory, BilateralAgent } from '../core/bilateral/tournament';
-import { deriveSeed, SeedSchema } from '../core/rng';
-import { FirstMoverSchema, opponentOf, PresetSchema, RoleSchema, scenarioAt, type Role, type Scenario } from '../core/scenario';
-import { runSession } from '../core/session';
+import type { BilateralRecord, BilateralResult } from '../games/bilateral/events';
+import { bilateral } from '../games/bilateral/protocol';
+import { bilateralReward, RewardWeightsSchema, type Reward, type RewardTerms } from '../games/bilateral/reward';
+import type { BilateralAgentFactory, BilateralAgent } from '../games/bilateral/tournament';
+import { deriveSeed, SeedSchema } from '../engine/rng';
+import { FirstMoverSchema, opponentOf, PresetSchema, RoleSchema, scenarioAt, type Role, type Scenario } from '../games/bilateral/scenario';
+import { runSession } from '../engine/session';
 import { DEFAULT_CONTEXT_WINDOW, type ChatBackend, type ChatMessage, type ChatRequest, type ChatResponse } from '../agents/backends/types';
-import { llmAgent } from '../agents/llm/agent';
+import { llmAgent } from '../games/bilateral/llm/agent';
 import { type LlmAgentOptions } from '../agents/llm/seat';
 import { MAX_MAX_TOKENS, MIN_MAX_TOKENS, MoveInterfaceSchema } from '../agents/llm/settings';
-import type { MarketResult } from '../core/market/events';
-import type { MarketRewardTerms } from '../core/market/reward';
+import type { MarketResult } from '../games/market/events';
+import type { MarketRewardTerms } from '../games/market/reward';
 import { deeperThan } from './json-depth';
-import { Seat } from '../core/engine/seat';
+import { Seat } from '../engine/seat';
 
 /** `POST /episodes`: which game, which seat the policy plays, against whom, on which scenario. */
 export const EpisodeRequestSchema = z.strictObject({

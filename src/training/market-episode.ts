@@ -7,19 +7,19 @@
  * allocation quality).
  */
 import { z } from 'zod';
-import type { MarketRecord } from '../core/market/events';
-import { market } from '../core/market/protocol';
-import { marketReward, MarketRewardWeightsSchema, type MarketReward } from '../core/market/reward';
-import { generateMarket, marketConfigByName, ALL_MARKET_CONFIGS, type MarketScenario } from '../core/market/scenario';
-import type { MarketAgent, MarketAgentFactory } from '../core/market/tournament';
-import { Seat } from '../core/engine/seat';
-import { runSession } from '../core/session';
+import type { MarketRecord } from '../games/market/events';
+import { market } from '../games/market/protocol';
+import { marketReward, MarketRewardWeightsSchema, type MarketReward } from '../games/market/reward';
+import { generateMarket, marketConfigByName, ALL_MARKET_CONFIGS, type MarketScenario } from '../games/market/scenario';
+import type { MarketAgent, MarketAgentFactory } from '../games/market/tournament';
+import { Seat } from '../engine/seat';
+import { runSession } from '../engine/session';
 import { DEFAULT_CONTEXT_WINDOW, type ChatRequest, type ChatResponse } from '../agents/backends/types';
 import type { LlmAgentOptions } from '../agents/llm/seat';
 import { MAX_MAX_TOKENS, MIN_MAX_TOKENS, MoveInterfaceSchema } from '../agents/llm/settings';
-import { marketLlmAgent } from '../agents/market/llm/agent';
+import { marketLlmAgent } from '../games/market/llm/agent';
 import { Episode, OpponentError, policyBackend, type EpisodeEnd, type EpisodeView } from './episode';
-import { SeedSchema } from '../core/rng';
+import { SeedSchema } from '../engine/rng';
 
 const CONFIG_NAMES = ALL_MARKET_CONFIGS.map((c) => c.name);
 

@@ -17,11 +17,11 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
-import type { BilateralAgentFactory } from '../core/bilateral/tournament';
-import { problems, type CodeOf, type DataArgs, type ProblemOf } from '../core/errors';
+import type { BilateralAgentFactory } from '../games/bilateral/tournament';
+import { problems, type CodeOf, type DataArgs, type ProblemOf } from '../engine/errors';
 import { Episode, EpisodeRequestSchema, OpponentError, StepRequestSchema, stepAnswer, type EpisodeView } from './episode';
-import type { MarketAgentFactory } from '../core/market/tournament';
-import { makeMarketAgent } from '../agents/market/specs';
+import type { MarketAgentFactory } from '../games/market/tournament';
+import { makeMarketAgent } from '../games/market/specs';
 import { MarketEpisodeRequestSchema, startMarketEpisode } from './market-episode';
 import { deeperThan } from './json-depth';
 

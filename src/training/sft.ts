@@ -9,22 +9,22 @@
  * usable from the command line and from the app.
  */
 import { z } from 'zod';
-import type { BilateralEvent } from '../core/bilateral/events';
-import type { Move } from '../core/bilateral/moves';
-import { bilateral, type BilateralObservation } from '../core/bilateral/protocol';
-import { surplusShare } from '../core/bilateral/metrics';
-import { hashString } from '../core/rng';
-import { TIERS } from '../core/catalog';
-import { hasGainsFromTrade, ROLES, ZoneBinSchema, zoneBinOf, type Role, type Scenario } from '../core/scenario';
-import type { Retry } from '../core/session';
+import type { BilateralEvent } from '../games/bilateral/events';
+import type { Move } from '../games/bilateral/moves';
+import { bilateral, type BilateralObservation } from '../games/bilateral/protocol';
+import { surplusShare } from '../games/bilateral/metrics';
+import { hashString } from '../engine/rng';
+import { TIERS } from '../games/bilateral/catalog';
+import { hasGainsFromTrade, ROLES, ZoneBinSchema, zoneBinOf, type Role, type Scenario } from '../games/bilateral/scenario';
+import type { Retry } from '../engine/session';
 import { DEFAULT_CONTEXT_WINDOW, MOVE_TOKENS, type ChatMessage } from '../agents/backends/types';
 import { promptTokenBudget } from '../agents/llm/seat';
-import { buildPrompt, money } from '../agents/llm/prompt';
+import { buildPrompt, money } from '../games/bilateral/llm/prompt';
 import { promptText } from '../agents/llm/seat';
-import { moveTools } from '../agents/llm/schema';
+import { moveTools } from '../games/bilateral/llm/schema';
 import type { MoveInterface } from '../agents/llm/settings';
 import { isModelSpec } from '../agents/specs';
-import { parseAgentSpec } from '../agents/bilateral-specs';
+import { parseAgentSpec } from '../games/bilateral/specs';
 
 /** A negotiation as a run file holds it (the fields the export reads). */
 export interface SftSource {

@@ -4,11 +4,11 @@
  * a ranking of everyone who played, students and bots, by surplus share. Pure: the Runs page reads
  * the games from storage and hands them here.
  */
-import { computeMetrics } from '../core/bilateral/metrics';
-import type { BilateralEvent } from '../core/bilateral/events';
-import type { Move } from '../core/bilateral/moves';
-import { toCsv } from '../core/bilateral/csv';
-import { ROLES, type Role, type Scenario } from '../core/scenario';
+import { computeMetrics } from '../games/bilateral/metrics';
+import type { BilateralEvent } from '../games/bilateral/events';
+import type { Move } from '../games/bilateral/moves';
+import { toCsv } from '../games/bilateral/csv';
+import { ROLES, type Role, type Scenario } from '../games/bilateral/scenario';
 import { HUMAN_SPEC } from '../agents/specs';
 import { seatPlayers } from './pass-and-play';
 import { UNNAMED } from './player-names';

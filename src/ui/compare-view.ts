@@ -2,8 +2,8 @@
  * Which rows of a run comparison to show: every rate, only the rates whose values differ (as the
  * page prints them, to 0.1 point), or only those whose 95% intervals do not overlap.
  */
-import type { RateName } from '../core/bilateral/aggregate';
-import { assertNever } from '../core/result';
+import type { RateName } from '../games/bilateral/aggregate';
+import { assertNever } from '../engine/result';
 import type { ComparedSeat, RateComparison } from './compare';
 
 export const COMPARE_VIEWS = ['all', 'values', 'intervals'] as const;

@@ -2,10 +2,10 @@
  * Two runs' leaderboards side by side: per agent and role, each rate in run A and run B, the
  * difference B − A, and whether the two 95% intervals overlap.
  */
-import { RATE_NAMES, type LeaderboardRow, type RateName } from '../core/bilateral/aggregate';
+import { RATE_NAMES, type LeaderboardRow, type RateName } from '../games/bilateral/aggregate';
 import { RATE_INFO } from './rates';
-import type { Interval } from '../core/stats';
-import { ROLES, type Role } from '../core/scenario';
+import type { Interval } from '../engine/stats';
+import { ROLES, type Role } from '../games/bilateral/scenario';
 
 /** `differ`: the intervals are disjoint; `null`: one side has no value or no interval. */
 export type Overlap = 'overlap' | 'differ';

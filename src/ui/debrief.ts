@@ -1,13 +1,13 @@
 // The debrief after a game the user played in person: what they could not see, how their result
 // compares with an even split and with each scripted strategy in their seat, and what to try next.
-import type { BilateralEvent, OutcomeKind } from '../core/bilateral/events';
-import { computeMetrics } from '../core/bilateral/metrics';
-import { opponentOf, type Role, type Scenario } from '../core/scenario';
-import { roundCents } from '../core/money';
-import { STRATEGIES } from '../agents/scripted';
-import { parseAgentSpec } from '../agents/bilateral-specs';
-import { oracleDeal } from '../agents/oracle';
-import { oracleShare } from '../core/bilateral/oracle';
+import type { BilateralEvent, OutcomeKind } from '../games/bilateral/events';
+import { computeMetrics } from '../games/bilateral/metrics';
+import { opponentOf, type Role, type Scenario } from '../games/bilateral/scenario';
+import { roundCents } from '../engine/money';
+import { STRATEGIES } from '../games/bilateral/strategies';
+import { parseAgentSpec } from '../games/bilateral/specs';
+import { oracleDeal } from '../games/bilateral/oracle-agents';
+import { oracleShare } from '../games/bilateral/oracle';
 import { money, pct } from './components/format';
 
 /** The strategies a debrief plays in the user's seat: every deterministic one, with its defaults. */

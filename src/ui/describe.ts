@@ -1,5 +1,5 @@
 /** Runs, deadlines and first movers in words, for the pages that set them up or show them. */
-import { deadlineLabel, type FirstMoverChoice, type Scenario } from '../core/scenario';
+import { deadlineLabel, type FirstMoverChoice, type Scenario } from '../games/bilateral/scenario';
 import type { RunRow } from '../storage';
 import type { Phrase } from './names';
 

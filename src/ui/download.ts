@@ -1,5 +1,5 @@
 /** Handing files to the browser as downloads, and naming them after their run. */
-import { err, ok, type Result } from '../core/result';
+import { err, ok, type Result } from '../engine/result';
 import { newId, sim } from './state/sim';
 
 /** Saves `blob` as `fileName` through a temporary link; the URL is freed once the download has begun. */

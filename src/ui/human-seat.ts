@@ -1,10 +1,10 @@
 // What the user's seat is shown and may type: the turns left as far as they can know them, the
 // price of an offer read from the form's text, and the moves that ask for a confirmation first.
-import type { HumanPrompt } from '../agents/human';
-import type { Action } from '../core/bilateral/moves';
-import { MAX_OFFER_LIST_MULTIPLE, MIN_OFFER_PRICE } from '../core/bilateral/protocol';
-import { roundCents } from '../core/money';
-import { err, ok, type Result } from '../core/result';
+import type { HumanPrompt } from '../games/bilateral/human';
+import type { Action } from '../games/bilateral/moves';
+import { MAX_OFFER_LIST_MULTIPLE, MIN_OFFER_PRICE } from '../games/bilateral/protocol';
+import { roundCents } from '../engine/money';
+import { err, ok, type Result } from '../engine/result';
 import { money } from './components/format';
 
 /** Turns left in the game (this one included), and how many of them are yours, as a range where the limit is uncertain. */

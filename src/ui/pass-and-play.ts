@@ -3,7 +3,7 @@
  * names, `Ada (buyer), Ben (seller): human buys … from human`, so a class export can credit each
  * seat to its student (`seatPlayers`); a one-player game keeps `Ada: …` (class-export.ts).
  */
-import type { Role } from '../core/scenario';
+import type { Role } from '../games/bilateral/scenario';
 import { UNNAMED } from './player-names';
 import { PLAYER_NAME, TOURNAMENT_LIMITS } from './state/limits';
 

@@ -1,9 +1,9 @@
 /**
  * Every rate of the standings in words, once for the app: a short label and a plain explanation
  * (the leaderboard's headers and "What the columns mean", the comparison of two runs). The
- * definitions themselves live in core/bilateral/aggregate.ts and docs/metrics.md.
+ * definitions themselves live in games/bilateral/aggregate.ts and docs/metrics.md.
  */
-import { RATE_NAMES, type RateName } from '../core/bilateral/aggregate';
+import { RATE_NAMES, type RateName } from '../games/bilateral/aggregate';
 
 export interface RateInfo {
   label: string;

@@ -3,7 +3,7 @@
  * the reading, which goes through zod, so that Home, whose links and lesson cards only write links,
  * loads no zod.
  */
-import type { Deadline } from '../core/scenario';
+import type { Deadline } from '../games/bilateral/scenario';
 import type { Lesson } from './lessons';
 import type { ArenaSetup, ModelSetup, TournamentSetup } from './share-link';
 

@@ -6,9 +6,9 @@
  * only fills the form; nothing starts until the user presses Play or Run.
  */
 import { z } from 'zod';
-import { CATALOG } from '../core/catalog';
-import { MAX_OFFER_LIST_MULTIPLE } from '../core/bilateral/protocol';
-import { createRng, deriveSeed, hashString } from '../core/rng';
+import { CATALOG } from '../games/bilateral/catalog';
+import { MAX_OFFER_LIST_MULTIPLE } from '../games/bilateral/protocol';
+import { createRng, deriveSeed, hashString } from '../engine/rng';
 import {
   DEFAULT_DEADLINE,
   DeadlineSchema,
@@ -22,9 +22,9 @@ import {
   type Preset,
   type Role,
   type Scenario,
-} from '../core/scenario';
+} from '../games/bilateral/scenario';
 import { HUMAN_SPEC } from '../agents/specs';
-import { parseAgentSpec } from '../agents/bilateral-specs';
+import { parseAgentSpec } from '../games/bilateral/specs';
 import { DEFAULT_LLM_SETTINGS, LlmSettingsSchema, MoveInterfaceSchema, temperatureProblem, type MoveInterface } from '../agents/llm/settings';
 import { LESSON_IDS, type LessonId } from './lessons';
 import { TOURNAMENT_LIMITS, type Bounds } from './state/limits';

@@ -1,4 +1,4 @@
-import { randomId } from '../core/id';
+import { randomId } from '../engine/id';
 import { FromWorkerSchema, REPLY_TYPES, type FromWorker, type ReplyTo, type ToWorker, type WorkerRequest } from './messages';
 
 /**

@@ -3,8 +3,8 @@
  * per negotiation with its metrics (oracle figures included) and rewards, folded from its events a
  * chunk of stored rows at a time, so a long run never holds the page and never sits in memory whole.
  */
-import { negotiationsCsv, seatRewards, standingsCsv } from '../core/bilateral/csv';
-import { OracleScorer, scoredMetrics } from '../agents/oracle';
+import { negotiationsCsv, seatRewards, standingsCsv } from '../games/bilateral/csv';
+import { OracleScorer, scoredMetrics } from '../games/bilateral/oracle-agents';
 import { scanRun, type ParleyDb } from '../storage';
 import { readRun } from '../storage/runs';
 import { safeFileName } from './file-names';

@@ -3,17 +3,17 @@
  * each cell folded into the few figures a widget shows beside its closed form. Unsaved; progress
  * is reported and the loop yields to the worker's message queue often, so a stop arrives at once.
  */
-import { Aggregator } from '../core/bilateral/aggregate';
-import { playNegotiation } from '../core/bilateral/tournament';
-import { createRng, deriveSeed } from '../core/rng';
-import { scenarioAt, type Role, type Scenario } from '../core/scenario';
-import { addGains, emptyGains } from '../core/theory';
-import { createAgentFactory } from '../agents/registry';
+import { Aggregator } from '../games/bilateral/aggregate';
+import { playNegotiation } from '../games/bilateral/tournament';
+import { createRng, deriveSeed } from '../engine/rng';
+import { scenarioAt, type Role, type Scenario } from '../games/bilateral/scenario';
+import { addGains, emptyGains } from '../games/bilateral/theory';
+import { createAgentFactory } from '../games/bilateral/registry';
 import { isModelSpec } from '../agents/specs';
-import { parseAgentSpecs } from '../agents/bilateral-specs';
-import { OracleScorer } from '../agents/oracle';
+import { parseAgentSpecs } from '../games/bilateral/specs';
+import { OracleScorer } from '../games/bilateral/oracle-agents';
 import { learnPlanned, type LearnCell, type LearnCellResult, type LearnExperiment } from './messages';
-import type { Standings } from '../core/bilateral/aggregate';
+import type { Standings } from '../games/bilateral/aggregate';
 
 export interface LearnOptions {
   signal?: AbortSignal;

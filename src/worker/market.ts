@@ -1,7 +1,7 @@
 // One market played live for the Market page (market tournaments are stored runs: tournament-run.ts).
-import type { MarketRole } from '../core/market/moves';
-import { planMarketJobs, playMarket, plannedMarkets, type MarketAgent } from '../core/market/tournament';
-import { Seat } from '../core/engine/seat';
+import type { MarketRole } from '../games/market/moves';
+import { planMarketJobs, playMarket, plannedMarkets, type MarketAgent } from '../games/market/tournament';
+import { Seat } from '../engine/seat';
 import { marketStandings } from '../storage/market-file';
 import { createRun, updateRun } from '../storage/runs';
 import { RunWriter } from '../storage/writer';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { BilateralEventSchema } from '../core/bilateral/events';
-import { StandingsSchema } from '../core/bilateral/standings-schema';
-import { ScenarioSchema } from '../core/scenario';
+import { BilateralEventSchema } from '../games/bilateral/events';
+import { StandingsSchema } from '../games/bilateral/standings-schema';
+import { ScenarioSchema } from '../games/bilateral/scenario';
 import { RUN_STATUSES, RunRecordSchema, TournamentConfigSchema } from '../storage/schema';
 import { REMOTE_PROVIDERS } from '../agents/remote-spec';
 import { MAX_API_KEY_LENGTH, MAX_BASE_URL_LENGTH } from '../agents/remote-input';
@@ -11,17 +11,17 @@ import { LlmSettingsSchema } from '../agents/llm/settings';
 import { ModelListEntrySchema } from '../agents/backends/webllm/models';
 import { LOAD_PHASES } from '../agents/backends/webllm/progress';
 import { customModel, CustomModelListSchema } from '../agents/backends/webllm/custom';
-import { MoveSchema } from '../core/bilateral/moves';
-import { DeadlineSchema, FirstMoverSchema, PresetSchema, ROLES } from '../core/scenario';
+import { MoveSchema } from '../games/bilateral/moves';
+import { DeadlineSchema, FirstMoverSchema, PresetSchema, ROLES } from '../games/bilateral/scenario';
 import { MOVE_INTERFACES } from '../agents/llm/settings';
 import { SftFilterSchema, SftValidationSchema } from '../training/sft';
-import { HumanPromptSchema } from '../agents/human';
-import { MarketEventSchema } from '../core/market/events';
-import { MarketStandingRowSchema } from '../core/market/aggregate';
+import { HumanPromptSchema } from '../games/bilateral/human';
+import { MarketEventSchema } from '../games/market/events';
+import { MarketStandingRowSchema } from '../games/market/aggregate';
 import { MarketRunConfigSchema } from '../storage/market-schema';
 import { HandInReportSchema } from '../storage/hand-in-records';
 import { MAX_PAYLOAD_CHARS } from '../storage/result-link';
-import { SeedSchema } from '../core/rng';
+import { SeedSchema } from '../engine/rng';
 
 export { ENGINE_STATES };
 
@@ -109,7 +109,7 @@ export const LearnCellResultSchema = z.object({
   /** Means over gft negotiations with 0 for no deal. */
   buyerExpectedShare: share,
   sellerExpectedShare: share,
-  /** Gains from trade in units of list price (core/theory.ts GainsTally). */
+  /** Gains from trade in units of list price (games/bilateral/theory.ts GainsTally). */
   gains: z.object({ scenarios: z.int().nonnegative(), realised: z.number().finite(), firstBest: z.number().finite(), secondBest: z.number().finite() }),
   /** The cell's first negotiation: its price (null without a deal), how it ended, turns played. */
   first: z.object({ price: z.number().finite().nullable(), outcome: z.string().max(40), turns: z.int().nonnegative() }).nullable(),

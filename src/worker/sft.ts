@@ -4,7 +4,7 @@
  * counts them (the summary the page shows before any download); a second builds the examples, a
  * page of negotiations at a time, yielding between pages so cancels and other work get through.
  */
-import type { Role } from '../core/scenario';
+import type { Role } from '../games/bilateral/scenario';
 import type { MoveInterface } from '../agents/llm/settings';
 import { loadNegotiations, scanRun, type NegotiationRow, type ParleyDb } from '../storage';
 import { seatMoved, selectedSeats, sftExample, SftTally, validationScenarios, type SftFilter, type SftSource, type SftSummary } from '../training/sft';

@@ -6,7 +6,7 @@ import { salvageRun } from '../storage/runs';
 import { ArenaGame, compareInSeat } from './arena';
 import { FromWorkerSchema, messageIds, ToWorkerSchema, type FromWorker, type ToWorker } from './messages';
 import { WorkerRun, type RunHost } from './tournament-run';
-import { assertNever } from '../core/result';
+import { assertNever } from '../engine/result';
 import { EnginePool, type EngineStatus } from '../agents/backends/webllm/pool';
 import { deleteCached, listModels } from '../agents/backends/webllm/engine';
 // WebLLM in an engine worker; the e2e build swaps in its fake engine here (vite.config.ts).

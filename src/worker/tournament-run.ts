@@ -1,7 +1,7 @@
 // Stored runs of any game in the simulation worker: the run controller (runs/) plays them; this
 // says its reports in the page's messages.
-import type { Standings } from '../core/bilateral/aggregate';
-import type { MarketStandingRow } from '../core/market/aggregate';
+import type { Standings } from '../games/bilateral/aggregate';
+import type { MarketStandingRow } from '../games/market/aggregate';
 import { createStoredRun, RunController, type RunHost as ControllerHost, type RunReports } from '../runs/controller';
 import type { Game } from '../storage/games';
 import type { RunStatus } from '../storage/schema';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { scriptedBackend } from '../../src/agents/backends/scripted';
-import { llmAgent } from '../../src/agents/llm/agent';
-import { STRATEGY_NAMES } from '../../src/agents/bilateral-specs';
-import { playNegotiation } from '../../src/core/bilateral/tournament';
+import { llmAgent } from '../../src/games/bilateral/llm/agent';
+import { STRATEGY_NAMES } from '../../src/games/bilateral/specs';
+import { playNegotiation } from '../../src/games/bilateral/tournament';
 import { agent, scenario } from './fixtures';
 
 /** A model that answers every turn with the same offer, however absurd. */

@@ -8,14 +8,14 @@
 import { describe, expect, it } from 'vitest';
 import { scriptedBackend } from '../../src/agents/backends/scripted';
 import type { ChatRequest, ChatResponse } from '../../src/agents/backends/types';
-import { llmAgent } from '../../src/agents/llm/agent';
-import { makeAgent } from '../../src/agents/registry';
-import { OracleScorer } from '../../src/agents/oracle';
-import { Aggregator, type LeaderboardRow, type Standings } from '../../src/core/bilateral/aggregate';
-import type { BilateralAgentFactory, TournamentConfig } from '../../src/core/bilateral/tournament';
-import type { Role } from '../../src/core/scenario';
-import { runTournament } from '../../src/core/engine/tournament';
-import { bilateralGame } from '../../src/core/bilateral/game';
+import { llmAgent } from '../../src/games/bilateral/llm/agent';
+import { makeAgent } from '../../src/games/bilateral/registry';
+import { OracleScorer } from '../../src/games/bilateral/oracle-agents';
+import { Aggregator, type LeaderboardRow, type Standings } from '../../src/games/bilateral/aggregate';
+import type { BilateralAgentFactory, TournamentConfig } from '../../src/games/bilateral/tournament';
+import type { Role } from '../../src/games/bilateral/scenario';
+import { runTournament } from '../../src/engine/tournament';
+import { bilateralGame } from '../../src/games/bilateral/game';
 
 async function standings(config: Partial<TournamentConfig> & Pick<TournamentConfig, 'agents'>, factory: BilateralAgentFactory = makeAgent): Promise<Standings> {
   const aggregator = new Aggregator();

@@ -5,17 +5,17 @@
  * replay, end by the turn limit, come out the same from the same seed, and score consistently.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { llmAgent } from '../../src/agents/llm/agent';
+import { llmAgent } from '../../src/games/bilateral/llm/agent';
 import type { MoveInterface } from '../../src/agents/llm/settings';
-import { makeAgent } from '../../src/agents/registry';
-import { STRATEGIES } from '../../src/agents/scripted';
+import { makeAgent } from '../../src/games/bilateral/registry';
+import { STRATEGIES } from '../../src/games/bilateral/strategies';
 import { seededModel } from '../support/seeded-model';
-import { bilateral, type BilateralState } from '../../src/core/bilateral/protocol';
-import type { BilateralAgentFactory, NegotiationResult } from '../../src/core/bilateral/tournament';
-import { createRng } from '../../src/core/rng';
-import { PRESETS, type Preset } from '../../src/core/scenario';
-import { runTournament } from '../../src/core/engine/tournament';
-import { bilateralGame } from '../../src/core/bilateral/game';
+import { bilateral, type BilateralState } from '../../src/games/bilateral/protocol';
+import type { BilateralAgentFactory, NegotiationResult } from '../../src/games/bilateral/tournament';
+import { createRng } from '../../src/engine/rng';
+import { PRESETS, type Preset } from '../../src/games/bilateral/scenario';
+import { runTournament } from '../../src/engine/tournament';
+import { bilateralGame } from '../../src/games/bilateral/game';
 
 // Ten scenarios per pair and preset: 40 per pairing over the four presets, in both seats.
 const SCENARIOS_PER_PAIR = 10;

@@ -1,11 +1,11 @@
-import type { CatalogItem } from '../../src/core/catalog';
-import type { Move } from '../../src/core/bilateral/moves';
-import { bilateral, type BilateralObservation, type BilateralState } from '../../src/core/bilateral/protocol';
-import type { BilateralEvent } from '../../src/core/bilateral/events';
-import { playNegotiation, type BilateralAgent } from '../../src/core/bilateral/tournament';
-import { makeAgent } from '../../src/agents/registry';
-import { createRng } from '../../src/core/rng';
-import { makeScenario, type Role, type Scenario } from '../../src/core/scenario';
+import type { CatalogItem } from '../../src/games/bilateral/catalog';
+import type { Move } from '../../src/games/bilateral/moves';
+import { bilateral, type BilateralObservation, type BilateralState } from '../../src/games/bilateral/protocol';
+import type { BilateralEvent } from '../../src/games/bilateral/events';
+import { playNegotiation, type BilateralAgent } from '../../src/games/bilateral/tournament';
+import { makeAgent } from '../../src/games/bilateral/registry';
+import { createRng } from '../../src/engine/rng';
+import { makeScenario, type Role, type Scenario } from '../../src/games/bilateral/scenario';
 
 export const WIDGET: CatalogItem = { id: 'widget', name: 'Widget', category: 'test', listPrice: 100 };
 

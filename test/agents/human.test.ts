@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { HumanPromptSchema, HumanSeat, HUMAN_SPEC, humanPrompt, type HumanPrompt } from '../../src/agents/human';
-import { createAgentFactory, makeAgent } from '../../src/agents/registry';
-import { parseAgentSpec, parseAgentSpecs, SPEC_PROBLEMS } from '../../src/agents/bilateral-specs';
-import { playNegotiation } from '../../src/core/bilateral/tournament';
-import { replayLog } from '../../src/core/bilateral/replay';
-import { CATALOG } from '../../src/core/catalog';
-import { createRng } from '../../src/core/rng';
-import { makeScenario, type Role } from '../../src/core/scenario';
-import type { Move } from '../../src/core/bilateral/moves';
+import { HumanPromptSchema, HumanSeat, HUMAN_SPEC, humanPrompt, type HumanPrompt } from '../../src/games/bilateral/human';
+import { createAgentFactory, makeAgent } from '../../src/games/bilateral/registry';
+import { parseAgentSpec, parseAgentSpecs, SPEC_PROBLEMS } from '../../src/games/bilateral/specs';
+import { playNegotiation } from '../../src/games/bilateral/tournament';
+import { replayLog } from '../../src/games/bilateral/replay';
+import { CATALOG } from '../../src/games/bilateral/catalog';
+import { createRng } from '../../src/engine/rng';
+import { makeScenario, type Role } from '../../src/games/bilateral/scenario';
+import type { Move } from '../../src/games/bilateral/moves';
 import { runCli } from '../cli/helpers';
-import { runTournament } from '../../src/core/engine/tournament';
-import { bilateralGame } from '../../src/core/bilateral/game';
+import { runTournament } from '../../src/engine/tournament';
+import { bilateralGame } from '../../src/games/bilateral/game';
 
 const ITEM = CATALOG[10]!;
 /** A scenario whose values are far from anything the seat is shown, so a leak would be seen. */

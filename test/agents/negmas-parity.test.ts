@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { makeScenario, type Role } from '../../src/core/scenario';
+import { makeScenario, type Role } from '../../src/games/bilateral/scenario';
 import { agent, play } from './fixtures';
 
 interface ReferenceLine {

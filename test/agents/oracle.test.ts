@@ -1,21 +1,21 @@
 /**
- * The oracle reference for Parley's own strategies (agents/oracle.ts): which have one, exactness
+ * The oracle reference for Parley's own strategies (games/bilateral/oracle-agents.ts): which have one, exactness
  * of the scheduled search against a search played with the agent itself, hand-solved cases, and
  * the figures of a real tournament (never below what a seat got).
  */
 import { describe, expect, it } from 'vitest';
-import { Aggregator } from '../../src/core/bilateral/aggregate';
-import { oracleOutcome, oracleShare } from '../../src/core/bilateral/oracle';
-import { bilateral } from '../../src/core/bilateral/protocol';
-import type { NegotiationResult } from '../../src/core/bilateral/tournament';
-import { generateScenarios, opponentOf, type Role } from '../../src/core/scenario';
-import { makeAgent } from '../../src/agents/registry';
-import { OracleScorer, oracleCounterpart, seatOracle } from '../../src/agents/oracle';
-import { STRATEGIES } from '../../src/agents/scripted';
-import type { ScriptedAgent } from '../../src/agents/scripted/policy';
+import { Aggregator } from '../../src/games/bilateral/aggregate';
+import { oracleOutcome, oracleShare } from '../../src/games/bilateral/oracle';
+import { bilateral } from '../../src/games/bilateral/protocol';
+import type { NegotiationResult } from '../../src/games/bilateral/tournament';
+import { generateScenarios, opponentOf, type Role } from '../../src/games/bilateral/scenario';
+import { makeAgent } from '../../src/games/bilateral/registry';
+import { OracleScorer, oracleCounterpart, seatOracle } from '../../src/games/bilateral/oracle-agents';
+import { STRATEGIES } from '../../src/games/bilateral/strategies';
+import type { ScriptedAgent } from '../../src/games/bilateral/strategies/policy';
 import { agent, scenario } from './fixtures';
-import { runTournament } from '../../src/core/engine/tournament';
-import { bilateralGame } from '../../src/core/bilateral/game';
+import { runTournament } from '../../src/engine/tournament';
+import { bilateralGame } from '../../src/games/bilateral/game';
 
 const DETERMINISTIC = STRATEGIES.filter((s) => s.deterministic).map((s) => s.name);
 const SCHEDULED = DETERMINISTIC.filter((n) => n !== 'tit-for-tat');

@@ -1,21 +1,21 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { NegotiationResult } from '../../src/core/bilateral/tournament';
-import type { BilateralOutcome } from '../../src/core/bilateral/protocol';
-import type { Move } from '../../src/core/bilateral/moves';
-import type { MarketTournamentResult } from '../../src/core/market/tournament';
-import { MARKET_PRESETS } from '../../src/core/market/scenario';
-import type { MarketMove } from '../../src/core/market/moves';
-import type { MarketOutcome } from '../../src/core/market/protocol';
-import { PRESETS, priceRangeOf, type Deadline, type Preset } from '../../src/core/scenario';
-import type { SessionEvent, SessionFailure } from '../../src/core/session';
-import { makeAgent } from '../../src/agents/registry';
-import { STRATEGY_NAMES } from '../../src/agents/bilateral-specs';
-import { makeMarketAgent, MARKET_STRATEGIES } from '../../src/agents/market/specs';
-import { runTournament } from '../../src/core/engine/tournament';
-import { bilateralGame } from '../../src/core/bilateral/game';
-import { marketGame } from '../../src/core/market/game';
+import type { NegotiationResult } from '../../src/games/bilateral/tournament';
+import type { BilateralOutcome } from '../../src/games/bilateral/protocol';
+import type { Move } from '../../src/games/bilateral/moves';
+import type { MarketTournamentResult } from '../../src/games/market/tournament';
+import { MARKET_PRESETS } from '../../src/games/market/scenario';
+import type { MarketMove } from '../../src/games/market/moves';
+import type { MarketOutcome } from '../../src/games/market/protocol';
+import { PRESETS, priceRangeOf, type Deadline, type Preset } from '../../src/games/bilateral/scenario';
+import type { SessionEvent, SessionFailure } from '../../src/engine/session';
+import { makeAgent } from '../../src/games/bilateral/registry';
+import { STRATEGY_NAMES } from '../../src/games/bilateral/specs';
+import { makeMarketAgent, MARKET_STRATEGIES } from '../../src/games/market/specs';
+import { runTournament } from '../../src/engine/tournament';
+import { bilateralGame } from '../../src/games/bilateral/game';
+import { marketGame } from '../../src/games/market/game';
 
 /**
  * The engine may be made faster, never different. In the bilateral game every strategy (random included) plays every

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { agentCost, describeCost, describeRunCost, isLocalModel, priceOf, priceSpec, runCost } from '../../src/agents/pricing';
-import type { Price } from '../../src/core/cost';
+import type { Price } from '../../src/engine/cost';
 
 const MINI: Price = { inputPerMTok: 0.15, outputPerMTok: 0.6 };
 const prices = new Map<string, Price>([

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { createAgentFactory, makeAgent, WEBLLM_ONLY_IN_BROWSER } from '../../src/agents/registry';
-import { isDeterministic, parseAgentSpec, parseAgentSpecs, STRATEGY_NAMES } from '../../src/agents/bilateral-specs';
+import { createAgentFactory, makeAgent, WEBLLM_ONLY_IN_BROWSER } from '../../src/games/bilateral/registry';
+import { isDeterministic, parseAgentSpec, parseAgentSpecs, STRATEGY_NAMES } from '../../src/games/bilateral/specs';
 import { WEBLLM_MODEL_IDS } from '../../src/agents/specs';
 import { observeAfter, scenario } from './fixtures';
-import { STRATEGIES } from '../../src/agents/scripted';
-import { createRng } from '../../src/core/rng';
+import { STRATEGIES } from '../../src/games/bilateral/strategies';
+import { createRng } from '../../src/engine/rng';
 import { canThink, REMOTE_PROVIDERS } from '../../src/agents/providers';
 
 const NAMES = ['boulware', 'linear', 'conceder', 'tit-for-tat', 'hardliner', 'accommodator', 'haggler', 'random'];

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { offer, say, type Move } from '../../src/core/bilateral/moves';
-import { bilateral } from '../../src/core/bilateral/protocol';
-import { computeMetrics } from '../../src/core/bilateral/metrics';
-import { generateScenarios, PRESETS, type Role } from '../../src/core/scenario';
-import { STRATEGIES } from '../../src/agents/scripted';
-import { STRATEGY_NAMES } from '../../src/agents/bilateral-specs';
+import { offer, say, type Move } from '../../src/games/bilateral/moves';
+import { bilateral } from '../../src/games/bilateral/protocol';
+import { computeMetrics } from '../../src/games/bilateral/metrics';
+import { generateScenarios, PRESETS, type Role } from '../../src/games/bilateral/scenario';
+import { STRATEGIES } from '../../src/games/bilateral/strategies';
+import { STRATEGY_NAMES } from '../../src/games/bilateral/specs';
 import { agent, moveOf, observeAfter, offersBy, play, scenario, script } from './fixtures';
 
 /** Own offers of `spec` in `role` against a hardliner that never comes close enough to deal. */

@@ -4,7 +4,7 @@
 // answer in nine malformed), over node:http with keep-alive. Server and clients share this process
 // and the machine's cores.
 import os from 'node:os';
-import { makeAgent } from '../../src/agents/registry';
+import { makeAgent } from '../../src/games/bilateral/registry';
 import { startEnvServer } from '../../src/training/server';
 import { policyAnswer, post, stepBody } from '../training/helpers';
 

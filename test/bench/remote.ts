@@ -3,12 +3,12 @@
 // run came to the latency-bound ideal (every concurrency slot always waiting on a call).
 import { setMaxListeners } from 'node:events';
 import os from 'node:os';
-import { Aggregator } from '../../src/core/bilateral/aggregate';
-import type { TournamentConfig } from '../../src/core/bilateral/tournament';
-import { createAgentFactory } from '../../src/agents/registry';
+import { Aggregator } from '../../src/games/bilateral/aggregate';
+import type { TournamentConfig } from '../../src/games/bilateral/tournament';
+import { createAgentFactory } from '../../src/games/bilateral/registry';
 import { move, promptOf, slow, start, type RecordedRequest } from '../support/chat-server';
-import { runTournament } from '../../src/core/engine/tournament';
-import { bilateralGame } from '../../src/core/bilateral/game';
+import { runTournament } from '../../src/engine/tournament';
+import { bilateralGame } from '../../src/games/bilateral/game';
 
 const LATENCY_MS = Number(process.env.LATENCY_MS ?? 100);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 8);

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BilateralEvent } from '../../src/core/bilateral/events';
+import type { BilateralEvent } from '../../src/games/bilateral/events';
 import { readRunFile } from '../../src/storage/run-file';
 import type { ExportedNegotiation } from '../../src/storage/schema';
 import { runCli } from './helpers';

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RATE_NAMES } from '../../src/core/bilateral/aggregate';
+import { RATE_NAMES } from '../../src/games/bilateral/aggregate';
 import { readRunFile } from '../../src/storage/run-file';
 import { failure, start, type ChatServer } from '../support/chat-server';
 import { runCli } from './helpers';

@@ -3,12 +3,12 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { flagForm, helpText, intFlag, numberFlag, parseFlags, requiredFlag, UsageError } from '../../src/cli/args';
 import { COMMANDS } from '../../src/cli/commands';
-import { MAX_SEED } from '../../src/core/rng';
+import { MAX_SEED } from '../../src/engine/rng';
 import { TournamentConfigSchema } from '../../src/storage/schema';
 import { RemoteLimitsSchema } from '../../src/agents/remote';
 import { EnvServerLimitsSchema, startEnvServer } from '../../src/training/server';
 import { SftFilterSchema, SftValidationSchema } from '../../src/training/sft';
-import { makeAgent } from '../../src/agents/registry';
+import { makeAgent } from '../../src/games/bilateral/registry';
 import type { z } from 'zod';
 import { runCli } from './helpers';
 

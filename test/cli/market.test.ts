@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { benchMarkets } from '../../src/cli/bench-market';
 import { main } from '../../src/cli/main';
-import { MarketEventSchema } from '../../src/core/market/events';
-import { MarketScenarioSchema } from '../../src/core/market/scenario';
+import { MarketEventSchema } from '../../src/games/market/events';
+import { MarketScenarioSchema } from '../../src/games/market/scenario';
 import { runCli, usageProblem } from './helpers';
 import { move, promptOf, start, type ChatServer, type RecordedRequest } from '../support/chat-server';
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunJsonlWriter } from '../../src/cli/jsonl';
 import { playCliRun } from '../../src/cli/play-run';
-import { runTournament } from '../../src/core/engine/tournament';
+import { runTournament } from '../../src/engine/tournament';
 import { registerGame, runGameOf } from '../../src/runs/index';
 import { readRunFile } from '../../src/storage/run-file';
 import { makeUltimatumAgent, ultimatumGame, type UltimatumConfig, type UltimatumResult } from '../support/games/ultimatum';

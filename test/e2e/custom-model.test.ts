@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { Browser } from './harness';
 import { openApp, storedNegotiations, storedRows, storedRuns } from './pages';
-import type { BilateralEvent } from '../../src/core/bilateral/events';
+import type { BilateralEvent } from '../../src/games/bilateral/events';
 
 const NAME = 'Qwen3-parley-ft-q4f32_1-MLC';
 const SPEC = `webllm:${NAME}`;

@@ -11,7 +11,7 @@ import type { Browser } from './harness';
 import { configureTournament, openApp, storedNegotiations, storedRuns } from './pages';
 import { malformed, rateLimited, start, type ChatServer } from '../support/chat-server';
 import { policy, policyAnswer } from '../support/policy-model';
-import type { BilateralEvent } from '../../src/core/bilateral/events';
+import type { BilateralEvent } from '../../src/games/bilateral/events';
 
 const KEYS = { vLLM: 'sk-vllm-e2e-1a2b3c', Anthropic: 'sk-ant-e2e-4d5e6f', Gemini: 'gm-e2e-7a8b9c' };
 const AGENTS = ['vllm:m', 'anthropic:claude-test', 'gemini:gemini-test'];

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { Browser } from './harness';
 import { configureTournament, openApp, screenshot, storedNegotiations, storedRuns } from './pages';
-import type { BilateralEvent } from '../../src/core/bilateral/events';
+import type { BilateralEvent } from '../../src/games/bilateral/events';
 
 const SMALL = 'webllm:Qwen3-0.6B-q4f32_1-MLC';
 const LOSES_GPU = 'webllm:Qwen3-4B-q4f32_1-MLC';

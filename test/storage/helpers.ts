@@ -1,18 +1,18 @@
 import { onTestFinished } from 'vitest';
-import { createAgentFactory, makeAgent } from '../../src/agents/registry';
+import { createAgentFactory, makeAgent } from '../../src/games/bilateral/registry';
 import { WEBLLM_CAPABILITIES } from '../../src/agents/backends/webllm/backend';
 import type { ChatBackend } from '../../src/agents/backends/types';
 import { DEFAULT_LLM_SETTINGS } from '../../src/agents/llm/settings';
-import type { NegotiationResult } from '../../src/core/bilateral/tournament';
-import { Aggregator } from '../../src/core/bilateral/aggregate';
-import { OracleScorer, scoredMetrics } from '../../src/agents/oracle';
+import type { NegotiationResult } from '../../src/games/bilateral/tournament';
+import { Aggregator } from '../../src/games/bilateral/aggregate';
+import { OracleScorer, scoredMetrics } from '../../src/games/bilateral/oracle-agents';
 import { addBatches } from '../../src/storage/batches';
 import { bilateralStore } from '../../src/storage/games/bilateral';
 import { openDb, type ParleyDb } from '../../src/storage/db';
 import { createRun } from '../../src/storage/runs';
 import { negotiationRow, type NegotiationRow, type RunConfig, type RunRow } from '../../src/storage/schema';
-import { runTournament } from '../../src/core/engine/tournament';
-import { bilateralGame } from '../../src/core/bilateral/game';
+import { runTournament } from '../../src/engine/tournament';
+import { bilateralGame } from '../../src/games/bilateral/game';
 
 /** A database of its own for one test, deleted when the test ends. */
 export function freshDb(): ParleyDb {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import type { BilateralEvent } from '../../src/core/bilateral/events';
+import type { BilateralEvent } from '../../src/games/bilateral/events';
 import { createRun, deleteRun, getRun, loadNegotiations } from '../../src/storage/runs';
 import type { NegotiationRow, RunConfig } from '../../src/storage/schema';
 import { exportRunJson, exportRunJsonl, importRun, importRunFile, type ImportErrorKind } from '../../src/storage/transfer';

@@ -5,10 +5,10 @@
  * address space; a file with one changed event writes nothing; delete and salvage serve it as well.
  */
 import { describe, expect, test } from 'vitest';
-import { makeMarketAgent } from '../../src/agents/market';
-import { ALL_MARKET_CONFIGS } from '../../src/core/market/scenario';
-import { runTournament } from '../../src/core/engine/tournament';
-import { marketGame } from '../../src/core/market/game';
+import { makeMarketAgent } from '../../src/games/market';
+import { ALL_MARKET_CONFIGS } from '../../src/games/market/scenario';
+import { runTournament } from '../../src/engine/tournament';
+import { marketGame } from '../../src/games/market/game';
 import type { ParleyDb } from '../../src/storage/db';
 import { marketStandings } from '../../src/storage/market-file';
 import { marketLine, tournamentOf, type MarketLine, type MarketRunConfig } from '../../src/storage/market-schema';

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { MAX_FILE_SCENARIOS, parseScenarioFile } from '../../src/core/bilateral/scenario-file';
-import type { TournamentConfig } from '../../src/core/bilateral/tournament';
-import { DEFAULT_DEADLINE, DEFAULT_FIRST_MOVER, type Scenario } from '../../src/core/scenario';
+import { MAX_FILE_SCENARIOS, parseScenarioFile } from '../../src/games/bilateral/scenario-file';
+import type { TournamentConfig } from '../../src/games/bilateral/tournament';
+import { DEFAULT_DEADLINE, DEFAULT_FIRST_MOVER, type Scenario } from '../../src/games/bilateral/scenario';
 import { exportVersionOf } from '../../src/storage/bilateral-file';
 import { fullTournamentConfig, TournamentConfigSchema } from '../../src/storage/schema';
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { planTournament, type TournamentConfig } from '../../src/core/bilateral/tournament';
+import { planTournament, type TournamentConfig } from '../../src/games/bilateral/tournament';
 import { fullTournamentConfig, NegotiationRowSchema, RunConfigSchema, TournamentConfigSchema } from '../../src/storage/schema';
 import { TOURNAMENT, tournamentRows } from './helpers';
 import { DEFAULT_LLM_SETTINGS } from '../../src/agents/llm/settings';

@@ -4,10 +4,10 @@
  * game named after its student. Each comes as its run, its negotiation and its run file.
  */
 import { DEFAULT_LLM_SETTINGS } from '../../src/agents/llm/settings';
-import { createAgentFactory } from '../../src/agents/registry';
+import { createAgentFactory } from '../../src/games/bilateral/registry';
 import { HUMAN_SPEC } from '../../src/agents/specs';
-import { arenaSeat, playNegotiation } from '../../src/core/bilateral/tournament';
-import type { Scenario } from '../../src/core/scenario';
+import { arenaSeat, playNegotiation } from '../../src/games/bilateral/tournament';
+import type { Scenario } from '../../src/games/bilateral/scenario';
 import { jsonFile } from '../../src/storage/file-format';
 import { EXPORT_FORMAT } from '../../src/storage/run-file';
 import { exportedNegotiation, type ExportedNegotiation, type RunRecord } from '../../src/storage/schema';

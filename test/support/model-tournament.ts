@@ -5,12 +5,12 @@
  */
 import { scriptedBackend } from '../../src/agents/backends/scripted';
 import type { ChatRequest, ChatResponse } from '../../src/agents/backends/types';
-import { llmAgent } from '../../src/agents/llm/agent';
-import { makeAgent } from '../../src/agents/registry';
-import { Aggregator, type Standings } from '../../src/core/bilateral/aggregate';
-import type { BilateralAgentFactory, BilateralAgent, NegotiationResult, TournamentConfig } from '../../src/core/bilateral/tournament';
-import { runTournament } from '../../src/core/engine/tournament';
-import { bilateralGame } from '../../src/core/bilateral/game';
+import { llmAgent } from '../../src/games/bilateral/llm/agent';
+import { makeAgent } from '../../src/games/bilateral/registry';
+import { Aggregator, type Standings } from '../../src/games/bilateral/aggregate';
+import type { BilateralAgentFactory, BilateralAgent, NegotiationResult, TournamentConfig } from '../../src/games/bilateral/tournament';
+import { runTournament } from '../../src/engine/tournament';
+import { bilateralGame } from '../../src/games/bilateral/game';
 
 /**
  * One seat's model: its first answer is not JSON (an invalid move, then a retry); then it offers

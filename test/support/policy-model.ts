@@ -2,9 +2,9 @@
  * A scripted "model" for the local chat server that reads its prompt, so a test can recompute
  * every move it made from the prompt stored on the move's call record.
  */
-import type { Move } from '../../src/core/bilateral/moves';
-import type { Role } from '../../src/core/scenario';
-import { roundCents } from '../../src/core/money';
+import type { Move } from '../../src/games/bilateral/moves';
+import type { Role } from '../../src/games/bilateral/scenario';
+import { roundCents } from '../../src/engine/money';
 import { move, promptOf, toolCall, type Answer, type RecordedRequest } from './chat-server';
 
 /**

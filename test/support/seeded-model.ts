@@ -5,8 +5,8 @@
  * the same answers, and other seeds other ones, as a seeded provider does.
  */
 import type { ChatBackend, ChatResponse } from '../../src/agents/backends/types';
-import { createRng } from '../../src/core/rng';
-import { roundCents } from '../../src/core/money';
+import { createRng } from '../../src/engine/rng';
+import { roundCents } from '../../src/engine/money';
 import { policy } from './policy-model';
 
 export function seededModel(): ChatBackend {

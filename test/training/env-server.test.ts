@@ -1,8 +1,8 @@
 import http from 'node:http';
 import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeAgent } from '../../src/agents/registry';
-import { ROLES, PRESETS } from '../../src/core/scenario';
+import { makeAgent } from '../../src/games/bilateral/registry';
+import { ROLES, PRESETS } from '../../src/games/bilateral/scenario';
 import { EpisodeRequestSchema, playEpisode, type EpisodeInput } from '../../src/training/episode';
 import { startEnvServer, type EnvServer } from '../../src/training/server';
 import { policyAnswer, post, stepBody } from './helpers';

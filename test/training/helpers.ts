@@ -5,7 +5,7 @@
  */
 import http from 'node:http';
 import type { ChatMessage, ChatResponse } from '../../src/agents/backends/types';
-import { hashString } from '../../src/core/rng';
+import { hashString } from '../../src/engine/rng';
 import { policy } from '../support/policy-model';
 
 /** The policy's answer to a prompt, as raw text or as tool calls (where the episode gave tools). */

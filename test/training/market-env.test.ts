@@ -5,12 +5,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatMessage, ChatResponse } from '../../src/agents/backends/types';
-import { makeMarketAgent } from '../../src/agents/market/specs';
-import { marketReward } from '../../src/core/market/reward';
-import { hashString } from '../../src/core/rng';
+import { makeMarketAgent } from '../../src/games/market/specs';
+import { marketReward } from '../../src/games/market/reward';
+import { hashString } from '../../src/engine/rng';
 import { playMarketEpisode, marketEpisodeSetup, MarketEpisodeRequestSchema, type MarketEpisodeInput } from '../../src/training/market-episode';
 import { envProblem, startEnvServer, type EnvServer } from '../../src/training/server';
-import { makeAgent } from '../../src/agents/registry';
+import { makeAgent } from '../../src/games/bilateral/registry';
 import { post, stepBody } from './helpers';
 
 /**

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatRequest } from '../../src/agents/backends/types';
-import { llmAgent } from '../../src/agents/llm/agent';
-import { makeAgent } from '../../src/agents/registry';
-import { bilateral } from '../../src/core/bilateral/protocol';
-import type { NegotiationResult } from '../../src/core/bilateral/tournament';
-import { scenarioAt, zoneBinOf, type Role } from '../../src/core/scenario';
-import { runSession } from '../../src/core/session';
+import { llmAgent } from '../../src/games/bilateral/llm/agent';
+import { makeAgent } from '../../src/games/bilateral/registry';
+import { bilateral } from '../../src/games/bilateral/protocol';
+import type { NegotiationResult } from '../../src/games/bilateral/tournament';
+import { scenarioAt, zoneBinOf, type Role } from '../../src/games/bilateral/scenario';
+import { runSession } from '../../src/engine/session';
 import {
   messagesOfPromptText,
   seatMoved,
@@ -17,8 +17,8 @@ import {
   type SftSource,
 } from '../../src/training/sft';
 import { seededModel } from '../support/seeded-model';
-import { runTournament } from '../../src/core/engine/tournament';
-import { bilateralGame } from '../../src/core/bilateral/game';
+import { runTournament } from '../../src/engine/tournament';
+import { bilateralGame } from '../../src/games/bilateral/game';
 
 const AGENTS = ['boulware', 'conceder', 'tit-for-tat', 'hardliner', 'random'];
 

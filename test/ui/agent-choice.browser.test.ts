@@ -7,7 +7,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { flushSync } from 'svelte';
 import { userEvent } from 'vitest/browser';
 import AgentChoice from '../../src/ui/components/AgentChoice.svelte';
-import { parseAgentSpec } from '../../src/agents/bilateral-specs';
+import { parseAgentSpec } from '../../src/games/bilateral/specs';
 import { localEngines } from '../../src/ui/state/engines.svelte';
 import { bound, cleanup, control, reactive, render } from './helpers.svelte';
 

@@ -6,11 +6,11 @@ import { SeatComparison } from '../../src/ui/state/seat-comparison.svelte';
 import { ArenaSession } from '../../src/ui/state/arena.svelte';
 import { DEBRIEF_STRATEGIES } from '../../src/ui/debrief';
 import { money, pct } from '../../src/ui/components/format';
-import { playNegotiation, type BilateralAgent } from '../../src/core/bilateral/tournament';
-import { computeMetrics } from '../../src/core/bilateral/metrics';
-import { generateScenarios, type Role, type Scenario } from '../../src/core/scenario';
-import { roundCents } from '../../src/core/money';
-import type { Move } from '../../src/core/bilateral/moves';
+import { playNegotiation, type BilateralAgent } from '../../src/games/bilateral/tournament';
+import { computeMetrics } from '../../src/games/bilateral/metrics';
+import { generateScenarios, type Role, type Scenario } from '../../src/games/bilateral/scenario';
+import { roundCents } from '../../src/engine/money';
+import type { Move } from '../../src/games/bilateral/moves';
 import { agent, cleanup, control, must, render, text } from './helpers.svelte';
 
 afterEach(cleanup);

@@ -9,7 +9,7 @@ import { page, userEvent } from 'vitest/browser';
 import '../../src/ui/theme.css';
 import ArenaPage from '../../src/ui/pages/ArenaPage.svelte';
 import { ArenaSession } from '../../src/ui/state/arena.svelte';
-import { playNegotiation, type BilateralAgent } from '../../src/core/bilateral/tournament';
+import { playNegotiation, type BilateralAgent } from '../../src/games/bilateral/tournament';
 import { agent, cleanup, must, render, text } from './helpers.svelte';
 import {
   deleteArenaGamesAfterAll,

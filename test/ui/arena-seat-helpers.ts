@@ -5,9 +5,9 @@
  */
 import { afterAll, beforeAll, expect, vi } from 'vitest';
 import { cdp, userEvent } from 'vitest/browser';
-import { CATALOG } from '../../src/core/catalog';
-import { makeScenario, type Role, type Scenario } from '../../src/core/scenario';
-import type { BilateralEvent } from '../../src/core/bilateral/events';
+import { CATALOG } from '../../src/games/bilateral/catalog';
+import { makeScenario, type Role, type Scenario } from '../../src/games/bilateral/scenario';
+import type { BilateralEvent } from '../../src/games/bilateral/events';
 import { control, must, text } from './helpers.svelte';
 import { deleteRun, listRuns } from '../../src/storage/runs';
 import { database } from '../../src/ui/state/sim';

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { coincidentGroups, MARKER_RADIUS, nestedMarkers, placeLabels, RING_STEP, sharedLines, stripe, type Box } from '../../src/ui/chart-marks';
-import { createRng } from '../../src/core/rng';
+import { createRng } from '../../src/engine/rng';
 
 const overlap = (a: Box, b: Box) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
 

@@ -9,9 +9,9 @@ import ZoneChart from '../../src/ui/components/ZoneChart.svelte';
 import BehaviourChart from '../../src/ui/components/BehaviourChart.svelte';
 import { describeRelation, rankCorrelation } from '../../src/ui/components/behaviour';
 import { loadChart, paddedLimits, readTheme } from '../../src/ui/charts';
-import type { Standings } from '../../src/core/bilateral/aggregate';
-import type { BilateralEvent } from '../../src/core/bilateral/events';
-import { scenario } from '../core/helpers';
+import type { Standings } from '../../src/games/bilateral/aggregate';
+import type { BilateralEvent } from '../../src/games/bilateral/events';
+import { scenario } from '../games/bilateral/helpers';
 import { agent, cleanup, must, play, reactive, render, standings, text } from './helpers.svelte';
 
 afterEach(cleanup);

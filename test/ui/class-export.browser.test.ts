@@ -5,9 +5,9 @@
 import { afterAll, describe, expect, onTestFinished, test, vi } from 'vitest';
 import { userEvent } from 'vitest/browser';
 import RunsPage from '../../src/ui/pages/RunsPage.svelte';
-import { Aggregator } from '../../src/core/bilateral/aggregate';
-import { playNegotiation } from '../../src/core/bilateral/tournament';
-import { generateScenarios, type Scenario } from '../../src/core/scenario';
+import { Aggregator } from '../../src/games/bilateral/aggregate';
+import { playNegotiation } from '../../src/games/bilateral/tournament';
+import { generateScenarios, type Scenario } from '../../src/games/bilateral/scenario';
 import { DEFAULT_LLM_SETTINGS } from '../../src/agents/llm/settings';
 import type { ParleyDb } from '../../src/storage/db';
 import { addBatches } from '../../src/storage/batches';

@@ -1,10 +1,10 @@
 import { describe, expect, test } from 'vitest';
-import { makeAgent } from '../../src/agents/registry';
-import { computeMetrics } from '../../src/core/bilateral/metrics';
-import { playNegotiation } from '../../src/core/bilateral/tournament';
-import { createRng } from '../../src/core/rng';
-import { generateScenarios, makeScenario, type Role, type Scenario } from '../../src/core/scenario';
-import { CATALOG } from '../../src/core/catalog';
+import { makeAgent } from '../../src/games/bilateral/registry';
+import { computeMetrics } from '../../src/games/bilateral/metrics';
+import { playNegotiation } from '../../src/games/bilateral/tournament';
+import { createRng } from '../../src/engine/rng';
+import { generateScenarios, makeScenario, type Role, type Scenario } from '../../src/games/bilateral/scenario';
+import { CATALOG } from '../../src/games/bilateral/catalog';
 import {
   CLASS_GAMES_CSV_HEADER,
   CLASS_RANKING_CSV_HEADER,

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { RATE_NAMES, type LeaderboardRow, type RateName } from '../../src/core/bilateral/aggregate';
+import { RATE_NAMES, type LeaderboardRow, type RateName } from '../../src/games/bilateral/aggregate';
 import { compareLeaderboards, compareRate } from '../../src/ui/compare';
 import { differs, shownSeats } from '../../src/ui/compare-view';
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { RATE_NAMES, type LeaderboardRow, type RateName } from '../../src/core/bilateral/aggregate';
+import { RATE_NAMES, type LeaderboardRow, type RateName } from '../../src/games/bilateral/aggregate';
 import { compareLeaderboards, compareRate, overlaps, type StoredLeaderboardRow } from '../../src/ui/compare';
 
 /** A row with every rate `value` and interval `[value − half, value + half]`, then `changes`. */

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { computeDebrief, DEBRIEF_STRATEGIES } from '../../src/ui/debrief';
 import { describeTurnsLeft, parseOfferPrice, turnsLeft } from '../../src/ui/human-seat';
-import type { BilateralEvent } from '../../src/core/bilateral/events';
-import { CATALOG } from '../../src/core/catalog';
-import { makeScenario, type Role } from '../../src/core/scenario';
+import type { BilateralEvent } from '../../src/games/bilateral/events';
+import { CATALOG } from '../../src/games/bilateral/catalog';
+import { makeScenario, type Role } from '../../src/games/bilateral/scenario';
 
 const ITEM = { ...CATALOG[20]!, listPrice: 180 };
 const scenario = makeScenario('debrief', ITEM, 200, 100, { turnLimit: 10, firstMover: 'buyer' });

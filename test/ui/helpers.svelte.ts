@@ -1,12 +1,12 @@
 /** Mounting components for the browser tests, with reactive props and real core inputs. */
 import { flushSync, mount, unmount } from 'svelte';
-import { Aggregator, type Standings } from '../../src/core/bilateral/aggregate';
-import { playNegotiation, type BilateralAgent } from '../../src/core/bilateral/tournament';
-import { makeAgent } from '../../src/agents/registry';
-import { createRng } from '../../src/core/rng';
-import type { Role, Scenario } from '../../src/core/scenario';
-import { runTournament } from '../../src/core/engine/tournament';
-import { bilateralGame } from '../../src/core/bilateral/game';
+import { Aggregator, type Standings } from '../../src/games/bilateral/aggregate';
+import { playNegotiation, type BilateralAgent } from '../../src/games/bilateral/tournament';
+import { makeAgent } from '../../src/games/bilateral/registry';
+import { createRng } from '../../src/engine/rng';
+import type { Role, Scenario } from '../../src/games/bilateral/scenario';
+import { runTournament } from '../../src/engine/tournament';
+import { bilateralGame } from '../../src/games/bilateral/game';
 
 /** A deeply reactive props object: changing it (or pushing to its arrays) updates the mounted component. */
 export function reactive<T extends object>(initial: T): T {

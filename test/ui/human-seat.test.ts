@@ -2,11 +2,11 @@ import { describe, expect, test } from 'vitest';
 import { CONFIRM_LIST_MULTIPLE, describeRisk, moveRisk, shortTurnsLeft, turnsLeft } from '../../src/ui/human-seat';
 import { passAndPlayName, seatPlayers } from '../../src/ui/pass-and-play';
 import { classExport, playerOf, runTitle, UNNAMED } from '../../src/ui/class-export';
-import { makeAgent } from '../../src/agents/registry';
-import { playNegotiation } from '../../src/core/bilateral/tournament';
-import { createRng } from '../../src/core/rng';
-import { makeScenario } from '../../src/core/scenario';
-import { CATALOG } from '../../src/core/catalog';
+import { makeAgent } from '../../src/games/bilateral/registry';
+import { playNegotiation } from '../../src/games/bilateral/tournament';
+import { createRng } from '../../src/engine/rng';
+import { makeScenario } from '../../src/games/bilateral/scenario';
+import { CATALOG } from '../../src/games/bilateral/catalog';
 
 const buyer = { role: 'buyer' as const, reservation: 88.5, listPrice: 79, pending: 95 };
 const seller = { role: 'seller' as const, reservation: 40, listPrice: 79, pending: 35.25 };

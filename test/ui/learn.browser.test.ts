@@ -1,9 +1,17 @@
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { userEvent } from 'vitest/browser';
 import LearnPage from '../../src/ui/pages/LearnPage.svelte';
-import { playNegotiation } from '../../src/core/bilateral/tournament';
-import { generateScenarios, type Scenario } from '../../src/core/scenario';
-import { finiteHorizonShare, firstBestGains, nashPrice, powerPrice, rubinsteinShare, secondBestEfficiency, secondBestGains } from '../../src/core/theory';
+import { playNegotiation } from '../../src/games/bilateral/tournament';
+import { generateScenarios, type Scenario } from '../../src/games/bilateral/scenario';
+import {
+  finiteHorizonShare,
+  firstBestGains,
+  nashPrice,
+  powerPrice,
+  rubinsteinShare,
+  secondBestEfficiency,
+  secondBestGains,
+} from '../../src/games/bilateral/theory';
 import { CONCEDING, LEARN_STRATEGIES, zoneScenario } from '../../src/ui/components/learn/experiments';
 import { money, pct } from '../../src/ui/components/format';
 import { agent, cleanup, must, render, text } from './helpers.svelte';

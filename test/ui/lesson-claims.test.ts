@@ -3,11 +3,11 @@
  * tournament played in Node exactly as its share link configures it.
  */
 import { describe, expect, it } from 'vitest';
-import { makeAgent } from '../../src/agents/registry';
-import { Aggregator, type Standings } from '../../src/core/bilateral/aggregate';
+import { makeAgent } from '../../src/games/bilateral/registry';
+import { Aggregator, type Standings } from '../../src/games/bilateral/aggregate';
 import { lessonById, type LessonId } from '../../src/ui/lessons';
-import { runTournament } from '../../src/core/engine/tournament';
-import { bilateralGame } from '../../src/core/bilateral/game';
+import { runTournament } from '../../src/engine/tournament';
+import { bilateralGame } from '../../src/games/bilateral/game';
 
 async function standingsOf(id: LessonId): Promise<Standings> {
   const lesson = lessonById(id);

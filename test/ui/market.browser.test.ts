@@ -6,24 +6,24 @@
  */
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { userEvent } from 'vitest/browser';
-import { createMarketAgentFactory } from '../../src/agents/market';
-import { MARKET_METRIC_NAMES, salesOf } from '../../src/core/market/metrics';
-import { optimalAllocation } from '../../src/core/market/matching';
-import { generateMarket, marketConfigByName } from '../../src/core/market/scenario';
-import { playMarket } from '../../src/core/market/tournament';
-import { Seat } from '../../src/core/engine/seat';
+import { createMarketAgentFactory } from '../../src/games/market';
+import { MARKET_METRIC_NAMES, salesOf } from '../../src/games/market/metrics';
+import { optimalAllocation } from '../../src/games/market/matching';
+import { generateMarket, marketConfigByName } from '../../src/games/market/scenario';
+import { playMarket } from '../../src/games/market/tournament';
+import { Seat } from '../../src/engine/seat';
 import { openDb } from '../../src/storage/db';
 import { createRun, getRun, loadLines } from '../../src/storage/runs';
 import { RunWriter } from '../../src/storage/writer';
 import { marketStandings } from '../../src/storage/market-file';
 import { marketLine, tournamentOf, type MarketLine, type MarketRunConfig } from '../../src/storage/market-schema';
-import { makeMarketAgent } from '../../src/agents/market';
-import { ALL_MARKET_CONFIGS } from '../../src/core/market/scenario';
+import { makeMarketAgent } from '../../src/games/market';
+import { ALL_MARKET_CONFIGS } from '../../src/games/market/scenario';
 import { showMetric } from '../../src/ui/components/market/describe';
 import { money } from '../../src/ui/components/format';
 import MarketPage from '../../src/ui/pages/MarketPage.svelte';
 import MarketLog from '../../src/ui/components/market/MarketLog.svelte';
-import type { MarketEvent } from '../../src/core/market/events';
+import type { MarketEvent } from '../../src/games/market/events';
 import RunPage from '../../src/ui/pages/RunPage.svelte';
 import RunsPage from '../../src/ui/pages/RunsPage.svelte';
 import { marketSessions } from '../../src/ui/state/market.svelte';
@@ -31,8 +31,8 @@ import { RunsStore } from '../../src/ui/state/runs.svelte';
 import { database, newId, sim } from '../../src/ui/state/sim';
 import { TournamentSession } from '../../src/ui/state/tournament.svelte';
 import { cleanup, control, must, render, text } from './helpers.svelte';
-import { runTournament } from '../../src/core/engine/tournament';
-import { marketGame } from '../../src/core/market/game';
+import { runTournament } from '../../src/engine/tournament';
+import { marketGame } from '../../src/games/market/game';
 
 afterEach(cleanup);
 

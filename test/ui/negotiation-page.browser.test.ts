@@ -4,10 +4,10 @@ import NegotiationPage from '../../src/ui/pages/NegotiationPage.svelte';
 import { deleteRun } from '../../src/storage/runs';
 import { database } from '../../src/ui/state/sim';
 import { storeRows, tournamentResults, tournamentRows, toRow } from '../storage/helpers';
-import { computeMetrics } from '../../src/core/bilateral/metrics';
-import { ACCEPT, offer } from '../../src/core/bilateral/moves';
-import type { BilateralEvent } from '../../src/core/bilateral/events';
-import { makeScenario } from '../../src/core/scenario';
+import { computeMetrics } from '../../src/games/bilateral/metrics';
+import { ACCEPT, offer } from '../../src/games/bilateral/moves';
+import type { BilateralEvent } from '../../src/games/bilateral/events';
+import { makeScenario } from '../../src/games/bilateral/scenario';
 import { cleanup, must, render, text } from './helpers.svelte';
 
 afterEach(cleanup);

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import OutcomeCard from '../../src/ui/components/OutcomeCard.svelte';
-import { ACCEPT, offer } from '../../src/core/bilateral/moves';
-import { playNegotiation } from '../../src/core/bilateral/tournament';
-import { replay, scenario } from '../core/helpers';
+import { ACCEPT, offer } from '../../src/games/bilateral/moves';
+import { playNegotiation } from '../../src/games/bilateral/tournament';
+import { replay, scenario } from '../games/bilateral/helpers';
 import { agent, cleanup, must, play, render, text } from './helpers.svelte';
 
 afterEach(cleanup);

@@ -24,7 +24,7 @@ import { getCustomModels, putCustomModels } from '../../src/storage/custom-model
 import { deletePrice, putPrice } from '../../src/storage/prices';
 import type { CustomModel } from '../../src/agents/backends/webllm/custom';
 import { marketSessions } from '../../src/ui/state/market.svelte';
-import { ALL_MARKET_CONFIGS } from '../../src/core/market/scenario';
+import { ALL_MARKET_CONFIGS } from '../../src/games/market/scenario';
 import { database } from '../../src/ui/state/sim';
 import { storedTournament } from '../storage/helpers';
 import { HAND_IN_PATH, linkGame, resultPayload } from '../../src/storage/result-link';

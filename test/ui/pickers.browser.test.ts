@@ -4,11 +4,11 @@ import { userEvent } from 'vitest/browser';
 import AgentPicker from '../../src/ui/components/AgentPicker.svelte';
 import ProgressBar from '../../src/ui/components/ProgressBar.svelte';
 import ScenarioPicker from '../../src/ui/components/ScenarioPicker.svelte';
-import { STRATEGIES } from '../../src/agents/scripted';
-import { parseAgentSpec } from '../../src/agents/bilateral-specs';
-import { CATALOG, type CatalogItem } from '../../src/core/catalog';
-import { createRng, deriveSeed, hashString } from '../../src/core/rng';
-import { generateScenarios, makeScenario, type Scenario } from '../../src/core/scenario';
+import { STRATEGIES } from '../../src/games/bilateral/strategies';
+import { parseAgentSpec } from '../../src/games/bilateral/specs';
+import { CATALOG, type CatalogItem } from '../../src/games/bilateral/catalog';
+import { createRng, deriveSeed, hashString } from '../../src/engine/rng';
+import { generateScenarios, makeScenario, type Scenario } from '../../src/games/bilateral/scenario';
 import { bound, cleanup, control, must, reactive, render, text } from './helpers.svelte';
 
 afterEach(cleanup);

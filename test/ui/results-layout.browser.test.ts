@@ -20,7 +20,7 @@ import { MARKER_RADIUS, RING_STEP, type Box } from '../../src/ui/chart-marks';
 import { pct } from '../../src/ui/components/format';
 import { METRIC_INFO } from '../../src/ui/components/market/describe';
 import { chartLabel } from '../../src/ui/names';
-import { RATE_NAMES, type LeaderboardRow, type PairRow, type Standings, type TierRow } from '../../src/core/bilateral/aggregate';
+import { RATE_NAMES, type LeaderboardRow, type PairRow, type Standings, type TierRow } from '../../src/games/bilateral/aggregate';
 import { PRESENTATION_KEY, presentation } from '../../src/ui/state/presentation.svelte';
 import { marketSessions } from '../../src/ui/state/market.svelte';
 import { database } from '../../src/ui/state/sim';

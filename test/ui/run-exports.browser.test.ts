@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, onTestFinished, test, vi } from 'vitest';
 import { userEvent } from 'vitest/browser';
 import RunExports from '../../src/ui/components/RunExports.svelte';
-import { NEGOTIATIONS_CSV_HEADER, STANDINGS_CSV_HEADER } from '../../src/core/bilateral/csv';
-import { computeMetrics } from '../../src/core/bilateral/metrics';
+import { NEGOTIATIONS_CSV_HEADER, STANDINGS_CSV_HEADER } from '../../src/games/bilateral/csv';
+import { computeMetrics } from '../../src/games/bilateral/metrics';
 import { deleteRun } from '../../src/storage/runs';
 import { negotiationId, type NegotiationRow } from '../../src/storage/schema';
 import { database } from '../../src/ui/state/sim';

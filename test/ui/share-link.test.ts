@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import { parseAgentSpec } from '../../src/agents/bilateral-specs';
-import { generateScenarios, makeScenario, type Scenario } from '../../src/core/scenario';
-import { CATALOG } from '../../src/core/catalog';
+import { parseAgentSpec } from '../../src/games/bilateral/specs';
+import { generateScenarios, makeScenario, type Scenario } from '../../src/games/bilateral/scenario';
+import { CATALOG } from '../../src/games/bilateral/catalog';
 import { LESSONS } from '../../src/ui/lessons';
 import { parseRoute } from '../../src/ui/state/router.svelte';
 import {
@@ -14,7 +14,7 @@ import {
   writeTournamentSetup,
   type TournamentSetup,
 } from '../../src/ui/share-link';
-import { MAX_SEED, SeedSchema } from '../../src/core/rng';
+import { MAX_SEED, SeedSchema } from '../../src/engine/rng';
 
 describe('Arena links', () => {
   test('a drawn scenario, its hidden limit and the seats survive the round trip', () => {

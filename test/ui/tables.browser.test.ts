@@ -3,7 +3,7 @@ import { flushSync } from 'svelte';
 import { userEvent } from 'vitest/browser';
 import HeadToHead from '../../src/ui/components/HeadToHead.svelte';
 import Leaderboard from '../../src/ui/components/Leaderboard.svelte';
-import type { LeaderboardRow, RateName, Standings } from '../../src/core/bilateral/aggregate';
+import type { LeaderboardRow, RateName, Standings } from '../../src/games/bilateral/aggregate';
 import { cleanup, must, render, standings, text } from './helpers.svelte';
 
 const AGENTS = ['accommodator', 'boulware', 'hardliner', 'random'];

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { flushSync } from 'svelte';
 import Transcript from '../../src/ui/components/Transcript.svelte';
-import type { BilateralEvent } from '../../src/core/bilateral/events';
-import { ACCEPT, offer } from '../../src/core/bilateral/moves';
-import { playNegotiation } from '../../src/core/bilateral/tournament';
-import { replay, scenario } from '../core/helpers';
+import type { BilateralEvent } from '../../src/games/bilateral/events';
+import { ACCEPT, offer } from '../../src/games/bilateral/moves';
+import { playNegotiation } from '../../src/games/bilateral/tournament';
+import { replay, scenario } from '../games/bilateral/helpers';
 import { agent, cleanup, must, reactive, render, text } from './helpers.svelte';
 
 const HOSTILE = '<img src=x onerror=alert(1)><b>bold</b>';

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { getRun } from '../../src/storage';
-import { generateScenarios } from '../../src/core/scenario';
+import { generateScenarios } from '../../src/games/bilateral/scenario';
 import { ArenaGame } from '../../src/worker/arena';
 import type { FromWorker } from '../../src/worker/messages';
 import { freshDb } from '../storage/helpers';

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from 'vitest';
 import { SimClient } from '../../src/worker/client';
-import { OracleScorer, scoredMetrics } from '../../src/agents/oracle';
-import { negotiationsCsv, seatRewards, standingsCsv } from '../../src/core/bilateral/csv';
+import { OracleScorer, scoredMetrics } from '../../src/games/bilateral/oracle-agents';
+import { negotiationsCsv, seatRewards, standingsCsv } from '../../src/games/bilateral/csv';
 import { deleteRun, openDb } from '../../src/storage';
 import { negotiationId, type NegotiationRow } from '../../src/storage/schema';
 import { storedTournament, storeRows, withModelCalls } from '../storage/helpers';

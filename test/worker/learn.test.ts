@@ -1,10 +1,10 @@
 import { describe, expect, test } from 'vitest';
 import { runLearnExperiment } from '../../src/worker/learn';
 import { LearnExperimentSchema, type LearnExperiment } from '../../src/worker/messages';
-import { playNegotiation } from '../../src/core/bilateral/tournament';
-import { makeAgent } from '../../src/agents/registry';
-import { createRng } from '../../src/core/rng';
-import { generateScenarios, type Role } from '../../src/core/scenario';
+import { playNegotiation } from '../../src/games/bilateral/tournament';
+import { makeAgent } from '../../src/games/bilateral/registry';
+import { createRng } from '../../src/engine/rng';
+import { generateScenarios, type Role } from '../../src/games/bilateral/scenario';
 
 const seat = (spec: string, role: Role) => makeAgent(spec, role, { rng: createRng(1), jobId: 't', seed: 1 });
 const set = { kind: 'set', preset: 'uniform', seed: 3, count: 12, deadline: { kind: 'fixed', turns: 10 }, firstMover: 'seller' } as const;

@@ -5,7 +5,7 @@
  * back as a copy, and salvages and deletes it as it does any run.
  */
 import { afterAll, describe, expect, test } from 'vitest';
-import { ALL_MARKET_CONFIGS } from '../../src/core/market/scenario';
+import { ALL_MARKET_CONFIGS } from '../../src/games/market/scenario';
 import { openDb } from '../../src/storage';
 import type { MarketRunConfig } from '../../src/storage/market-schema';
 import { deleteRun, getRun, loadLines, storedJobIds } from '../../src/storage/runs';

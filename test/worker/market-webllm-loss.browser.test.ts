@@ -8,7 +8,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import type { LoadedEngine } from '../../src/agents/backends/webllm/engine';
 import { GPU_LOST_MESSAGE } from '../../src/agents/backends/webllm/errors';
 import { EnginePool } from '../../src/agents/backends/webllm/pool';
-import { ALL_MARKET_CONFIGS } from '../../src/core/market/scenario';
+import { ALL_MARKET_CONFIGS } from '../../src/games/market/scenario';
 import { openDb } from '../../src/storage';
 import type { MarketRunConfig } from '../../src/storage/market-schema';
 import { getRun, loadLines } from '../../src/storage/runs';

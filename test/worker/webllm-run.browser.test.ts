@@ -7,14 +7,14 @@
 import { afterAll, describe, expect, test } from 'vitest';
 import type { LoadedEngine } from '../../src/agents/backends/webllm/engine';
 import { EnginePool, type EngineStatus } from '../../src/agents/backends/webllm/pool';
-import { computeMetrics } from '../../src/core/bilateral/metrics';
+import { computeMetrics } from '../../src/games/bilateral/metrics';
 import { openDb } from '../../src/storage';
 import { getRun, loadNegotiations } from '../../src/storage/runs';
 import { ArenaGame } from '../../src/worker/arena';
 import type { FromWorker } from '../../src/worker/messages';
 import { WorkerRun, type RunHost } from '../../src/worker/tournament-run';
 import { fakeEngine, thrifty, type FakeEngine, type FakeModel } from '../agents/backends/webllm/fake-engine';
-import { generateScenarios } from '../../src/core/scenario';
+import { generateScenarios } from '../../src/games/bilateral/scenario';
 import { DEFAULT_LLM_SETTINGS } from '../../src/agents/llm/settings';
 
 const MODEL = 'Qwen3-0.6B-q4f32_1-MLC';

@@ -3,7 +3,7 @@
  * `x-api-key`, `anthropic-version` and the header that allows direct browser access. Moves come
  * by tools (Anthropic has no JSON-schema decoding here); thinking is extended thinking.
  */
-import { err, ok, type Result } from '../../core/result';
+import { err, ok, type Result } from '../../engine/result';
 import { endpoint, fetchJson, httpOptionsFor, type AnswerFault, type TransportOptions } from './http';
 import { PROVIDERS } from '../providers';
 import { MOVE_TOKENS, THINKING_MAX_TOKENS, type ChatBackend, type ChatRequest, type ChatResponse } from './types';

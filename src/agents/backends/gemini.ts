@@ -3,7 +3,7 @@
  * `x-goog-api-key`). Moves by `responseSchema` (Gemini's OpenAPI-subset dialect, converted here)
  * or by function declarations.
  */
-import { err, ok, type Result } from '../../core/result';
+import { err, ok, type Result } from '../../engine/result';
 import { endpoint, fetchJson, httpOptionsFor, type AnswerFault, type TransportOptions } from './http';
 import { PROVIDERS } from '../providers';
 import { MOVE_TOKENS, THINKING_MAX_TOKENS, type ChatBackend, type ChatRequest, type ChatResponse } from './types';

@@ -8,7 +8,7 @@
  * to MAX_ANSWER_BYTES, no further. Sleep, randomness and the wall clock are passed in so tests
  * are exact.
  */
-import { ok, type Result } from '../../core/result';
+import { ok, type Result } from '../../engine/result';
 import { checkBaseUrl } from '../remote-input';
 import { BackendError, redactDeep, redactSecrets, type BackendErrorOptions } from './types';
 

@@ -3,7 +3,7 @@
  * OpenRouter, Groq, Together, DeepSeek, and local Ollama, LM Studio, vLLM and SGLang servers. It sends
  * only what a browser may: `Content-Type` and, with a key, `Authorization: Bearer`.
  */
-import { assertNever, err, ok, type Result } from '../../core/result';
+import { assertNever, err, ok, type Result } from '../../engine/result';
 import { PROVIDERS, type JsonMode, type OpenAiCompatibleProvider, type ThinkingDialect } from '../providers';
 import { endpoint, fetchJson, httpOptionsFor, type AnswerFault, type TransportOptions } from './http';
 import { DEFAULT_CONTEXT_WINDOW, type ChatBackend, type ChatRequest, type ChatResponse } from './types';

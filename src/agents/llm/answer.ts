@@ -1,6 +1,6 @@
 /** What every game's model seat keeps of an answer: its raw text for the record, and the model's thinking beside its move. */
-import type { Problem } from '../../core/errors';
-import type { Result } from '../../core/result';
+import type { Problem } from '../../engine/errors';
+import type { Result } from '../../engine/result';
 import { clip } from './json-text';
 import { show } from './fields';
 

@@ -3,7 +3,7 @@
  * and spelling, action words and their many aliases, prices as strings with currency signs and
  * thousands separators, text fields. Reasons are written to be shown to the model on its retry.
  */
-import { err, ok, type Result } from '../../core/result';
+import { err, ok, type Result } from '../../engine/result';
 import { answerProblem, type AnswerProblem } from './problems';
 
 export type Fields = Map<string, unknown>;

@@ -2,7 +2,7 @@
  * Finding JSON in what a model wrote: thinking blocks split off, fenced blocks, balanced objects
  * inside prose, and a forgiving parse. Every loop here is bounded, whatever the input.
  */
-import { err, ok, type Result } from '../../core/result';
+import { err, ok, type Result } from '../../engine/result';
 
 /** Only this much of an answer (after the thinking) is searched for a move. */
 export const MAX_SCAN = 20_000;

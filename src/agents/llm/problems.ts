@@ -1,10 +1,10 @@
 /**
- * Why a model's answer cannot be read, by code (core/errors.ts), in every game; each game's decoder
+ * Why a model's answer cannot be read, by code (engine/errors.ts), in every game; each game's decoder
  * adds its own codes. The English goes back to the model on its retry and onto the `invalid` event,
  * so each message is part of every stored log. Values a model wrote are kept in the data as short
  * text (`show`), never as the values themselves.
  */
-import { problems, type ProblemOf } from '../../core/errors';
+import { problems, type ProblemOf } from '../../engine/errors';
 
 /** What every game's decoder reads alike: JSON, tool calls, prices and text fields. */
 export const ANSWER_PROBLEMS = {

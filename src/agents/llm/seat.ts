@@ -5,8 +5,8 @@
  * with the reason); a failing backend or an abort throws, which the runner turns into an error or
  * a cancelled ending.
  */
-import { deriveSeed } from '../../core/rng';
-import type { Agent, CallRecord, Retry } from '../../core/session';
+import { deriveSeed } from '../../engine/rng';
+import type { Agent, CallRecord, Retry } from '../../engine/session';
 import {
   BackendError,
   DEFAULT_CONTEXT_WINDOW,
@@ -20,7 +20,7 @@ import {
   type ChatRequest,
   type ToolSpec,
 } from '../backends/types';
-import type { Problem } from '../../core/errors';
+import type { Problem } from '../../engine/errors';
 import { renderRaw, type Decoding } from './answer';
 import { clip } from './json-text';
 import { answerProblem } from './problems';

@@ -1,9 +1,9 @@
 // `parley market-tournament`: every seller on the same markets of each configuration, with standings.
-import { DEFAULT_MARKET_SPECS, MARKET_STRATEGIES, parseMarketSpecs } from '../../agents/market';
-import { STANDING_METRICS } from '../../core/market/aggregate';
-import { ALL_MARKET_CONFIGS, HELD_OUT_CONFIGS, MARKET_PRESETS, marketConfigByName, type NamedMarketConfig } from '../../core/market/scenario';
-import { type MarketTournamentConfig } from '../../core/market/tournament';
-import { deriveSeed, SeedSchema } from '../../core/rng';
+import { DEFAULT_MARKET_SPECS, MARKET_STRATEGIES, parseMarketSpecs } from '../../games/market';
+import { STANDING_METRICS } from '../../games/market/aggregate';
+import { ALL_MARKET_CONFIGS, HELD_OUT_CONFIGS, MARKET_PRESETS, marketConfigByName, type NamedMarketConfig } from '../../games/market/scenario';
+import { type MarketTournamentConfig } from '../../games/market/tournament';
+import { deriveSeed, SeedSchema } from '../../engine/rng';
 import { MarketRunConfigSchema } from '../../storage/market-schema';
 import { intFlag, parseFlags, rangeOf, usageError, type Command } from '../args';
 import { EXIT_INTERRUPTED, type Io } from '../io';

@@ -1,11 +1,11 @@
 // `parley market`: one multi-product market, printed as a transcript or as JSON. Metrics: docs/market-metrics.md.
-import { DEFAULT_MARKET_SPECS, MARKET_STRATEGIES } from '../../agents/market';
-import { optimalAllocation } from '../../core/market/matching';
-import { salesOf } from '../../core/market/metrics';
-import { ALL_MARKET_CONFIGS, generateMarket, HELD_OUT_VALUATIONS, MarketConfigSchema, VALUATIONS } from '../../core/market/scenario';
-import { playMarket } from '../../core/market/tournament';
-import { Seat } from '../../core/engine/seat';
-import { SeedSchema } from '../../core/rng';
+import { DEFAULT_MARKET_SPECS, MARKET_STRATEGIES } from '../../games/market';
+import { optimalAllocation } from '../../games/market/matching';
+import { salesOf } from '../../games/market/metrics';
+import { ALL_MARKET_CONFIGS, generateMarket, HELD_OUT_VALUATIONS, MarketConfigSchema, VALUATIONS } from '../../games/market/scenario';
+import { playMarket } from '../../games/market/tournament';
+import { Seat } from '../../engine/seat';
+import { SeedSchema } from '../../engine/rng';
 import { intFlag, parseFlags, rangeOf, type Command } from '../args';
 import { EXIT_INTERRUPTED, type Io } from '../io';
 import { agentFactory, formatMarket, marketFlags, namedMetrics, seatSpec } from '../market';

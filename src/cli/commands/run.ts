@@ -1,11 +1,11 @@
 // `parley run`: one negotiation between two agents, printed as a transcript or as JSON.
-import { createAgentFactory } from '../../agents/registry';
-import { parseAgentSpec } from '../../agents/bilateral-specs';
-import { OracleScorer } from '../../agents/oracle';
-import { STRATEGIES } from '../../agents/scripted';
-import { playNegotiation } from '../../core/bilateral/tournament';
-import { Seat } from '../../core/engine/seat';
-import { generateScenarios, type Role } from '../../core/scenario';
+import { createAgentFactory } from '../../games/bilateral/registry';
+import { parseAgentSpec } from '../../games/bilateral/specs';
+import { OracleScorer } from '../../games/bilateral/oracle-agents';
+import { STRATEGIES } from '../../games/bilateral/strategies';
+import { playNegotiation } from '../../games/bilateral/tournament';
+import { Seat } from '../../engine/seat';
+import { generateScenarios, type Role } from '../../games/bilateral/scenario';
 import { parseFlags, requiredFlag, usageError, type Command } from '../args';
 import { BILATERAL_MODEL_FLAGS, priceFlags, scenarioFlags, SCENARIO_FLAGS, usd } from '../bilateral-flags';
 import { formatTranscript } from '../format';

@@ -1,8 +1,8 @@
 // `parley serve-env`: the environment server for trainers (docs on training: POST /episodes, POST /episodes/ID/step, GET /health).
 import { setMaxListeners } from 'node:events';
-import { createAgentFactory, WEBLLM_ONLY_IN_BROWSER } from '../../agents/registry';
-import { parseAgentSpec } from '../../agents/bilateral-specs';
-import { createMarketAgentFactory, parseMarketSpec } from '../../agents/market/specs';
+import { createAgentFactory, WEBLLM_ONLY_IN_BROWSER } from '../../games/bilateral/registry';
+import { parseAgentSpec } from '../../games/bilateral/specs';
+import { createMarketAgentFactory, parseMarketSpec } from '../../games/market/specs';
 import {
   DEFAULT_IDLE_MS,
   DEFAULT_MAX_EPISODES,

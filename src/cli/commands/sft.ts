@@ -1,6 +1,6 @@
 // `parley sft`: fine-tuning examples (chat format) from a run file, split by scenario, with a summary.
 import { MOVE_INTERFACES } from '../../agents/llm/settings';
-import { ROLES, ZONE_BINS, type Role } from '../../core/scenario';
+import { ROLES, ZONE_BINS, type Role } from '../../games/bilateral/scenario';
 import { readRunFile } from '../../storage/run-file';
 import { selectedSeats, sftExample, SftFilterSchema, SftTally, SftValidationSchema, validationScenarios, type SftFilter } from '../../training/sft';
 import { choiceFlag, intFlag, numberFlag, parseFlags, rangeOf, requiredFlag, usageError, type Command } from '../args';

@@ -1,5 +1,5 @@
 // `parley strategies`: the scripted strategies and their parameters.
-import { STRATEGIES } from '../../agents/scripted';
+import { STRATEGIES } from '../../games/bilateral/strategies';
 import { parseFlags, type Command } from '../args';
 import type { Io } from '../io';
 

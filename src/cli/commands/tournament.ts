@@ -1,14 +1,14 @@
 // `parley tournament`: a round robin of agents over drawn scenarios or a scenario file; standings with intervals.
 import { basename } from 'node:path';
-import { createAgentFactory } from '../../agents/registry';
+import { createAgentFactory } from '../../games/bilateral/registry';
 import { isModelSpec } from '../../agents/specs';
-import { parseAgentSpecs } from '../../agents/bilateral-specs';
+import { parseAgentSpecs } from '../../games/bilateral/specs';
 import { KEY_ENV } from '../../agents/remote';
-import { describeIntervals } from '../../core/bilateral/aggregate';
-import { standingsCsv } from '../../core/bilateral/csv';
-import { CONFIRM_PLANS_OVER, plannedCount, type TournamentConfig } from '../../core/bilateral/tournament';
-import { deriveSeed } from '../../core/rng';
-import { deadlineLabel, DEFAULT_DEADLINE } from '../../core/scenario';
+import { describeIntervals } from '../../games/bilateral/aggregate';
+import { standingsCsv } from '../../games/bilateral/csv';
+import { CONFIRM_PLANS_OVER, plannedCount, type TournamentConfig } from '../../games/bilateral/tournament';
+import { deriveSeed } from '../../engine/rng';
+import { deadlineLabel, DEFAULT_DEADLINE } from '../../games/bilateral/scenario';
 import { fullTournamentConfig, TournamentConfigSchema, type StoredTournamentConfig } from '../../storage/schema';
 import { MarketRunConfigSchema } from '../../storage/market-schema';
 import { intFlag, parseFlags, rangeOf, requiredFlag, usageError, type Command, type ParsedArgs } from '../args';

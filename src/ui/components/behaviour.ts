@@ -1,5 +1,5 @@
 /** Whether an agent's opening or patience went with its surplus share, said in words. */
-import type { Role } from '../../core/scenario';
+import type { Role } from '../../games/bilateral/scenario';
 
 /** Spearman's rank correlation (ties share their mean rank); null with fewer than three pairs or no spread. */
 export function rankCorrelation(pairs: readonly (readonly [number, number])[]): number | null {

@@ -1,7 +1,7 @@
 /** Text formatting shared by the components: money, percentages, roles and outcomes in words. */
-import type { BilateralResult } from '../../core/bilateral/events';
-import { assertNever } from '../../core/result';
-import type { Role } from '../../core/scenario';
+import type { BilateralResult } from '../../games/bilateral/events';
+import { assertNever } from '../../engine/result';
+import type { Role } from '../../games/bilateral/scenario';
 import type { Phrase } from '../names';
 
 const dollars = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2 });

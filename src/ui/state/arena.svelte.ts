@@ -1,12 +1,12 @@
-import type { BilateralEvent, BilateralResult } from '../../core/bilateral/events';
-import { computeMetrics, type NegotiationMetrics } from '../../core/bilateral/metrics';
+import type { BilateralEvent, BilateralResult } from '../../games/bilateral/events';
+import { computeMetrics, type NegotiationMetrics } from '../../games/bilateral/metrics';
 import type { RemoteConfig } from '../../worker/messages';
 import { llmSettings, type LlmSettings } from '../../agents/llm/settings';
-import { HUMAN_SPEC, type HumanPrompt } from '../../agents/human';
+import { HUMAN_SPEC, type HumanPrompt } from '../../games/bilateral/human';
 import { isModelSpec } from '../../agents/specs';
-import { parseAgentSpec } from '../../agents/bilateral-specs';
-import type { Move } from '../../core/bilateral/moves';
-import { opponentOf, ROLES, type Role, type Scenario } from '../../core/scenario';
+import { parseAgentSpec } from '../../games/bilateral/specs';
+import type { Move } from '../../games/bilateral/moves';
+import { opponentOf, ROLES, type Role, type Scenario } from '../../games/bilateral/scenario';
 import { debriefable, DEBRIEF_STRATEGIES } from '../debrief';
 import { SeatComparison } from './seat-comparison.svelte';
 import { database, newId, sim } from './sim';

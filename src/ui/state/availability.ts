@@ -1,5 +1,5 @@
 import { PROVIDERS, type RemoteProvider } from '../../agents/remote-spec';
-import { parseAgentSpec } from '../../agents/bilateral-specs';
+import { parseAgentSpec } from '../../games/bilateral/specs';
 import { isolateText } from '../names';
 
 /** What the page knows when it asks whether agents can play offline. */

@@ -4,7 +4,7 @@
  * limit is written once: a form, its link and the worker can never disagree on one.
  */
 import { z } from 'zod';
-import { SeedSchema } from '../../core/rng';
+import { SeedSchema } from '../../engine/rng';
 import { LlmSettingsSchema } from '../../agents/llm/settings';
 import { TournamentConfigSchema } from '../../storage/schema';
 import { RunNameSchema, SftExportSchema } from '../../worker/messages';

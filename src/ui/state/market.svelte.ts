@@ -1,6 +1,6 @@
-import type { MarketStandingRow } from '../../core/market/aggregate';
-import type { MarketEvent } from '../../core/market/events';
-import { generateMarket, type MarketScenario } from '../../core/market/scenario';
+import type { MarketStandingRow } from '../../games/market/aggregate';
+import type { MarketEvent } from '../../games/market/events';
+import { generateMarket, type MarketScenario } from '../../games/market/scenario';
 import type { MarketRunConfig } from '../../storage/market-schema';
 import type { FromWorker, RemoteConfig } from '../../worker/messages';
 import { newId, sim } from './sim';

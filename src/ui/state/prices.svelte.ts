@@ -1,4 +1,4 @@
-import type { Price } from '../../core/cost';
+import type { Price } from '../../engine/cost';
 import type { ParleyDb } from '../../storage/db';
 import { deletePrice, getPrices, putPrice } from '../../storage/prices';
 import { database } from './sim';

@@ -1,5 +1,5 @@
-import type { OutcomeKind } from '../../core/bilateral/events';
-import { TIERS, type Tier } from '../../core/catalog';
+import type { OutcomeKind } from '../../games/bilateral/events';
+import { TIERS, type Tier } from '../../games/bilateral/catalog';
 
 /**
  * What a run's page shows of its negotiations, kept in the hash so a filtered view can be linked

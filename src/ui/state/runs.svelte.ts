@@ -1,4 +1,4 @@
-import type { Standings } from '../../core/bilateral/aggregate';
+import type { Standings } from '../../games/bilateral/aggregate';
 import { deleteRun, liveRunIds, loadNegotiations, markInterrupted, sizeProblem, storageUsage, type ParleyDb, type RunRow, type RunStatus } from '../../storage';
 import { readBothGamesRuns } from '../../storage/runs';
 import type { MarketRunRow } from '../../storage/market-schema';

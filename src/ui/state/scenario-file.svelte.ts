@@ -1,5 +1,5 @@
-import { parseScenarioFile, scenarioFileSizeProblem, type ScenarioFile } from '../../core/bilateral/scenario-file';
-import type { Scenario } from '../../core/scenario';
+import { parseScenarioFile, scenarioFileSizeProblem, type ScenarioFile } from '../../games/bilateral/scenario-file';
+import type { Scenario } from '../../games/bilateral/scenario';
 
 export type ScenarioFileStatus =
   { kind: 'none' } | { kind: 'reading'; name: string } | { kind: 'read'; name: string; file: ScenarioFile } | { kind: 'failed'; name: string; message: string };

@@ -1,4 +1,4 @@
-import type { BilateralEvent } from '../../core/bilateral/events';
+import type { BilateralEvent } from '../../games/bilateral/events';
 import type { ToWorker } from '../../worker/messages';
 import { sim } from './sim';
 

@@ -1,5 +1,5 @@
 import type { SftSummary } from '../../training/sft';
-import { ZONE_BINS, type Role } from '../../core/scenario';
+import { ZONE_BINS, type Role } from '../../games/bilateral/scenario';
 import type { MoveInterface } from '../../agents/llm/settings';
 import type { RunRow } from '../../storage';
 import { SftExportSchema, type ToWorker } from '../../worker/messages';

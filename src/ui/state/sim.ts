@@ -1,4 +1,4 @@
-import { randomId } from '../../core/id';
+import { randomId } from '../../engine/id';
 import { SimClient } from '../../worker/client';
 import { openDb, type ParleyDb } from '../../storage';
 

@@ -1,7 +1,7 @@
-import { CONFIRM_PLANS_OVER, plannedCount } from '../../core/bilateral/tournament';
-import { DEFAULT_DEADLINE, DEFAULT_FIRST_MOVER, type Deadline, type FirstMoverChoice, type Preset } from '../../core/scenario';
+import { CONFIRM_PLANS_OVER, plannedCount } from '../../games/bilateral/tournament';
+import { DEFAULT_DEADLINE, DEFAULT_FIRST_MOVER, type Deadline, type FirstMoverChoice, type Preset } from '../../games/bilateral/scenario';
 import { DEFAULT_LLM_SETTINGS, type MoveInterface } from '../../agents/llm/settings';
-import { parseAgentSpec, parseAgentSpecs } from '../../agents/bilateral-specs';
+import { parseAgentSpec, parseAgentSpecs } from '../../games/bilateral/specs';
 import { TournamentConfigSchema } from '../../storage/schema';
 import type { TournamentSettings } from '../../worker/messages';
 import { modelSetupOf, type TournamentSetup } from '../share-link';

@@ -1,4 +1,4 @@
-import type { Standings } from '../../core/bilateral/aggregate';
+import type { Standings } from '../../games/bilateral/aggregate';
 import type { FromWorker, RemoteConfig, TournamentSettings } from '../../worker/messages';
 import { newId, sim } from './sim';
 import { FollowedRun } from './followed-run.svelte';

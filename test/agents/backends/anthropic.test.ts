@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { anthropicBackend, type AnthropicBackendOptions } from '../../../src/agents/backends/anthropic';
 import type { ChatRequest } from '../../../src/agents/backends/types';
-import { decodeMove } from '../../../src/agents/llm/decoder';
-import { MOVE_TOOLS } from '../../../src/agents/llm/schema';
+import { decodeMove } from '../../../src/games/bilateral/llm/decoder';
+import { MOVE_TOOLS } from '../../../src/games/bilateral/llm/schema';
 import { failure, rateLimited, reply, slow, toolCall, type ChatServer } from '../../support/chat-server';
 import { live, ownHeaders, serverPerTest } from './helpers';
 

@@ -7,14 +7,14 @@ import { describe, expect, it } from 'vitest';
 import { MOVE_TOKENS, THINKING_MAX_TOKENS } from '../../../src/agents/backends/types';
 import type { MoveInterface } from '../../../src/agents/llm/settings';
 import { PROVIDERS, REMOTE_PROVIDERS, canThink, type RemoteProvider } from '../../../src/agents/providers';
-import { createAgentFactory } from '../../../src/agents/registry';
-import { parseAgentSpec } from '../../../src/agents/bilateral-specs';
-import type { NegotiationResult } from '../../../src/core/bilateral/tournament';
+import { createAgentFactory } from '../../../src/games/bilateral/registry';
+import { parseAgentSpec } from '../../../src/games/bilateral/specs';
+import type { NegotiationResult } from '../../../src/games/bilateral/tournament';
 import type { ChatServer, RecordedRequest } from '../../support/chat-server';
 import { policyAnswer } from '../../support/policy-model';
 import { serverPerTest } from './helpers';
-import { runTournament } from '../../../src/core/engine/tournament';
-import { bilateralGame } from '../../../src/core/bilateral/game';
+import { runTournament } from '../../../src/engine/tournament';
+import { bilateralGame } from '../../../src/games/bilateral/game';
 
 const serve = serverPerTest();
 

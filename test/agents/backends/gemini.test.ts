@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { geminiBackend, toGeminiSchema, type GeminiBackendOptions } from '../../../src/agents/backends/gemini';
 import type { ChatRequest } from '../../../src/agents/backends/types';
-import { decodeMove } from '../../../src/agents/llm/decoder';
-import { MOVE_SCHEMA_NAME, MOVE_TOOLS, moveJsonSchema } from '../../../src/agents/llm/schema';
+import { decodeMove } from '../../../src/games/bilateral/llm/decoder';
+import { MOVE_SCHEMA_NAME, MOVE_TOOLS, moveJsonSchema } from '../../../src/games/bilateral/llm/schema';
 import { failure, move, rateLimited, reply, slow, type ChatServer } from '../../support/chat-server';
 import { live, ownHeaders, serverPerTest } from './helpers';
 

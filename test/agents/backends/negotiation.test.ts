@@ -8,17 +8,17 @@ import { anthropicBackend } from '../../../src/agents/backends/anthropic';
 import { geminiBackend } from '../../../src/agents/backends/gemini';
 import { openAiBackend } from '../../../src/agents/backends/openai';
 import type { ChatBackend } from '../../../src/agents/backends/types';
-import { llmAgent } from '../../../src/agents/llm/agent';
-import { makeAgent } from '../../../src/agents/registry';
-import { BilateralEventSchema, type BilateralEvent } from '../../../src/core/bilateral/events';
-import { playNegotiation, type BilateralAgentFactory, type NegotiationResult, type TournamentConfig } from '../../../src/core/bilateral/tournament';
-import type { Role } from '../../../src/core/scenario';
+import { llmAgent } from '../../../src/games/bilateral/llm/agent';
+import { makeAgent } from '../../../src/games/bilateral/registry';
+import { BilateralEventSchema, type BilateralEvent } from '../../../src/games/bilateral/events';
+import { playNegotiation, type BilateralAgentFactory, type NegotiationResult, type TournamentConfig } from '../../../src/games/bilateral/tournament';
+import type { Role } from '../../../src/games/bilateral/scenario';
 import { agent, scenario } from '../fixtures';
 import { malformed, move, promptOf, rateLimited, serverError, slow, thinkThen, type ChatServer, type RecordedRequest } from '../../support/chat-server';
 import { policy, policyAnswer } from '../../support/policy-model';
 import { serverPerTest } from './helpers';
-import { runTournament } from '../../../src/core/engine/tournament';
-import { bilateralGame } from '../../../src/core/bilateral/game';
+import { runTournament } from '../../../src/engine/tournament';
+import { bilateralGame } from '../../../src/games/bilateral/game';
 
 const KEY = 'sk-e2e-test-5566778899';
 

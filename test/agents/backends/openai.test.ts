@@ -3,8 +3,8 @@ import { Limiter } from '../../../src/agents/backends/http';
 import { openAiBackend, presetBackend, type OpenAiBackendOptions } from '../../../src/agents/backends/openai';
 import { OPENAI_COMPATIBLE, PROVIDERS, REMOTE_PROVIDERS } from '../../../src/agents/providers';
 import { BackendError, type ChatRequest } from '../../../src/agents/backends/types';
-import { decodeMove } from '../../../src/agents/llm/decoder';
-import { MOVE_SCHEMA_NAME, MOVE_TOOLS, moveJsonSchema } from '../../../src/agents/llm/schema';
+import { decodeMove } from '../../../src/games/bilateral/llm/decoder';
+import { MOVE_SCHEMA_NAME, MOVE_TOOLS, moveJsonSchema } from '../../../src/games/bilateral/llm/schema';
 import { move, reply, serverError, slow, thinkThen, toolCall, type ChatServer } from '../../support/chat-server';
 import { live, ownHeaders, serverPerTest } from './helpers';
 

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fetchJson } from '../../../src/agents/backends/http';
 import { redactSecrets } from '../../../src/agents/backends/types';
 import { RemoteBackends, type RemoteProvider } from '../../../src/agents/remote';
-import { parseAgentSpec } from '../../../src/agents/bilateral-specs';
+import { parseAgentSpec } from '../../../src/games/bilateral/specs';
 
 const KEYS: Partial<Record<RemoteProvider, string>> = { openai: 'sk-openai-browser-1111111111', anthropic: 'sk-ant-browser-22222222222' };
 const FORM_KEY = 'form-key-for-my-server-333333';

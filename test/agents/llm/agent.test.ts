@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { MOVE_PROBLEMS } from '../../../src/agents/llm/move-problems';
-import { SimulatedClock } from '../../../src/core/clock';
-import { BilateralEventSchema, type BilateralEvent } from '../../../src/core/bilateral/events';
-import type { Move } from '../../../src/core/bilateral/moves';
-import { playNegotiation, type BilateralAgent } from '../../../src/core/bilateral/tournament';
-import type { Role } from '../../../src/core/scenario';
+import { MOVE_PROBLEMS } from '../../../src/games/bilateral/llm/problems';
+import { SimulatedClock } from '../../../src/engine/clock';
+import { BilateralEventSchema, type BilateralEvent } from '../../../src/games/bilateral/events';
+import type { Move } from '../../../src/games/bilateral/moves';
+import { playNegotiation, type BilateralAgent } from '../../../src/games/bilateral/tournament';
+import type { Role } from '../../../src/games/bilateral/scenario';
 import { scriptedBackend, type ScriptedBackendOptions, type ScriptedReply } from '../../../src/agents/backends/scripted';
 import { BackendError, MOVE_TOKENS, THINKING_MAX_TOKENS, type ChatRequest, type ChatResponse } from '../../../src/agents/backends/types';
 import { estimateTokens } from '../../../src/agents/llm/tokens';
-import { llmAgent } from '../../../src/agents/llm/agent';
+import { llmAgent } from '../../../src/games/bilateral/llm/agent';
 import { requestSeed, type LlmAgentOptions } from '../../../src/agents/llm/seat';
-import { MOVE_SCHEMA_NAME, MOVE_TOOLS, moveJsonSchema } from '../../../src/agents/llm/schema';
+import { MOVE_SCHEMA_NAME, MOVE_TOOLS, moveJsonSchema } from '../../../src/games/bilateral/llm/schema';
 import { agent, observeAfter, scenario } from '../fixtures';
 
 const reply = (text: string, extra: Partial<ChatResponse> = {}): ChatResponse => ({ text, tokensIn: 120, tokensOut: 15, ...extra });

@@ -10,13 +10,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { scriptedBackend } from '../../../src/agents/backends/scripted';
 import { DEFAULT_CONTEXT_WINDOW, MOVE_TOKENS, THINKING_MAX_TOKENS, type ChatRequest, type ToolSpec } from '../../../src/agents/backends/types';
 import { EMPTY_THINK_TOKENS, toWebLlmRequest } from '../../../src/agents/backends/webllm/backend';
-import { llmAgent } from '../../../src/agents/llm/agent';
+import { llmAgent } from '../../../src/games/bilateral/llm/agent';
 import { MOVE_TOOLS_TOKENS } from '../../../src/agents/llm/seat';
-import { MOVE_TOOLS } from '../../../src/agents/llm/schema';
+import { MOVE_TOOLS } from '../../../src/games/bilateral/llm/schema';
 import type { MoveInterface } from '../../../src/agents/llm/settings';
-import type { Move } from '../../../src/core/bilateral/moves';
-import { MAX_MESSAGE_LENGTH } from '../../../src/core/message';
-import { makeScenario } from '../../../src/core/scenario';
+import type { Move } from '../../../src/games/bilateral/moves';
+import { MAX_MESSAGE_LENGTH } from '../../../src/engine/message';
+import { makeScenario } from '../../../src/games/bilateral/scenario';
 import { observeAfter, WIDGET } from '../fixtures';
 
 type Tokenizer = ReturnType<typeof fromPreTrained>;

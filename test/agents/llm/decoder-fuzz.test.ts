@@ -3,12 +3,12 @@
  * result is a move the core's schema accepts or a refusal with a reason and the raw text.
  */
 import { describe, expect, it } from 'vitest';
-import { MoveSchema } from '../../../src/core/bilateral/moves';
-import { MAX_MESSAGE_LENGTH } from '../../../src/core/message';
-import { createRng, type Rng } from '../../../src/core/rng';
-import { decodeMove, type DecodeResult } from '../../../src/agents/llm/decoder';
+import { MoveSchema } from '../../../src/games/bilateral/moves';
+import { MAX_MESSAGE_LENGTH } from '../../../src/engine/message';
+import { createRng, type Rng } from '../../../src/engine/rng';
+import { decodeMove, type DecodeResult } from '../../../src/games/bilateral/llm/decoder';
 import { MAX_RAW_LENGTH } from '../../../src/agents/llm/answer';
-import { MOVE_PROBLEMS } from '../../../src/agents/llm/move-problems';
+import { MOVE_PROBLEMS } from '../../../src/games/bilateral/llm/problems';
 
 const KEYS = [
   'action',

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { MoveSchema, type Move } from '../../../src/core/bilateral/moves';
-import { MAX_MESSAGE_LENGTH } from '../../../src/core/message';
-import { decodeMove } from '../../../src/agents/llm/decoder';
+import { MoveSchema, type Move } from '../../../src/games/bilateral/moves';
+import { MAX_MESSAGE_LENGTH } from '../../../src/engine/message';
+import { decodeMove } from '../../../src/games/bilateral/llm/decoder';
 import { MAX_RAW_LENGTH, renderRaw } from '../../../src/agents/llm/answer';
-import { MOVE_PROBLEMS } from '../../../src/agents/llm/move-problems';
-import { toolCallToMove } from '../../../src/agents/llm/schema';
+import { MOVE_PROBLEMS } from '../../../src/games/bilateral/llm/problems';
+import { toolCallToMove } from '../../../src/games/bilateral/llm/schema';
 
 const offer = (price: number, message?: string): Move =>
   message === undefined ? { action: { type: 'offer', price } } : { message, action: { type: 'offer', price } };

@@ -7,9 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { scriptedBackend } from '../../../src/agents/backends/scripted';
 import type { ChatResponse } from '../../../src/agents/backends/types';
 import { webLlmBackend } from '../../../src/agents/backends/webllm/backend';
-import { llmAgent } from '../../../src/agents/llm/agent';
-import { CallRecordSchema } from '../../../src/core/events';
-import type { CallRecord } from '../../../src/core/session';
+import { llmAgent } from '../../../src/games/bilateral/llm/agent';
+import { CallRecordSchema } from '../../../src/engine/events';
+import type { CallRecord } from '../../../src/engine/session';
 import { validatedEngine } from '../backends/webllm/validated-engine';
 import { observeAfter, scenario } from '../fixtures';
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { offer, say, type Move } from '../../../src/core/bilateral/moves';
-import type { BilateralObservation } from '../../../src/core/bilateral/protocol';
-import { playNegotiation, type BilateralAgent } from '../../../src/core/bilateral/tournament';
-import { generateScenarios, PRESETS, type Role, type Scenario } from '../../../src/core/scenario';
-import { buildPrompt, money } from '../../../src/agents/llm/prompt';
+import { offer, say, type Move } from '../../../src/games/bilateral/moves';
+import type { BilateralObservation } from '../../../src/games/bilateral/protocol';
+import { playNegotiation, type BilateralAgent } from '../../../src/games/bilateral/tournament';
+import { generateScenarios, PRESETS, type Role, type Scenario } from '../../../src/games/bilateral/scenario';
+import { buildPrompt, money } from '../../../src/games/bilateral/llm/prompt';
 import { promptText } from '../../../src/agents/llm/seat';
 import { estimateTokens } from '../../../src/agents/llm/tokens';
 import { agent, observeAfter, scenario } from '../fixtures';

@@ -9,17 +9,17 @@
 import { describe, expect, it } from 'vitest';
 import { scriptedBackend } from '../../../src/agents/backends/scripted';
 import type { ChatRequest, ChatResponse } from '../../../src/agents/backends/types';
-import { llmAgent } from '../../../src/agents/llm/agent';
+import { llmAgent } from '../../../src/games/bilateral/llm/agent';
 import { modelSeat } from '../../../src/agents/llm/seat';
-import { decodeMove } from '../../../src/agents/llm/decoder';
+import { decodeMove } from '../../../src/games/bilateral/llm/decoder';
 import { MAX_RAW_LENGTH } from '../../../src/agents/llm/answer';
-import { moveJsonSchema, moveTools, MOVE_SCHEMA_NAME } from '../../../src/agents/llm/schema';
-import type { BilateralObservation } from '../../../src/core/bilateral/protocol';
-import type { Move } from '../../../src/core/bilateral/moves';
+import { moveJsonSchema, moveTools, MOVE_SCHEMA_NAME } from '../../../src/games/bilateral/llm/schema';
+import type { BilateralObservation } from '../../../src/games/bilateral/protocol';
+import type { Move } from '../../../src/games/bilateral/moves';
 import { MAX_NEGOTIATION_RECORD_CHARS, SEAT_TEXT_BUDGET, TextBudget } from '../../../src/agents/llm/record';
-import { BilateralEventSchema, type BilateralEvent } from '../../../src/core/bilateral/events';
-import { playNegotiation } from '../../../src/core/bilateral/tournament';
-import type { Role } from '../../../src/core/scenario';
+import { BilateralEventSchema, type BilateralEvent } from '../../../src/games/bilateral/events';
+import { playNegotiation } from '../../../src/games/bilateral/tournament';
+import type { Role } from '../../../src/games/bilateral/scenario';
 import { scenario } from '../fixtures';
 
 const TURNS = 1000;

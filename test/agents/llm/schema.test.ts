@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ACTION_TYPES, MoveSchema, type Move } from '../../../src/core/bilateral/moves';
-import { MAX_MESSAGE_LENGTH } from '../../../src/core/message';
-import { MODEL_MOVE_SCHEMA, MOVE_TOOL_NAMES, MOVE_TOOLS, moveJsonSchema, TOOL_SCHEMAS, toolCallToMove } from '../../../src/agents/llm/schema';
+import { ACTION_TYPES, MoveSchema, type Move } from '../../../src/games/bilateral/moves';
+import { MAX_MESSAGE_LENGTH } from '../../../src/engine/message';
+import { MODEL_MOVE_SCHEMA, MOVE_TOOL_NAMES, MOVE_TOOLS, moveJsonSchema, TOOL_SCHEMAS, toolCallToMove } from '../../../src/games/bilateral/llm/schema';
 
 const MOVES: Move[] = [
   { message: 'hi' },

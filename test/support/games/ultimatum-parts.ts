@@ -4,9 +4,9 @@
  * its run descriptor (settings, seats, tally). docs/games.md walks through them.
  */
 import { z } from 'zod';
-import { failureSchemas, invalidFields } from '../../../src/core/events';
-import { replayEvents } from '../../../src/core/replay';
-import { ok } from '../../../src/core/result';
+import { failureSchemas, invalidFields } from '../../../src/engine/events';
+import { replayEvents } from '../../../src/engine/replay';
+import { ok } from '../../../src/engine/result';
 import type { JsonlLines } from '../../../src/cli/jsonl';
 import type { GameBundle } from '../../../src/runs/index';
 import type { RunGameOver } from '../../../src/runs/game';

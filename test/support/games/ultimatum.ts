@@ -4,13 +4,13 @@
  * is split so) or rejects (neither gets anything). Its protocol, its GameDef and three scripted
  * strategies a side; the engine does the rest.
  */
-import type { GameDef } from '../../../src/core/engine/game';
-import type { AgentFactory } from '../../../src/core/engine/seat';
-import type { Protocol } from '../../../src/core/protocol';
-import { refusals } from '../../../src/core/refusals';
-import { ok } from '../../../src/core/result';
-import { createRng, deriveSeed } from '../../../src/core/rng';
-import { andThen, playSession, type Agent, type SessionEvent, type SessionFailure } from '../../../src/core/session';
+import type { GameDef } from '../../../src/engine/game';
+import type { AgentFactory } from '../../../src/engine/seat';
+import type { Protocol } from '../../../src/engine/protocol';
+import { refusals } from '../../../src/engine/refusals';
+import { ok } from '../../../src/engine/result';
+import { createRng, deriveSeed } from '../../../src/engine/rng';
+import { andThen, playSession, type Agent, type SessionEvent, type SessionFailure } from '../../../src/engine/session';
 
 export type UltimatumRole = 'proposer' | 'responder';
 export type UltimatumMove = { offer: number } | { accept: boolean };
@@ -24,7 +24,7 @@ interface State {
   outcome: UltimatumOutcome | null;
 }
 
-// Its refusals as a table, as every game words them (core/refusals.ts): the code is stable, the reason derived.
+// Its refusals as a table, as every game words them (engine/refusals.ts): the code is stable, the reason derived.
 const refuse = refusals({
   'offer-out-of-range': (d: { pie: number }) => `offer a whole number of dollars from 0 to ${d.pie}`,
   'not-an-answer': () => 'answer { accept: true } or { accept: false }',

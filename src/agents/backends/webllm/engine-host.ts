@@ -4,7 +4,7 @@
  * only module that imports it and tests can serve a fake through the same code.
  */
 import type { AppConfig, MLCEngine } from '@mlc-ai/web-llm';
-import { assertNever } from '../../../core/result';
+import { assertNever } from '../../../engine/result';
 import { errorText, isModelNotLoaded } from './errors';
 import { modelListEntry } from './models';
 import { ToEngineSchema, type FromEngine, type ToEngine } from './protocol';

@@ -10,7 +10,7 @@
  * - A model WebLLM does not mark low-resource, on an adapter whose storage buffers stop below
  *   1 GiB (a phone-class GPU, as WebLLM's docs read that limit), is "maybe" at best.
  */
-import { assertNever } from '../../../core/result';
+import { assertNever } from '../../../engine/result';
 import { qwen3Models, quantizationFor, type ModelListEntry, type Quantization, type Qwen3Model } from './models';
 
 const MiB = 2 ** 20;

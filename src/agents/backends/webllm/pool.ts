@@ -13,7 +13,7 @@
  * a 'timeout'; an engine that does not stop then is ended, and the model loads again on its next move.
  */
 import type { AppConfig } from '@mlc-ai/web-llm';
-import type { Clock } from '../../../core/clock';
+import type { Clock } from '../../../engine/clock';
 import { Limiter } from '../http';
 import { BackendError, DEFAULT_CONTEXT_WINDOW, type ChatBackend, type ChatRequest, type ChatResponse } from '../types';
 import { webLlmBackend, WEBLLM_CAPABILITIES, type WebLlmEngineLike } from './backend';

@@ -2,7 +2,7 @@
  * The Learn widgets' experiments as data for the worker, and the scenarios they play: small by
  * default (a few hundred scripted negotiations), the same seed giving the same scenarios.
  */
-import { makeScenario, type Deadline, type FirstMoverChoice, type Preset, type Role, type Scenario } from '../../../core/scenario';
+import { makeScenario, type Deadline, type FirstMoverChoice, type Preset, type Role, type Scenario } from '../../../games/bilateral/scenario';
 import type { LearnCell, LearnExperiment } from '../../../worker/messages';
 
 /** The deterministic scripted strategies, in the order the app lists them. */

@@ -1,8 +1,8 @@
 /** Market figures in words, shared by the Market page and a stored market run's page. */
-import type { MarketMetricName, MarketMetrics } from '../../../core/market/metrics';
-import type { BuyerMove, SellerMove } from '../../../core/market/moves';
-import type { MarketEvent, MarketResult } from '../../../core/market/events';
-import { assertNever } from '../../../core/result';
+import type { MarketMetricName, MarketMetrics } from '../../../games/market/metrics';
+import type { BuyerMove, SellerMove } from '../../../games/market/moves';
+import type { MarketEvent, MarketResult } from '../../../games/market/events';
+import { assertNever } from '../../../engine/result';
 import { money, pct } from '../format';
 
 export const METRIC_INFO: Record<MarketMetricName, { label: string; money: boolean; explain: string }> = {

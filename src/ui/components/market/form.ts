@@ -1,5 +1,5 @@
 /** Reading the Market page's forms: each field's text checked, every problem named by its field. */
-import { parseMarketSpec, parseMarketSpecs } from '../../../agents/market/specs';
+import { parseMarketSpec, parseMarketSpecs } from '../../../games/market/specs';
 import {
   ALL_MARKET_CONFIGS,
   MAX_BUDGET,
@@ -10,10 +10,10 @@ import {
   marketConfigByName,
   VALUATIONS,
   type Valuation,
-} from '../../../core/market/scenario';
+} from '../../../games/market/scenario';
 import type { MarketRunConfig } from '../../../storage/market-schema';
 import type { LlmSettings } from '../../../agents/llm/settings';
-import { MAX_SEED } from '../../../core/rng';
+import { MAX_SEED } from '../../../engine/rng';
 
 export const CUSTOM = 'custom';
 

@@ -10,11 +10,11 @@ import {
   type WebLlmEngineLike,
 } from '../../../../src/agents/backends/webllm/backend';
 import { warmUpRequest } from '../../../../src/agents/backends/webllm/warmup';
-import { bilateralMoveAsk } from '../../../../src/agents/llm/agent';
+import { bilateralMoveAsk } from '../../../../src/games/bilateral/llm/agent';
 import { GPU_LOST_MESSAGE } from '../../../../src/agents/backends/webllm/errors';
 import { moveResponseFormat, toolsSystemText } from '../../../../src/agents/backends/webllm/grammar';
-import { decodeMove } from '../../../../src/agents/llm/decoder';
-import { MOVE_SCHEMA_NAME, moveJsonSchema, moveTools } from '../../../../src/agents/llm/schema';
+import { decodeMove } from '../../../../src/games/bilateral/llm/decoder';
+import { MOVE_SCHEMA_NAME, moveJsonSchema, moveTools } from '../../../../src/games/bilateral/llm/schema';
 import { EMPTY_THINKING, fakeEngine } from './fake-engine';
 import { validatedEngine, webLlmRefusal } from './validated-engine';
 

@@ -15,7 +15,7 @@ import {
 } from '../../../../src/agents/backends/webllm/custom';
 import type { LoadedEngine, LoadOptions } from '../../../../src/agents/backends/webllm/engine';
 import { EnginePool } from '../../../../src/agents/backends/webllm/pool';
-import { parseAgentSpec } from '../../../../src/agents/bilateral-specs';
+import { parseAgentSpec } from '../../../../src/games/bilateral/specs';
 import { readDraft } from '../../../../src/ui/state/custom-models.svelte';
 import { fakeEngine } from './fake-engine';
 

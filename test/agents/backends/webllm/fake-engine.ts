@@ -17,7 +17,7 @@
  */
 import type { ChatCompletion, ChatCompletionRequestNonStreaming, InitProgressReport } from '@mlc-ai/web-llm';
 import type { WebLlmEngineLike } from '../../../../src/agents/backends/webllm/backend';
-import type { Role } from '../../../../src/core/scenario';
+import type { Role } from '../../../../src/games/bilateral/scenario';
 
 /**
  * One answer: the text, an Error (or a string, as errors cross WebLLM's worker) to reject with, a

@@ -11,11 +11,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatRequest } from '../../../../src/agents/backends/types';
 import { toWebLlmRequest } from '../../../../src/agents/backends/webllm/backend';
 import { moveResponseFormat } from '../../../../src/agents/backends/webllm/grammar';
-import { decodeMove } from '../../../../src/agents/llm/decoder';
-import { MOVE_SCHEMA_NAME, moveJsonSchema, moveTools } from '../../../../src/agents/llm/schema';
+import { decodeMove } from '../../../../src/games/bilateral/llm/decoder';
+import { MOVE_SCHEMA_NAME, moveJsonSchema, moveTools } from '../../../../src/games/bilateral/llm/schema';
 import { moveFormats } from '../../../../src/cli/bench-grammar';
-import { MoveSchema } from '../../../../src/core/bilateral/moves';
-import { MAX_MESSAGE_LENGTH } from '../../../../src/core/message';
+import { MoveSchema } from '../../../../src/games/bilateral/moves';
+import { MAX_MESSAGE_LENGTH } from '../../../../src/engine/message';
 import { compileResponseFormat, grammarCompiler, loadXgrammar, qwen3TokenizerInfo, qwen3Vocabulary, xgrammarVersions } from './xgrammar';
 
 const xgr = loadXgrammar();

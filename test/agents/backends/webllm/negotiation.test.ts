@@ -5,23 +5,23 @@
  */
 import type { ChatCompletionRequestNonStreaming } from '@mlc-ai/web-llm';
 import { describe, expect, it } from 'vitest';
-import { SimulatedClock } from '../../../../src/core/clock';
+import { SimulatedClock } from '../../../../src/engine/clock';
 import { webLlmBackend } from '../../../../src/agents/backends/webllm/backend';
 import type { LoadedEngine } from '../../../../src/agents/backends/webllm/engine';
 import { GPU_LOST_MESSAGE } from '../../../../src/agents/backends/webllm/errors';
 import { EnginePool, type EnginePoolOptions, type EngineStatus } from '../../../../src/agents/backends/webllm/pool';
-import { llmAgent } from '../../../../src/agents/llm/agent';
+import { llmAgent } from '../../../../src/games/bilateral/llm/agent';
 import { type LlmAgentOptions } from '../../../../src/agents/llm/seat';
 import { moveResponseFormat, toolsSystemText } from '../../../../src/agents/backends/webllm/grammar';
-import { moveJsonSchema, moveTools } from '../../../../src/agents/llm/schema';
-import { makeAgent } from '../../../../src/agents/registry';
-import { BilateralEventSchema, type BilateralEvent } from '../../../../src/core/bilateral/events';
-import { playNegotiation, type BilateralAgentFactory, type NegotiationResult } from '../../../../src/core/bilateral/tournament';
-import type { Role } from '../../../../src/core/scenario';
+import { moveJsonSchema, moveTools } from '../../../../src/games/bilateral/llm/schema';
+import { makeAgent } from '../../../../src/games/bilateral/registry';
+import { BilateralEventSchema, type BilateralEvent } from '../../../../src/games/bilateral/events';
+import { playNegotiation, type BilateralAgentFactory, type NegotiationResult } from '../../../../src/games/bilateral/tournament';
+import type { Role } from '../../../../src/games/bilateral/scenario';
 import { agent, movesBy, scenario } from '../../fixtures';
 import { fakeEngine, systemOf, thrifty, userOf, type FakeEngine, type FakeModel } from './fake-engine';
-import { runTournament } from '../../../../src/core/engine/tournament';
-import { bilateralGame } from '../../../../src/core/bilateral/game';
+import { runTournament } from '../../../../src/engine/tournament';
+import { bilateralGame } from '../../../../src/games/bilateral/game';
 
 const SMALL = 'Qwen3-0.6B-q4f16_1-MLC';
 const LARGER = 'Qwen3-1.7B-q4f16_1-MLC';

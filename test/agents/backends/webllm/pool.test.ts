@@ -5,7 +5,7 @@
  * and loads nobody needs stopped.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { SimulatedClock } from '../../../../src/core/clock';
+import { SimulatedClock } from '../../../../src/engine/clock';
 import type { LoadedEngine, LoadOptions } from '../../../../src/agents/backends/webllm/engine';
 import { GPU_LOST_MESSAGE } from '../../../../src/agents/backends/webllm/errors';
 import { EnginePool, WEBLLM_MOVE_TIMEOUT, type EngineStatus, type MoveTimeout } from '../../../../src/agents/backends/webllm/pool';

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { BackendError } from '../../../../src/agents/backends/types';
 import { WEBLLM_CAPABILITIES, webLlmBackend } from '../../../../src/agents/backends/webllm/backend';
 import { warmUpGrammars, warmUpRequest } from '../../../../src/agents/backends/webllm/warmup';
-import { bilateralMoveAsk, llmAgent } from '../../../../src/agents/llm/agent';
+import { bilateralMoveAsk, llmAgent } from '../../../../src/games/bilateral/llm/agent';
 import { type LlmAgentOptions } from '../../../../src/agents/llm/seat';
 import { observeAfter, scenario } from '../../fixtures';
 import { fakeEngine } from './fake-engine';
