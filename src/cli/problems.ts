@@ -25,7 +25,8 @@ export const USAGE_PROBLEMS = {
   'bad-value': (d: { flag: string; problem: Problem }) => `${d.flag}: ${d.problem.message}`,
   'needs-path': (d: { flag: string }) => `${d.flag} needs a file path`,
   'cannot-write': (d: { flag: string; path: string; reason: string }) => `${d.flag}: cannot write ${d.path} (${d.reason})`,
-  'unreadable-file': (d: { flag: string; path: string; reason: string }) => `${d.flag} ${d.path}: ${d.reason}`,
+  /** The file's problem: it could not be read, or it was read and refused (a scenario file's line). */
+  'unreadable-file': (d: { flag: string; path: string; problem: Problem }) => `${d.flag} ${d.path}: ${d.problem.message}`,
   'output-is-input': (d: { flag: string; path: string; input: string; what: 'the examples' | 'the run' }) =>
     `${d.flag} ${d.path} is the ${d.input} file itself; write ${d.what} somewhere else`,
   'same-output': (d: { flag: string; path: string; other: string; otherPath: string }) =>
