@@ -1,5 +1,6 @@
 // What an agent's model calls cost: prices are keyed by model spec text (`openai:gpt-4o-mini`).
 import { estimateCost, formatUsd, type Price } from '../engine/cost';
+import { problems, type ProblemOf } from '../engine/errors';
 import { err, ok, type Result } from '../engine/result';
 import { parseRemoteSpec, REMOTE_PROVIDERS } from './remote-spec';
 import { THINK_SUFFIX, WEBLLM_PREFIX } from './specs';
@@ -55,18 +56,34 @@ export function describeRunCost(cost: RunCost): string {
   return `${cost.unpriced.length > 0 ? '≥ ' : ''}${formatUsd(cost.usd)}`;
 }
 
+/** The longest model spec a price is kept under, in characters. */
+export const MAX_PRICE_SPEC_LENGTH = 200;
+
+/** Why a model typed for a price is refused (engine/errors.ts). */
+export const PRICE_SPEC_PROBLEMS = {
+  'no-model': () => 'enter a model as PROVIDER:MODEL, e.g. openai:gpt-4o-mini',
+  'local-model': () => 'WebLLM models run on this device and cost nothing; they need no price',
+  /** `spec`: the text as typed, trimmed. */
+  'not-remote': (d: { spec: string; providers: readonly string[] }) =>
+    `"${d.spec}" is not a remote model; write PROVIDER:MODEL with PROVIDER one of ${d.providers.join(', ')}`,
+  'spec-too-long': (d: { length: number; max: number }) => `a model spec has at most ${d.max} characters`,
+} as const;
+
+export type PriceSpecProblem = ProblemOf<typeof PRICE_SPEC_PROBLEMS>;
+const priceSpecProblem = problems(PRICE_SPEC_PROBLEMS);
+
 /**
  * The model spec a price is kept under, from what a person typed: a remote model as
  * PROVIDER:MODEL (`+think` dropped). WebLLM models and scripted strategies need no price.
  */
-export function priceSpec(text: string): Result<string, string> {
+export function priceSpec(text: string): Result<string, PriceSpecProblem> {
   const trimmed = text.trim();
-  if (trimmed === '') return err('enter a model as PROVIDER:MODEL, e.g. openai:gpt-4o-mini');
+  if (trimmed === '') return err(priceSpecProblem('no-model'));
   const model = modelOf(trimmed);
-  if (isLocalModel(model)) return err('WebLLM models run on this device and cost nothing; they need no price');
+  if (isLocalModel(model)) return err(priceSpecProblem('local-model'));
   const remote = parseRemoteSpec(model);
-  if (!remote) return err(`"${trimmed}" is not a remote model; write PROVIDER:MODEL with PROVIDER one of ${REMOTE_PROVIDERS.join(', ')}`);
+  if (!remote) return err(priceSpecProblem('not-remote', { spec: trimmed, providers: REMOTE_PROVIDERS }));
   const spec = `${remote.provider}:${remote.model}`;
-  if (spec.length > 200) return err('a model spec has at most 200 characters');
+  if (spec.length > MAX_PRICE_SPEC_LENGTH) return err(priceSpecProblem('spec-too-long', { length: spec.length, max: MAX_PRICE_SPEC_LENGTH }));
   return ok(spec);
 }

@@ -60,11 +60,11 @@ export function priceFlags(args: ParsedArgs): Map<string, Price> {
     const amounts = eq < 0 ? [] : raw.slice(eq + 1).split(',');
     if (amounts.length !== 2) throw usageError('price-form', { value: raw });
     const spec = priceSpec(raw.slice(0, eq));
-    if (!spec.ok) throw usageError('refused-value', { flag: '--price', reason: spec.error });
+    if (!spec.ok) throw usageError('bad-value', { flag: '--price', problem: spec.error });
     const input = parseDollars(amounts[0] as string);
     const output = parseDollars(amounts[1] as string);
-    if (!input.ok) throw usageError('bad-price', { spec: spec.value, side: 'input', reason: input.error });
-    if (!output.ok) throw usageError('bad-price', { spec: spec.value, side: 'output', reason: output.error });
+    if (!input.ok) throw usageError('bad-price', { spec: spec.value, side: 'input', problem: input.error });
+    if (!output.ok) throw usageError('bad-price', { spec: spec.value, side: 'output', problem: output.error });
     if (prices.has(spec.value)) throw usageError('price-twice', { spec: spec.value });
     prices.set(spec.value, { inputPerMTok: input.value, outputPerMTok: output.value });
   }

@@ -69,7 +69,7 @@ export function remoteSettings(args: ParsedArgs, env: Record<string, string | un
   const given = args.values.get('base-url');
   // Refused in words that do not repeat it: it may hold a password.
   const checked = given === undefined ? undefined : checkBaseUrl(given);
-  if (checked !== undefined && !checked.ok) throw usageError('refused-value', { flag: '--base-url', reason: checked.error });
+  if (checked !== undefined && !checked.ok) throw usageError('bad-value', { flag: '--base-url', problem: checked.error });
   const baseUrl = checked?.value;
   for (const spec of specs) {
     if (spec.webllm !== undefined) throw usageError('webllm-in-browser', { label: spec.label, why: WEBLLM_ONLY_IN_BROWSER });

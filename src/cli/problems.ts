@@ -21,13 +21,12 @@ export const USAGE_PROBLEMS = {
   'unknown-choice': (d: { flag: string; value: string; choices: readonly string[] }) =>
     `unknown ${d.flag.replace(/^--/, '')} "${d.value}"; choose one of: ${d.choices.join(', ')}`,
   required: (d: { flag: string; hint: string }) => `${d.flag} is required (${d.hint})`,
-  /** A flag's value that another layer refused: its problem (an agent spec's, a run config's). */
+  /** A flag's value that another layer refused: its problem (an agent spec's, a base URL's, a price's model). */
   'bad-value': (d: { flag: string; problem: Problem }) => `${d.flag}: ${d.problem.message}`,
-  /** A flag's value refused in words of another layer that has no codes yet (a base URL, a price). */
-  'refused-value': (d: { flag: string; reason: string }) => `${d.flag}: ${d.reason}`,
   'needs-path': (d: { flag: string }) => `${d.flag} needs a file path`,
   'cannot-write': (d: { flag: string; path: string; reason: string }) => `${d.flag}: cannot write ${d.path} (${d.reason})`,
-  'unreadable-file': (d: { flag: string; path: string; reason: string }) => `${d.flag} ${d.path}: ${d.reason}`,
+  /** The file's problem: it could not be read, or it was read and refused (a scenario file's line). */
+  'unreadable-file': (d: { flag: string; path: string; problem: Problem }) => `${d.flag} ${d.path}: ${d.problem.message}`,
   'output-is-input': (d: { flag: string; path: string; input: string; what: 'the examples' | 'the run' }) =>
     `${d.flag} ${d.path} is the ${d.input} file itself; write ${d.what} somewhere else`,
   'same-output': (d: { flag: string; path: string; other: string; otherPath: string }) =>
@@ -42,7 +41,7 @@ export const USAGE_PROBLEMS = {
     `this tournament plans ${d.planned.toLocaleString('en-US')} negotiations (over ${d.over.toLocaleString('en-US')}); add --yes to run it`,
   'price-form': (d: { value: string }) =>
     `--price must be SPEC=IN,OUT in US dollars per million input and output tokens, e.g. openai:gpt-4o-mini=0.15,0.6; got "${d.value}"`,
-  'bad-price': (d: { spec: string; side: 'input' | 'output'; reason: string }) => `--price ${d.spec}: ${d.side} price: ${d.reason}`,
+  'bad-price': (d: { spec: string; side: 'input' | 'output'; problem: Problem }) => `--price ${d.spec}: ${d.side} price: ${d.problem.message}`,
   'price-twice': (d: { spec: string }) => `--price for ${d.spec} given twice`,
   'turns-range-fixed': (d: { value: string }) => `--turns ${d.value} is a range; a fixed deadline takes one number`,
   'turns-range': (d: { value: string; min: number; max: number }) => `--turns MIN-MAX must have ${d.min} ≤ MIN ≤ MAX ≤ ${d.max}, got "${d.value}"`,

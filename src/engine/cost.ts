@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { problems, type ProblemOf } from './errors';
 import { err, ok, type Result } from './result';
 
 /** What a model costs, in US dollars per million tokens, as providers list it. */
@@ -14,15 +15,26 @@ export const estimateCost = (usage: { tokensIn: number; tokensOut: number }, pri
 
 const DECIMAL = /^\+?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 
-/** A price per million tokens as a person types it: `0.15`, `$2.50`, `3`. Errors are one phrase. */
-export function parseDollars(text: string): Result<number, string> {
+/** Why a typed price is refused (engine/errors.ts); `value` is the text as typed, trimmed. Each message is one phrase. */
+export const DOLLAR_PROBLEMS = {
+  'no-price': () => 'no price given; write US dollars per million tokens (0 if free)',
+  'negative-price': (d: { value: string }) => `a price cannot be negative, got ${d.value}`,
+  'price-not-decimal': (d: { value: string }) => `"${d.value}" is not a number; write dollars per million tokens, e.g. 0.15`,
+  'price-too-large': (d: { value: string }) => `"${d.value}" is too large`,
+} as const;
+
+export type DollarProblem = ProblemOf<typeof DOLLAR_PROBLEMS>;
+const dollarProblem = problems(DOLLAR_PROBLEMS);
+
+/** A price per million tokens as a person types it: `0.15`, `$2.50`, `3`. */
+export function parseDollars(text: string): Result<number, DollarProblem> {
   const shown = text.trim();
   const body = shown.replace(/^\$\s*/, '');
-  if (body === '') return err('no price given; write US dollars per million tokens (0 if free)');
-  if (body.startsWith('-') && DECIMAL.test(body.slice(1))) return err(`a price cannot be negative, got ${shown}`);
-  if (!DECIMAL.test(body)) return err(`"${shown}" is not a number; write dollars per million tokens, e.g. 0.15`);
+  if (body === '') return err(dollarProblem('no-price'));
+  if (body.startsWith('-') && DECIMAL.test(body.slice(1))) return err(dollarProblem('negative-price', { value: shown }));
+  if (!DECIMAL.test(body)) return err(dollarProblem('price-not-decimal', { value: shown }));
   const value = Number(body);
-  if (!Number.isFinite(value)) return err(`"${shown}" is too large`);
+  if (!Number.isFinite(value)) return err(dollarProblem('price-too-large', { value: shown }));
   return ok(value);
 }
 

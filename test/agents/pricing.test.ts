@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { agentCost, describeCost, describeRunCost, isLocalModel, priceOf, priceSpec, runCost } from '../../src/agents/pricing';
+import {
+  agentCost,
+  describeCost,
+  describeRunCost,
+  isLocalModel,
+  MAX_PRICE_SPEC_LENGTH,
+  PRICE_SPEC_PROBLEMS,
+  priceOf,
+  priceSpec,
+  runCost,
+} from '../../src/agents/pricing';
+import { REMOTE_PROVIDERS } from '../../src/agents/remote-spec';
 import type { Price } from '../../src/engine/cost';
 
 const MINI: Price = { inputPerMTok: 0.15, outputPerMTok: 0.6 };
@@ -52,15 +63,28 @@ describe('priceSpec', () => {
     expect(priceSpec('vllm:Qwen/Qwen3-8B')).toEqual({ ok: true, value: 'vllm:Qwen/Qwen3-8B' });
   });
 
-  it('refuses empty text, WebLLM models, strategies and unknown providers, saying why', () => {
-    expect(priceSpec('  ')).toEqual({ ok: false, error: 'enter a model as PROVIDER:MODEL, e.g. openai:gpt-4o-mini' });
-    expect(priceSpec('webllm:Qwen3-0.6B-q4f32_1-MLC')).toEqual({
-      ok: false,
-      error: 'WebLLM models run on this device and cost nothing; they need no price',
-    });
-    const strategy = priceSpec('boulware:beta=0.2');
-    expect(!strategy.ok && strategy.error).toMatch(/^"boulware:beta=0.2" is not a remote model; write PROVIDER:MODEL with PROVIDER one of openai, /);
-    expect(priceSpec('acme:model').ok).toBe(false);
-    expect(priceSpec(`openai:${'x'.repeat(300)}`)).toEqual({ ok: false, error: 'a model spec has at most 200 characters' });
+  it('refuses empty text, WebLLM models, strategies, unknown providers and long specs, each with its code', () => {
+    const refusal = (text: string) => {
+      const r = priceSpec(text);
+      return r.ok ? null : { code: r.error.code, data: r.error.data };
+    };
+    expect(refusal('  ')).toEqual({ code: 'no-model', data: {} });
+    expect(refusal('webllm:Qwen3-0.6B-q4f32_1-MLC')).toEqual({ code: 'local-model', data: {} });
+    expect(refusal('webllm:Qwen3-0.6B-q4f32_1-MLC +think')).toEqual({ code: 'local-model', data: {} });
+    expect(refusal(' boulware:beta=0.2 ')).toEqual({ code: 'not-remote', data: { spec: 'boulware:beta=0.2', providers: REMOTE_PROVIDERS } });
+    expect(refusal('acme:model')).toMatchObject({ code: 'not-remote', data: { spec: 'acme:model' } });
+    expect(refusal(`openai:${'x'.repeat(300)}`)).toEqual({ code: 'spec-too-long', data: { length: 307, max: MAX_PRICE_SPEC_LENGTH } });
+    expect(priceSpec(`openai:${'x'.repeat(MAX_PRICE_SPEC_LENGTH - 7)}`).ok).toBe(true);
+  });
+
+  it('words each refusal from its table, naming the providers to choose from', () => {
+    const r = priceSpec('boulware:beta=0.2');
+    expect(r.ok ? null : r.error.message).toBe(PRICE_SPEC_PROBLEMS['not-remote']({ spec: 'boulware:beta=0.2', providers: REMOTE_PROVIDERS }));
+    expect(PRICE_SPEC_PROBLEMS['not-remote']({ spec: 'boulware', providers: ['openai', 'groq'] })).toBe(
+      '"boulware" is not a remote model; write PROVIDER:MODEL with PROVIDER one of openai, groq',
+    );
+    expect(PRICE_SPEC_PROBLEMS['no-model']()).toBe('enter a model as PROVIDER:MODEL, e.g. openai:gpt-4o-mini');
+    expect(PRICE_SPEC_PROBLEMS['local-model']()).toBe('WebLLM models run on this device and cost nothing; they need no price');
+    expect(PRICE_SPEC_PROBLEMS['spec-too-long']({ length: 307, max: 200 })).toBe('a model spec has at most 200 characters');
   });
 });

@@ -10,7 +10,7 @@ import { planTournament } from '../../src/games/bilateral/tournament';
 import type { Scenario } from '../../src/games/bilateral/scenario';
 import { readRunFile } from '../../src/storage/run-file';
 import type { ExportedNegotiation } from '../../src/storage/schema';
-import { runCli } from './helpers';
+import { runCli, usageProblem } from './helpers';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/negmas-reference-3.jsonl', import.meta.url));
 const AGENTS = ['boulware', 'linear', 'conceder'];
@@ -138,6 +138,10 @@ describe('tournament --scenarios-from FILE', () => {
     writeFileSync(bad, [good[0], '', good[1], JSON.stringify({ ...JSON.parse(good[2]!), id: 'x', turns: 0 })].join('\n'));
     const out = file('never.jsonl');
     const r = await runCli(['tournament', '--agents', 'boulware,linear', '--scenarios-from', bad, '--jsonl', out]);
+    expect(await usageProblem(['tournament', '--agents', 'boulware,linear', '--scenarios-from', bad, '--jsonl', out])).toMatchObject({
+      code: 'unreadable-file',
+      data: { problem: { code: 'bad-field', data: { line: 4, field: 'turns', got: '0' } } },
+    });
     expect(r).toEqual({
       status: 2,
       out: '',
@@ -163,8 +167,16 @@ describe('tournament --scenarios-from FILE', () => {
     truncateSync(big, 9 * 1024 * 1024);
     const r = await runCli(['tournament', '--agents', 'boulware,linear', '--scenarios-from', big]);
     expect(r).toMatchObject({ status: 2, err: `parley: error: --scenarios-from ${big}: the file is 9.0 MB; a scenario file may hold up to 8.0 MB\n` });
-    expect((await runCli(['tournament', '--agents', 'boulware,linear', '--scenarios-from', dir])).err).toMatch(/: not a file\n$/);
-    expect((await runCli(['tournament', '--agents', 'boulware,linear', '--scenarios-from', file('none.jsonl')])).err).toMatch(/: cannot read it \(ENOENT\)\n$/);
+    const refused = (path: string) => usageProblem(['tournament', '--agents', 'boulware,linear', '--scenarios-from', path]);
+    expect(await refused(big)).toMatchObject({
+      code: 'unreadable-file',
+      data: { flag: '--scenarios-from', path: big, problem: { code: 'too-large', data: { size: 9 * 1024 * 1024 } } },
+    });
+    expect(await refused(dir)).toMatchObject({ code: 'unreadable-file', data: { path: dir, problem: { code: 'not-a-file' } } });
+    expect(await refused(file('none.jsonl'))).toMatchObject({
+      code: 'unreadable-file',
+      data: { problem: { code: 'cannot-read', data: { reason: 'ENOENT' } } },
+    });
   });
 
   it.each(['--scenarios 5', '--preset narrow', '--turns 10', '--deadline fixed', '--first buyer'])('refuses %s beside a scenario file', async (flag) => {

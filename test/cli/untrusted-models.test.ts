@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_CALL_TOKENS } from '../../src/agents/backends/types';
 import { MAX_NEGOTIATION_RECORD_CHARS } from '../../src/agents/llm/record';
 import { reply, start, type ChatServer } from '../support/chat-server';
-import { runCli } from './helpers';
+import { runCli, usageProblem } from './helpers';
 
 const PASSWORD = 'hunter2-do-not-print';
 
@@ -35,7 +35,11 @@ describe('the CLI and a misbehaving model server', () => {
     expect(r.status).toBe(2);
     expect(r.out).toBe('');
     expect(r.err.trim().split('\n')).toHaveLength(1);
-    expect(r.err).toMatch(/^parley: error: --base-url: the base URL holds a user name or password/);
+    expect(await usageProblem(['run', '--buyer', 'vllm:m', '--seller', 'boulware', '--base-url', url])).toMatchObject({
+      code: 'bad-value',
+      data: { flag: '--base-url', problem: { code: 'base-url-has-credentials', data: {} } },
+    });
+    expect(r.err).toMatch(/^parley: error: --base-url: /);
     expect(r.err).not.toContain(PASSWORD);
     expect(r.err).not.toContain('someone');
     expect(server.requests.length).toBe(before);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from './helpers';
+import { runCli, usageProblem } from './helpers';
 
 const cli = (argv: string[]) => runCli(argv, { PARLEY_API_KEY: 'sk-usage' });
 import { move, promptOf, start, type ChatServer, type RecordedRequest } from '../support/chat-server';
@@ -138,5 +138,23 @@ describe('the CLI reports model usage and cost', () => {
     expect(r.out).toBe('');
     expect(r.err).toBe(`parley: error: ${message}\n`);
     expect(server.requests.length).toBe(before);
+  });
+
+  it('says by code which part of a --price was refused, the model’s or a price’s problem inside', async () => {
+    const base = ['tournament', '--agents', 'openai:test-model,boulware', '--scenarios', '2', '--samples', '0', '--base-url', `${server.url}/v1`];
+    const refused = (price: string) => usageProblem([...base, '--price', price], { PARLEY_API_KEY: 'sk-usage' });
+    expect(await refused('webllm:Qwen3-0.6B-q4f32_1-MLC=1,1')).toEqual({
+      code: 'bad-value',
+      data: { flag: '--price', problem: { code: 'local-model', data: {}, message: expect.any(String) } },
+    });
+    expect(await refused('boulware=1,1')).toMatchObject({ code: 'bad-value', data: { problem: { code: 'not-remote', data: { spec: 'boulware' } } } });
+    expect(await refused('openai:test-model=1,x')).toMatchObject({
+      code: 'bad-price',
+      data: { spec: 'openai:test-model', side: 'output', problem: { code: 'price-not-decimal', data: { value: 'x' } } },
+    });
+    expect(await refused('openai:test-model=-2,1')).toMatchObject({
+      code: 'bad-price',
+      data: { side: 'input', problem: { code: 'negative-price', data: { value: '-2' } } },
+    });
   });
 });

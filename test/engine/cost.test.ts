@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { estimateCost, formatUsd, parseDollars, PriceSchema } from '../../src/engine/cost';
+import { DOLLAR_PROBLEMS, estimateCost, formatUsd, parseDollars, PriceSchema } from '../../src/engine/cost';
 
 describe('estimateCost', () => {
   it('is tokens in millions times the price per million, input and output apart', () => {
@@ -17,12 +17,34 @@ describe('parseDollars', () => {
     );
   });
 
-  it('refuses empty, negative, non-numeric and infinite text with one phrase each', () => {
-    expect(parseDollars('')).toEqual({ ok: false, error: 'no price given; write US dollars per million tokens (0 if free)' });
-    expect(parseDollars('-1')).toEqual({ ok: false, error: 'a price cannot be negative, got -1' });
-    expect(parseDollars('abc')).toEqual({ ok: false, error: '"abc" is not a number; write dollars per million tokens, e.g. 0.15' });
-    for (const text of ['0,15', '1.2.3', 'NaN', 'Infinity', '0x10', '1 2']) expect(parseDollars(text).ok, text).toBe(false);
-    expect(parseDollars('1e400')).toEqual({ ok: false, error: '"1e400" is too large' });
+  it('refuses empty, negative, non-numeric and infinite text, each with its code and the text as typed', () => {
+    const refusal = (text: string) => {
+      const r = parseDollars(text);
+      return r.ok ? null : { code: r.error.code, data: r.error.data };
+    };
+    expect(refusal('')).toEqual({ code: 'no-price', data: {} });
+    expect(refusal(' $ ')).toEqual({ code: 'no-price', data: {} });
+    expect(refusal(' -1 ')).toEqual({ code: 'negative-price', data: { value: '-1' } });
+    expect(refusal('abc')).toEqual({ code: 'price-not-decimal', data: { value: 'abc' } });
+    for (const text of ['0,15', '1.2.3', 'NaN', 'Infinity', '0x10', '1 2', '--1'])
+      expect(refusal(text), text).toEqual({ code: 'price-not-decimal', data: { value: text } });
+    expect(refusal('1e400')).toEqual({ code: 'price-too-large', data: { value: '1e400' } });
+  });
+
+  it('words each refusal as one phrase, from its table', () => {
+    const r = parseDollars('-1');
+    expect(r.ok ? null : r.error.message).toBe(DOLLAR_PROBLEMS['negative-price']({ value: '-1' }));
+    expect([
+      DOLLAR_PROBLEMS['no-price'](),
+      DOLLAR_PROBLEMS['negative-price']({ value: '-1' }),
+      DOLLAR_PROBLEMS['price-not-decimal']({ value: 'abc' }),
+      DOLLAR_PROBLEMS['price-too-large']({ value: '1e400' }),
+    ]).toEqual([
+      'no price given; write US dollars per million tokens (0 if free)',
+      'a price cannot be negative, got -1',
+      '"abc" is not a number; write dollars per million tokens, e.g. 0.15',
+      '"1e400" is too large',
+    ]);
   });
 });
 

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test, vi } from 'vitest';
 import { userEvent } from 'vitest/browser';
 import { getKeys } from '../../src/storage/keys';
 import ProviderForm from '../../src/ui/components/ProviderForm.svelte';
-import { KeyRing } from '../../src/ui/state/keys.svelte';
+import { KeyRing, problemSentence } from '../../src/ui/state/keys.svelte';
 import { freshDb } from '../storage/helpers';
 import { cleanup, must, render, text } from './helpers.svelte';
 
@@ -62,8 +62,8 @@ describe('KeyRing: what cannot be sent is refused at input', () => {
     const ring = new KeyRing(() => db);
     await ring.set('vllm', { baseUrl: 'http://127.0.0.1:8000/v1', remember: true });
     await ring.set('vllm', { baseUrl: `http://me:${PASSWORD}@127.0.0.1:8000/v1` });
-    expect(ring.problems('vllm').baseUrl).toMatch(/^The base URL holds a user name or password/);
-    expect(ring.problems('vllm').baseUrl).not.toContain(PASSWORD);
+    expect(ring.problems('vllm').baseUrl?.code).toBe('base-url-has-credentials');
+    expect(JSON.stringify(ring.problems('vllm'))).not.toContain(PASSWORD);
     expect(ring.configured).toEqual([]);
     expect(ring.remote()).toBeUndefined();
     // The last good address stays stored; the one with a password never is.
@@ -80,7 +80,9 @@ describe('KeyRing: what cannot be sent is refused at input', () => {
     expect(ring.problems('openai')).toEqual({});
     expect(ring.remote()).toEqual({ providers: { openai: { apiKey: long } } });
     await ring.set('openai', { apiKey: 'k'.repeat(9000) });
-    expect(ring.problems('openai').apiKey).toBe('The key is 9,000 characters long; Parley takes keys of up to 8,192.');
+    expect(ring.problems('openai').apiKey).toMatchObject({ code: 'key-too-long', data: { length: 9000, max: 8192 } });
+    const refused = ring.problems('openai').apiKey;
+    expect(refused && problemSentence(refused)).toBe('The key is 9,000 characters long; Parley takes keys of up to 8,192.');
     expect(ring.remote()).toBeUndefined();
   });
 

@@ -399,7 +399,7 @@ export class Limiter {
 /** Joins a base URL and a path with exactly one slash; throws on a base URL that checkBaseUrl refuses (not http(s), or holding a password), in words that do not repeat it. */
 export function endpoint(baseUrl: string, path: string): string {
   const checked = checkBaseUrl(baseUrl);
-  if (!checked.ok) throw new Error(checked.error);
+  if (!checked.ok) throw new Error(checked.error.message);
   return `${new URL(checked.value).href.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
 }
 

@@ -19,7 +19,7 @@ async function run(argv: string[], io: Io): Promise<number> {
     return 2;
   };
   const read = await readRunFileText(path);
-  if (!read.ok) return problem(read.error);
+  if (!read.ok) return problem(read.error.message);
   const { text, size } = read.value;
   const checked = readRunFile(text, size, 'any');
   if (!checked.ok) return problem(checked.error.message.replace(/\s*\n\s*/g, ' '));

@@ -41,7 +41,7 @@ async function run(argv: string[], io: Io): Promise<number> {
     return 2;
   };
   const read = await readRunFileText(path);
-  if (!read.ok) return problem(read.error);
+  if (!read.ok) return problem(read.error.message);
   const checked = readRunFile(read.value.text, read.value.size);
   if (!checked.ok) return problem(checked.error.message);
   const { run, rows } = checked.value;

@@ -47,7 +47,7 @@ async function scenarioFileFlag(args: ParsedArgs, path: string) {
   if (clash) throw usageError('not-with-scenario-file', { flag: `--${clash}` });
   if (path.trim() === '') throw usageError('needs-path', { flag: '--scenarios-from' });
   const read = await readScenarioFile(path);
-  if (!read.ok) throw usageError('unreadable-file', { flag: '--scenarios-from', path, reason: read.error });
+  if (!read.ok) throw usageError('unreadable-file', { flag: '--scenarios-from', path, problem: read.error });
   return read.value;
 }
 

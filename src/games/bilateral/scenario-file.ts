@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { tierOf } from './catalog';
+import { problems, type ProblemOf } from '../../engine/errors';
 import { err, ok, type Result } from '../../engine/result';
 import { ROLES, type Scenario } from './scenario';
 import { MAX_OFFER_LIST_MULTIPLE } from './protocol';
@@ -27,18 +28,13 @@ const show = (v: unknown): string => {
   return String(v);
 };
 
-/** Every check of a field says the same thing: what the field must be, and what the line gave. */
-const must = (what: string) => ({ error: (issue: { input?: unknown }) => `expected ${what}, got ${show(issue.input)}` });
-
+// Every check of a field says what the field must be; its problem (`bad-field`) adds what the line gave.
 const text = (max: number) => {
-  const what = must(`a text of 1 to ${max} characters`);
+  const what = `a text of 1 to ${max} characters`;
   return z.string(what).min(1, what).max(max, what);
 };
-const price = (what: string, positive: boolean) => {
-  const m = must(what);
-  return positive ? z.number(m).positive(m) : z.number(m).nonnegative(m);
-};
-const turnsWanted = must('a whole number of turns from 1 to 1000');
+const price = (what: string, positive: boolean) => (positive ? z.number(what).positive(what) : z.number(what).nonnegative(what));
+const turnsWanted = 'a whole number of turns from 1 to 1000';
 
 /** One line of a scenario file. Fields it does not name are ignored (zod drops them). */
 export const ScenarioLineSchema = z.object({
@@ -47,7 +43,7 @@ export const ScenarioLineSchema = z.object({
   buyerValue: price("the buyer's value, 0 or more, in dollars", false),
   sellerCost: price("the seller's cost, 0 or more, in dollars", false),
   turns: z.int(turnsWanted).min(1, turnsWanted).max(1000, turnsWanted),
-  first: z.enum(ROLES, must('"seller" or "buyer"')),
+  first: z.enum(ROLES, '"seller" or "buyer"'),
   lo: price("the price range's low end, 0 or more, in dollars", false).optional(),
   hi: price("the price range's high end, above 0, in dollars", true).optional(),
   name: text(200).optional(),
@@ -58,15 +54,45 @@ export type ScenarioLine = z.infer<typeof ScenarioLineSchema>;
 const FIELDS = Object.keys(ScenarioLineSchema.shape) as (keyof ScenarioLine)[];
 const REQUIRED = FIELDS.filter((f) => !ScenarioLineSchema.shape[f].safeParse(undefined).success);
 
-export const SCENARIO_FILE_ERROR_CODES = ['too-large', 'too-many', 'empty', 'not-json', 'invalid-line', 'duplicate-id'] as const;
-export type ScenarioFileErrorCode = (typeof SCENARIO_FILE_ERROR_CODES)[number];
-export interface ScenarioFileError {
-  code: ScenarioFileErrorCode;
-  /** The line (from 1) at fault, or null for the file as a whole. */
-  line: number | null;
-  /** One line, ready to show: `line 3: turns: expected …`. */
-  message: string;
-}
+const mb = (bytes: number): string => `${(bytes / (1024 * 1024)).toFixed(bytes < 1024 * 1024 ? 2 : 1)} MB`;
+const count = (n: number): string => n.toLocaleString('en-US');
+const atLine = (line: number, text: string): string => `line ${line}: ${text}`;
+
+/**
+ * Why a scenario file is refused (engine/errors.ts): the file as a whole, or its first line at fault
+ * (`line`, from 1, blank lines counted; its message starts `line N: `). A field's value as a line
+ * gave it is kept as short text (`got`, `here`, `there`: quoted, cut to 40 characters). Each message
+ * is one line.
+ */
+export const SCENARIO_FILE_PROBLEMS = {
+  'too-large': (d: { size: number; max: number }) => `the file is ${mb(d.size)}; a scenario file may hold up to ${mb(d.max)}`,
+  'too-many-lines': (d: { lines: number; max: number }) => `the file has ${count(d.lines)} lines; a scenario file may have up to ${count(d.max)}`,
+  'too-many-scenarios': (d: { line: number; max: number }) =>
+    atLine(d.line, `more than ${count(d.max)} scenarios; a scenario file may hold up to ${count(d.max)}`),
+  empty: () => `the file holds no scenarios (one JSON object a line: ${REQUIRED.join(', ')})`,
+  'not-json': (d: { line: number; error: string }) => atLine(d.line, `not valid JSON (${d.error})`),
+  'not-object': (d: { line: number; got: string }) => atLine(d.line, `expected a JSON object with ${REQUIRED.join(', ')}; got ${d.got}`),
+  'fields-missing': (d: { line: number; fields: readonly string[] }) =>
+    atLine(d.line, `${d.fields.length === 1 ? `${d.fields[0]} is` : `${d.fields.slice(0, -1).join(', ')} and ${d.fields.at(-1)} are`} missing`),
+  /** `expected`: what the field must be, in the schema's words. */
+  'bad-field': (d: { line: number; field: string; expected: string; got: string }) => atLine(d.line, `${d.field}: expected ${d.expected}, got ${d.got}`),
+  /** A price range's one end without the other. */
+  'range-half': (d: { line: number; given: 'lo' | 'hi' }) =>
+    atLine(d.line, `${d.given} is given without ${d.given === 'lo' ? 'hi' : 'lo'} (the price range needs both, or neither)`),
+  'range-inverted': (d: { line: number; lo: number; hi: number }) => atLine(d.line, `lo (${d.lo}) must be below hi (${d.hi})`),
+  /** A reservation or range end above the highest offer the protocol takes. */
+  'beyond-any-offer': (d: { line: number; field: 'buyerValue' | 'sellerCost' | 'hi'; value: number; multiple: number; listPrice: number }) =>
+    atLine(d.line, `${d.field} (${d.value}) is more than ${d.multiple} times the list price (${d.listPrice}), the most any offer may be`),
+  /** The same id as an earlier line with another field: the first field that differs, as each line gave it. */
+  'duplicate-id': (d: { line: number; id: string; earlierLine: number; field: string; here: string; there: string }) =>
+    atLine(
+      d.line,
+      `id ${show(d.id)} is also at line ${d.earlierLine} with other fields (${d.field} ${d.here} here, ${d.there} there); an id names one scenario`,
+    ),
+} as const;
+
+export type ScenarioFileProblem = ProblemOf<typeof SCENARIO_FILE_PROBLEMS>;
+const scenarioFileProblem = problems(SCENARIO_FILE_PROBLEMS);
 
 export interface ScenarioFile {
   /** In the order of their first line. */
@@ -75,15 +101,9 @@ export interface ScenarioFile {
   repeats: number;
 }
 
-const failure = (code: ScenarioFileErrorCode, line: number | null, message: string): { ok: false; error: ScenarioFileError } =>
-  err({ code, line, message: line === null ? message : `line ${line}: ${message}` });
-
-const mb = (bytes: number): string => `${(bytes / (1024 * 1024)).toFixed(bytes < 1024 * 1024 ? 2 : 1)} MB`;
-
 /** The refusal of a file of `size` bytes, or null when a file that large may be read. Ask it before reading. */
-export function scenarioFileSizeProblem(size: number): ScenarioFileError | null {
-  if (size <= MAX_SCENARIO_FILE_BYTES) return null;
-  return { code: 'too-large', line: null, message: `the file is ${mb(size)}; a scenario file may hold up to ${mb(MAX_SCENARIO_FILE_BYTES)}` };
+export function scenarioFileSizeProblem(size: number): ScenarioFileProblem | null {
+  return size <= MAX_SCENARIO_FILE_BYTES ? null : scenarioFileProblem('too-large', { size, max: MAX_SCENARIO_FILE_BYTES });
 }
 
 /**
@@ -91,16 +111,11 @@ export function scenarioFileSizeProblem(size: number): ScenarioFileError | null 
  * line repeating an earlier id with the same fields is the same scenario, read once; the same id
  * with other fields is refused. The first problem is returned, with its line; nothing is partial.
  */
-export function parseScenarioFile(text: string, size: number = text.length): Result<ScenarioFile, ScenarioFileError> {
+export function parseScenarioFile(text: string, size: number = text.length): Result<ScenarioFile, ScenarioFileProblem> {
   const tooLarge = scenarioFileSizeProblem(size);
   if (tooLarge) return err(tooLarge);
   const lines = text.replace(/^\ufeff/, '').split('\n');
-  if (lines.length > MAX_SCENARIO_FILE_LINES)
-    return failure(
-      'too-many',
-      null,
-      `the file has ${lines.length.toLocaleString('en-US')} lines; a scenario file may have up to ${MAX_SCENARIO_FILE_LINES.toLocaleString('en-US')}`,
-    );
+  if (lines.length > MAX_SCENARIO_FILE_LINES) return err(scenarioFileProblem('too-many-lines', { lines: lines.length, max: MAX_SCENARIO_FILE_LINES }));
   const scenarios: Scenario[] = [];
   const seen = new Map<string, { line: number; fields: ScenarioLine }>();
   let repeats = 0;
@@ -108,8 +123,8 @@ export function parseScenarioFile(text: string, size: number = text.length): Res
     const raw = (lines[i] as string).replace(/\r$/, '');
     if (raw.trim() === '') continue;
     const n = i + 1;
-    const read = readLine(raw);
-    if (!read.ok) return failure(read.error.code, n, read.error.message);
+    const read = readLine(raw, n);
+    if (!read.ok) return read;
     const fields = read.value;
     const earlier = seen.get(fields.id);
     if (earlier) {
@@ -118,66 +133,56 @@ export function parseScenarioFile(text: string, size: number = text.length): Res
         repeats++;
         continue;
       }
-      return failure(
-        'duplicate-id',
-        n,
-        `id ${show(fields.id)} is also at line ${earlier.line} with other fields (${differs} ${show(fields[differs])} here, ` +
-          `${show(earlier.fields[differs])} there); an id names one scenario`,
+      return err(
+        scenarioFileProblem('duplicate-id', {
+          line: n,
+          id: fields.id,
+          earlierLine: earlier.line,
+          field: differs,
+          here: show(fields[differs]),
+          there: show(earlier.fields[differs]),
+        }),
       );
     }
-    if (scenarios.length === MAX_FILE_SCENARIOS)
-      return failure(
-        'too-many',
-        n,
-        `more than ${MAX_FILE_SCENARIOS.toLocaleString('en-US')} scenarios; a scenario file may hold up to ${MAX_FILE_SCENARIOS.toLocaleString('en-US')}`,
-      );
+    if (scenarios.length === MAX_FILE_SCENARIOS) return err(scenarioFileProblem('too-many-scenarios', { line: n, max: MAX_FILE_SCENARIOS }));
     seen.set(fields.id, { line: n, fields });
     scenarios.push(scenarioOfLine(fields));
   }
-  if (scenarios.length === 0)
-    return failure('empty', null, 'the file holds no scenarios (one JSON object a line: id, listPrice, buyerValue, sellerCost, turns, first)');
+  if (scenarios.length === 0) return err(scenarioFileProblem('empty'));
   return ok({ scenarios, repeats });
 }
 
-type LineStep = Result<ScenarioLine, { code: ScenarioFileErrorCode; message: string }>;
-
-function readLine(raw: string): LineStep {
+function readLine(raw: string, line: number): Result<ScenarioLine, ScenarioFileProblem> {
   let value: unknown;
   try {
     value = JSON.parse(raw);
   } catch (e) {
-    return err({ code: 'not-json', message: `not valid JSON (${String((e as Error).message ?? e).slice(0, 120)})` });
+    return err(scenarioFileProblem('not-json', { line, error: String((e as Error).message ?? e).slice(0, 120) }));
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    return err({ code: 'invalid-line', message: `expected a JSON object with ${REQUIRED.join(', ')}; got ${show(value)}` });
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return err(scenarioFileProblem('not-object', { line, got: show(value) }));
   const missing = REQUIRED.filter((f) => !(f in value));
-  if (missing.length > 0) {
-    const list = missing.length === 1 ? `${missing[0]} is` : `${missing.slice(0, -1).join(', ')} and ${missing.at(-1)} are`;
-    return err({ code: 'invalid-line', message: `${list} missing` });
-  }
+  if (missing.length > 0) return err(scenarioFileProblem('fields-missing', { line, fields: missing }));
   const parsed = ScenarioLineSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const where = issue?.path.map(String).join('.') ?? '';
-    return err({ code: 'invalid-line', message: `${where ? `${where}: ` : ''}${issue?.message ?? 'invalid'}` });
+    const field = issue?.path.map(String).join('.') ?? '';
+    const got = show((value as Record<string, unknown>)[field]);
+    return err(scenarioFileProblem('bad-field', { line, field, expected: issue?.message ?? 'a valid value', got }));
   }
-  const problem = crossFieldProblem(parsed.data);
-  return problem === null ? ok(parsed.data) : err({ code: 'invalid-line', message: problem });
+  const problem = crossFieldProblem(parsed.data, line);
+  return problem === null ? ok(parsed.data) : err(problem);
 }
 
 /** What single fields cannot say. */
-function crossFieldProblem(l: ScenarioLine): string | null {
-  if ((l.lo === undefined) !== (l.hi === undefined))
-    return l.lo === undefined
-      ? 'hi is given without lo (the price range needs both, or neither)'
-      : 'lo is given without hi (the price range needs both, or neither)';
-  if (l.lo !== undefined && l.hi !== undefined && !(l.lo < l.hi)) return `lo (${l.lo}) must be below hi (${l.hi})`;
+function crossFieldProblem(l: ScenarioLine, line: number): ScenarioFileProblem | null {
+  if ((l.lo === undefined) !== (l.hi === undefined)) return scenarioFileProblem('range-half', { line, given: l.lo === undefined ? 'hi' : 'lo' });
+  if (l.lo !== undefined && l.hi !== undefined && !(l.lo < l.hi)) return scenarioFileProblem('range-inverted', { line, lo: l.lo, hi: l.hi });
   // No offer above this can be made (the protocol refuses it), so no reservation or range may lie beyond it.
   const ceiling = MAX_OFFER_LIST_MULTIPLE * l.listPrice;
-  for (const f of ['buyerValue', 'sellerCost', 'hi'] as const) {
-    const v = l[f];
-    if (v !== undefined && v > ceiling)
-      return `${f} (${v}) is more than ${MAX_OFFER_LIST_MULTIPLE} times the list price (${l.listPrice}), the most any offer may be`;
+  for (const field of ['buyerValue', 'sellerCost', 'hi'] as const) {
+    const value = l[field];
+    if (value !== undefined && value > ceiling)
+      return scenarioFileProblem('beyond-any-offer', { line, field, value, multiple: MAX_OFFER_LIST_MULTIPLE, listPrice: l.listPrice });
   }
   return null;
 }

@@ -1,5 +1,5 @@
 import type { RemoteProvider } from '../../agents/remote-spec';
-import { entryProblems } from './keys.svelte';
+import { entryProblems, problemSentence } from './keys.svelte';
 
 export type ConnectionResult = { ok: true; model: string } | { ok: false; message: string };
 
@@ -19,7 +19,7 @@ export async function testConnection(
 ): Promise<ConnectionResult> {
   const problems = entryProblems({ ...entry, remember: false });
   const refused = problems.apiKey ?? problems.baseUrl;
-  if (refused !== undefined) return { ok: false, message: refused };
+  if (refused !== undefined) return { ok: false, message: problemSentence(refused) };
   const { RemoteBackends } = await import('../../agents/remote');
   const apiKey = entry.apiKey.trim();
   const baseUrl = entry.baseUrl.trim();

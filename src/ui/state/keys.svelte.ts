@@ -1,4 +1,4 @@
-import { checkApiKey, checkBaseUrl } from '../../agents/remote-input';
+import { checkApiKey, checkBaseUrl, type RemoteInputProblem } from '../../agents/remote-input';
 import { REMOTE_PROVIDERS, type RemoteProvider } from '../../agents/remote-spec';
 import type { ParleyDb } from '../../storage/db';
 import { deleteKey, getKeys, putKey } from '../../storage/keys';
@@ -17,21 +17,22 @@ const blank = (): ProviderEntry => ({ apiKey: '', baseUrl: '', remember: false }
 
 /** Why a provider's key or base URL is refused, field by field (none: both are usable). */
 export interface EntryProblems {
-  apiKey?: string;
-  baseUrl?: string;
+  apiKey?: RemoteInputProblem;
+  baseUrl?: RemoteInputProblem;
 }
 
-/** What is wrong with an entry as typed, in words that never repeat the key or a password. */
+/** What is wrong with an entry as typed; no problem holds the key or a password. */
 export function entryProblems(entry: ProviderEntry): EntryProblems {
   const key = checkApiKey(entry.apiKey);
   const url = entry.baseUrl.trim() === '' ? null : checkBaseUrl(entry.baseUrl);
   return {
-    ...(key.ok ? {} : { apiKey: sentence(key.error) }),
-    ...(url === null || url.ok ? {} : { baseUrl: sentence(url.error) }),
+    ...(key.ok ? {} : { apiKey: key.error }),
+    ...(url === null || url.ok ? {} : { baseUrl: url.error }),
   };
 }
 
-const sentence = (text: string): string => `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
+/** A refusal as the form shows it: one sentence. */
+export const problemSentence = (problem: RemoteInputProblem): string => `${problem.message.charAt(0).toUpperCase()}${problem.message.slice(1)}.`;
 
 const usable = (problems: EntryProblems): boolean => problems.apiKey === undefined && problems.baseUrl === undefined;
 

@@ -6,8 +6,9 @@ import {
   MAX_SCENARIO_FILE_BYTES,
   MAX_SCENARIO_FILE_LINES,
   parseScenarioFile,
+  SCENARIO_FILE_PROBLEMS,
   scenarioFileSizeProblem,
-  type ScenarioFileErrorCode,
+  type ScenarioFileProblem,
 } from '../../../src/games/bilateral/scenario-file';
 import { planTournament } from '../../../src/games/bilateral/tournament';
 import { tierOf } from '../../../src/games/bilateral/catalog';
@@ -18,8 +19,8 @@ const FIXTURE = readFileSync(new URL('../../fixtures/negmas-reference-3.jsonl', 
 const LINE = { id: 's1', listPrice: 80, buyerValue: 60, sellerCost: 30, turns: 12, first: 'buyer' };
 const jsonl = (...lines: object[]) => lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
 
-/** The refusal of a file, as code, line and message. */
-function refusal(text: string): { code: ScenarioFileErrorCode; line: number | null; message: string } {
+/** The refusal of a file. */
+function refusal(text: string): ScenarioFileProblem {
   const r = parseScenarioFile(text);
   if (r.ok) throw new Error('the file was read');
   return r.error;
@@ -106,66 +107,117 @@ describe('parseScenarioFile', () => {
   });
 
   it.each([
-    ['not JSON', '{"id": "a",', 'not-json', /^line 2: not valid JSON \(/],
-    ['a list', '[1, 2]', 'invalid-line', /^line 2: expected a JSON object with id, listPrice, buyerValue, sellerCost, turns, first; got a list$/],
-    ['missing fields', '{"id": "a", "listPrice": 5}', 'invalid-line', /^line 2: buyerValue, sellerCost, turns and first are missing$/],
-    ['one missing field', JSON.stringify({ ...LINE, first: undefined }), 'invalid-line', /^line 2: first is missing$/],
+    ['not JSON', '{"id": "a",', 'not-json', { error: expect.stringMatching(/./) }],
+    ['a list', '[1, 2]', 'not-object', { got: 'a list' }],
+    ['missing fields', '{"id": "a", "listPrice": 5}', 'fields-missing', { fields: ['buyerValue', 'sellerCost', 'turns', 'first'] }],
+    ['one missing field', JSON.stringify({ ...LINE, first: undefined }), 'fields-missing', { fields: ['first'] }],
     [
       'a price as text',
       JSON.stringify({ ...LINE, listPrice: '80' }),
-      'invalid-line',
-      /^line 2: listPrice: expected a list price above 0, in dollars, got "80"$/,
+      'bad-field',
+      { field: 'listPrice', expected: 'a list price above 0, in dollars', got: '"80"' },
     ],
-    ['a zero list price', JSON.stringify({ ...LINE, listPrice: 0 }), 'invalid-line', /^line 2: listPrice: expected a list price above 0, in dollars, got 0$/],
+    [
+      'a zero list price',
+      JSON.stringify({ ...LINE, listPrice: 0 }),
+      'bad-field',
+      { field: 'listPrice', expected: 'a list price above 0, in dollars', got: '0' },
+    ],
     [
       'a negative cost',
       JSON.stringify({ ...LINE, sellerCost: -1 }),
-      'invalid-line',
-      /^line 2: sellerCost: expected the seller's cost, 0 or more, in dollars, got -1$/,
+      'bad-field',
+      { field: 'sellerCost', expected: "the seller's cost, 0 or more, in dollars", got: '-1' },
     ],
-    ['no turns', JSON.stringify({ ...LINE, turns: 0 }), 'invalid-line', /^line 2: turns: expected a whole number of turns from 1 to 1000, got 0$/],
-    ['half a turn', JSON.stringify({ ...LINE, turns: 2.5 }), 'invalid-line', /^line 2: turns: expected a whole number of turns from 1 to 1000, got 2.5$/],
-    ['too many turns', JSON.stringify({ ...LINE, turns: 1001 }), 'invalid-line', /^line 2: turns: expected a whole number of turns from 1 to 1000, got 1001$/],
-    ['an unknown opener', JSON.stringify({ ...LINE, first: 'alternate' }), 'invalid-line', /^line 2: first: expected "seller" or "buyer", got "alternate"$/],
-    ['an empty id', JSON.stringify({ ...LINE, id: '' }), 'invalid-line', /^line 2: id: expected a text of 1 to 200 characters, got ""$/],
-    ['a number for an id', JSON.stringify({ ...LINE, id: 7 }), 'invalid-line', /^line 2: id: expected a text of 1 to 200 characters, got 7$/],
-    ['lo alone', JSON.stringify({ ...LINE, lo: 5 }), 'invalid-line', /^line 2: lo is given without hi/],
-    ['hi alone', JSON.stringify({ ...LINE, hi: 5 }), 'invalid-line', /^line 2: hi is given without lo/],
-    ['lo above hi', JSON.stringify({ ...LINE, lo: 90, hi: 50 }), 'invalid-line', /^line 2: lo \(90\) must be below hi \(50\)$/],
-    ['an empty name', JSON.stringify({ ...LINE, name: '' }), 'invalid-line', /^line 2: name: expected a text of 1 to 200 characters/],
+    ['no turns', JSON.stringify({ ...LINE, turns: 0 }), 'bad-field', { field: 'turns', expected: 'a whole number of turns from 1 to 1000', got: '0' }],
+    ['half a turn', JSON.stringify({ ...LINE, turns: 2.5 }), 'bad-field', { field: 'turns', expected: 'a whole number of turns from 1 to 1000', got: '2.5' }],
+    [
+      'too many turns',
+      JSON.stringify({ ...LINE, turns: 1001 }),
+      'bad-field',
+      { field: 'turns', expected: 'a whole number of turns from 1 to 1000', got: '1001' },
+    ],
+    [
+      'an unknown opener',
+      JSON.stringify({ ...LINE, first: 'alternate' }),
+      'bad-field',
+      { field: 'first', expected: '"seller" or "buyer"', got: '"alternate"' },
+    ],
+    ['an empty id', JSON.stringify({ ...LINE, id: '' }), 'bad-field', { field: 'id', expected: 'a text of 1 to 200 characters', got: '""' }],
+    ['a number for an id', JSON.stringify({ ...LINE, id: 7 }), 'bad-field', { field: 'id', expected: 'a text of 1 to 200 characters', got: '7' }],
+    [
+      'a long name',
+      JSON.stringify({ ...LINE, name: 'n'.repeat(201) }),
+      'bad-field',
+      { field: 'name', expected: 'a text of 1 to 200 characters', got: `"${'n'.repeat(39)}…"` },
+    ],
+    ['lo alone', JSON.stringify({ ...LINE, lo: 5 }), 'range-half', { given: 'lo' }],
+    ['hi alone', JSON.stringify({ ...LINE, hi: 5 }), 'range-half', { given: 'hi' }],
+    ['lo above hi', JSON.stringify({ ...LINE, lo: 90, hi: 50 }), 'range-inverted', { lo: 90, hi: 50 }],
+    ['an empty name', JSON.stringify({ ...LINE, name: '' }), 'bad-field', { field: 'name', expected: 'a text of 1 to 200 characters', got: '""' }],
     [
       'a value beyond any offer',
       JSON.stringify({ ...LINE, buyerValue: 8001 }),
-      'invalid-line',
-      /^line 2: buyerValue \(8001\) is more than 100 times the list price \(80\)/,
+      'beyond-any-offer',
+      { field: 'buyerValue', value: 8001, multiple: 100, listPrice: 80 },
     ],
-  ])('refuses %s, naming the line', (_what, bad, code, message) => {
+  ])('refuses %s, naming the line', (_what, bad, code, data) => {
     const error = refusal(`${JSON.stringify(LINE)}\n${bad}\n${JSON.stringify({ ...LINE, id: 'later' })}\n`);
     expect(error.code).toBe(code);
-    expect(error.line).toBe(2);
-    expect(error.message).toMatch(message);
+    expect(error.data).toEqual({ line: 2, ...data });
+    expect(error.message).toMatch(/^line 2: /);
     expect(error.message).not.toContain('\n');
   });
 
+  it('words each line’s refusal from its table, after the line', () => {
+    const line = (bad: object | string) => refusal(`${JSON.stringify(LINE)}\n${typeof bad === 'string' ? bad : JSON.stringify(bad)}\n`).message;
+    expect(line('{"id": "a",')).toMatch(/^line 2: not valid JSON \(/);
+    expect(line('[1, 2]')).toBe('line 2: expected a JSON object with id, listPrice, buyerValue, sellerCost, turns, first; got a list');
+    expect(line({ id: 'a', listPrice: 5 })).toBe('line 2: buyerValue, sellerCost, turns and first are missing');
+    expect(line({ ...LINE, first: undefined })).toBe('line 2: first is missing');
+    expect(line({ ...LINE, listPrice: '80' })).toBe('line 2: listPrice: expected a list price above 0, in dollars, got "80"');
+    expect(line({ ...LINE, turns: 2.5 })).toBe('line 2: turns: expected a whole number of turns from 1 to 1000, got 2.5');
+    expect(line({ ...LINE, first: 'alternate' })).toBe('line 2: first: expected "seller" or "buyer", got "alternate"');
+    expect(line({ ...LINE, lo: 5 })).toBe('line 2: lo is given without hi (the price range needs both, or neither)');
+    expect(line({ ...LINE, hi: 5 })).toBe('line 2: hi is given without lo (the price range needs both, or neither)');
+    expect(line({ ...LINE, lo: 90, hi: 50 })).toBe('line 2: lo (90) must be below hi (50)');
+    expect(line({ ...LINE, buyerValue: 8001 })).toBe('line 2: buyerValue (8001) is more than 100 times the list price (80), the most any offer may be');
+    expect(SCENARIO_FILE_PROBLEMS['too-many-lines']({ lines: 100_001, max: 100_000 })).toBe(
+      'the file has 100,001 lines; a scenario file may have up to 100,000',
+    );
+    expect(SCENARIO_FILE_PROBLEMS['too-many-scenarios']({ line: 10_001, max: 10_000 })).toBe(
+      'line 10001: more than 10,000 scenarios; a scenario file may hold up to 10,000',
+    );
+  });
+
   it('counts blank lines in line numbers', () => {
-    expect(refusal(`\n\n${JSON.stringify({ ...LINE, turns: -1 })}`)).toMatchObject({ line: 3, message: expect.stringMatching(/^line 3: turns:/) });
+    expect(refusal(`\n\n${JSON.stringify({ ...LINE, turns: -1 })}`)).toMatchObject({
+      code: 'bad-field',
+      data: { line: 3, field: 'turns' },
+      message: expect.stringMatching(/^line 3: turns:/),
+    });
   });
 
   it('an id repeated with other fields is refused, naming both lines and the field', () => {
     const text = jsonl(LINE, { ...LINE, id: 's2' }, { ...LINE, sellerCost: 31 });
     expect(refusal(text)).toEqual({
       code: 'duplicate-id',
-      line: 3,
+      data: { line: 3, id: 's1', earlierLine: 1, field: 'sellerCost', here: '31', there: '30' },
       message: 'line 3: id "s1" is also at line 1 with other fields (sellerCost 31 here, 30 there); an id names one scenario',
     });
     // A field given on one line and left to its default on the other is a difference too.
-    expect(refusal(jsonl(LINE, { ...LINE, name: 'Item' })).message).toMatch(
-      /^line 2: id "s1" is also at line 1 with other fields \(name "Item" here, nothing there\)/,
-    );
+    expect(refusal(jsonl(LINE, { ...LINE, name: 'Item' }))).toMatchObject({
+      code: 'duplicate-id',
+      data: { line: 2, earlierLine: 1, field: 'name', here: '"Item"', there: 'nothing' },
+    });
   });
 
   it('a file with no scenarios is refused', () => {
-    expect(refusal('\n  \n')).toMatchObject({ code: 'empty', line: null, message: expect.stringMatching(/^the file holds no scenarios/) });
+    expect(refusal('\n  \n')).toEqual({
+      code: 'empty',
+      data: {},
+      message: 'the file holds no scenarios (one JSON object a line: id, listPrice, buyerValue, sellerCost, turns, first)',
+    });
   });
 
   it('refuses a file over the size limit by its size, before reading it', () => {
@@ -173,18 +225,24 @@ describe('parseScenarioFile', () => {
     expect(scenarioFileSizeProblem(MAX_SCENARIO_FILE_BYTES)).toBeNull();
     expect(scenarioFileSizeProblem(MAX_SCENARIO_FILE_BYTES + 1)).toEqual({
       code: 'too-large',
-      line: null,
+      data: { size: MAX_SCENARIO_FILE_BYTES + 1, max: MAX_SCENARIO_FILE_BYTES },
       message: 'the file is 8.0 MB; a scenario file may hold up to 8.0 MB',
     });
     // The size given wins over the text: the text is not looked at.
     const r = parseScenarioFile(jsonl(LINE), 20 * 1024 * 1024);
-    expect(r.ok ? null : r.error).toMatchObject({ code: 'too-large', message: 'the file is 20.0 MB; a scenario file may hold up to 8.0 MB' });
+    expect(r.ok ? null : r.error).toMatchObject({
+      code: 'too-large',
+      data: { size: 20 * 1024 * 1024 },
+      message: 'the file is 20.0 MB; a scenario file may hold up to 8.0 MB',
+    });
   });
 
   it('refuses more lines, or more scenarios, than it holds', () => {
-    expect(refusal('\n'.repeat(MAX_SCENARIO_FILE_LINES))).toMatchObject({ code: 'too-many', line: null });
+    expect(refusal('\n'.repeat(MAX_SCENARIO_FILE_LINES))).toEqual(
+      expect.objectContaining({ code: 'too-many-lines', data: { lines: MAX_SCENARIO_FILE_LINES + 1, max: MAX_SCENARIO_FILE_LINES } }),
+    );
     const many = Array.from({ length: MAX_FILE_SCENARIOS + 1 }, (_, i) => JSON.stringify({ ...LINE, id: `s${i}` })).join('\n');
-    expect(refusal(many)).toMatchObject({ code: 'too-many', line: MAX_FILE_SCENARIOS + 1 });
+    expect(refusal(many)).toMatchObject({ code: 'too-many-scenarios', data: { line: MAX_FILE_SCENARIOS + 1, max: MAX_FILE_SCENARIOS } });
     const r = parseScenarioFile(many.split('\n').slice(0, MAX_FILE_SCENARIOS).join('\n'));
     expect(r.ok && r.value.scenarios.length).toBe(MAX_FILE_SCENARIOS);
   });
