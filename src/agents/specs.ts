@@ -101,7 +101,8 @@ export const MODEL_SPEC_PROBLEMS = {
     `"${THINK_SUFFIX}": ${PROVIDERS[d.provider].label} has no setting that turns thinking on and off for all its models, so ${d.provider}:${d.model} cannot be told to think; providers that can: ${REMOTE_PROVIDERS.filter(canThink).join(', ')}`,
 } as const;
 
-const SEAT_SPEC_PROBLEMS = { ...STRATEGY_SPEC_PROBLEMS, ...MODEL_SPEC_PROBLEMS } as const;
+/** Why a seat's spec is refused in any game, its strategy's parameters or its model: each game adds its own codes. */
+export const SEAT_SPEC_PROBLEMS = { ...STRATEGY_SPEC_PROBLEMS, ...MODEL_SPEC_PROBLEMS } as const;
 export type StrategySpecProblem = ProblemOf<typeof STRATEGY_SPEC_PROBLEMS>;
 export type ModelSpecProblem = ProblemOf<typeof SEAT_SPEC_PROBLEMS>;
 const seatSpecProblem = problems(SEAT_SPEC_PROBLEMS);

@@ -1,17 +1,7 @@
 /** The bilateral game's agent specs: its scripted strategies, a model (agents/specs.ts), or `human` in the Arena. */
 import { problems, type CodeOf, type DataArgs, type ProblemOf } from '../../engine/errors';
 import { err, ok, type Result } from '../../engine/result';
-import {
-  HUMAN_SPEC,
-  isModelSpec,
-  MODEL_CHOICES,
-  MODEL_SPEC_PROBLEMS,
-  parseModelSpec,
-  show,
-  STRATEGY_SPEC_PROBLEMS,
-  strategySpec,
-  type AgentSpec,
-} from '../../agents/specs';
+import { HUMAN_SPEC, isModelSpec, MODEL_CHOICES, parseModelSpec, show, SEAT_SPEC_PROBLEMS, strategySpec, type AgentSpec } from '../../agents/specs';
 import { STRATEGIES } from './strategies';
 import type { StrategyDef } from './strategies/types';
 
@@ -26,8 +16,7 @@ const CHOICES = `${STRATEGY_NAMES.join(', ')}, ${MODEL_CHOICES}`;
 
 /** Why a bilateral agent spec is refused: one line that names the valid choices, ready to show a user. */
 export const SPEC_PROBLEMS = {
-  ...STRATEGY_SPEC_PROBLEMS,
-  ...MODEL_SPEC_PROBLEMS,
+  ...SEAT_SPEC_PROBLEMS,
   'empty-spec': () => `empty agent spec; choose one of: ${CHOICES}`,
   'human-only-in-arena': () =>
     'a human seat ("human") only plays in the browser app\'s Arena, where you take it in person; tournaments and the command line play agents',

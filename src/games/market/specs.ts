@@ -9,16 +9,7 @@ import { err, ok, type Result } from '../../engine/result';
 import type { ChatBackend } from '../../agents/backends/types';
 import { llmSettings, type LlmSettings } from '../../agents/llm/settings';
 import { RemoteBackends, type RemoteSettings } from '../../agents/remote';
-import {
-  isModelSpec,
-  MODEL_CHOICES,
-  MODEL_SPEC_PROBLEMS,
-  parseModelSpec,
-  show,
-  STRATEGY_SPEC_PROBLEMS,
-  strategySpec,
-  type ModelSpec,
-} from '../../agents/specs';
+import { isModelSpec, MODEL_CHOICES, parseModelSpec, show, SEAT_SPEC_PROBLEMS, strategySpec, type ModelSpec } from '../../agents/specs';
 import { marginBuyer, randomBuyer } from './strategies/buyers';
 import { marketLlmAgent } from './llm/agent';
 import { catalogSeller, exploreSeller, greedySeller, randomSeller } from './strategies/sellers';
@@ -42,8 +33,7 @@ const choices = (role: MarketRole): string => `${MARKET_STRATEGIES[role].map((d)
 
 /** Why a market spec is refused (a model's spec as in every game, agents/specs.ts). */
 export const MARKET_SPEC_PROBLEMS = {
-  ...STRATEGY_SPEC_PROBLEMS,
-  ...MODEL_SPEC_PROBLEMS,
+  ...SEAT_SPEC_PROBLEMS,
   'empty-spec': (d: { role: MarketRole }) => `empty ${d.role} spec; choose one of: ${choices(d.role)}`,
   'unknown-strategy': (d: { role: MarketRole; name: string }) => `unknown market ${d.role} ${show(d.name)}; choose one of: ${choices(d.role)}`,
   'listed-twice': (d: { role: MarketRole; label: string }) => `${d.role} "${d.label}" is listed twice`,
