@@ -12,14 +12,8 @@ export function saveBlob(blob: Blob, fileName: string): void {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
-/** A name that is safe in a file name: the same rule the worker uses for its JSON exports. */
-export const safeName = (text: string): string => text.replace(/[^\w.-]+/g, '-').slice(0, 60) || 'run';
-
-/** `parley-<run name>-<part>`, e.g. `parley-my-run-standings`: a file name without its extension. */
-export const runFileStem = (runName: string, part: string): string => `parley-${safeName(runName)}-${safeName(part)}`;
-
-/** `parley-<run name>-<part>.<ext>`, e.g. `parley-my-run-standings.csv`. */
-export const runFileName = (runName: string, part: string, ext: string): string => `${runFileStem(runName, part)}.${ext}`;
+// Files are named by the worker's one rule (worker/file-names.ts), whichever side saves them.
+export { runFileName, runFileStem, safeFileName } from '../worker/file-names';
 
 /**
  * Asks the worker for a run's JSON or JSONL export, or (`salvage`) for what can be read of a

@@ -7,7 +7,7 @@ import { negotiationsCsv, seatRewards, standingsCsv } from '../core/bilateral/cs
 import { OracleScorer, scoredMetrics } from '../agents/oracle';
 import { scanRun, type ParleyDb } from '../storage';
 import { readRun } from '../storage/runs';
-import { safeFileName } from './file-names';
+import { runFileName } from './file-names';
 import type { CsvTable } from './messages';
 
 /** Every line of the negotiations CSV after the first chunk's: a chunk's CSV starts with the header, the file keeps one. */
@@ -41,7 +41,7 @@ export async function runCsv(db: ParleyDb, runId: string, table: CsvTable, onPro
   if (!checked) throw new Error('that run is no longer stored');
   if (!checked.ok) throw new Error(`the run's record cannot be read (${checked.damaged.problem})`);
   const { run } = checked;
-  const fileName = `parley-${safeFileName(run.name)}-${table}.csv`;
+  const fileName = runFileName(run.name, table, 'csv');
   if (table === 'standings') {
     if (!run.standings) throw new Error('this run has no standings yet (they are stored when it stops)');
     return { fileName, blob: new Blob([standingsCsv(run.standings)], { type: 'text/csv' }) };
