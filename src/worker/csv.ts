@@ -39,8 +39,8 @@ async function negotiationLines(db: ParleyDb, runId: string, onProgress: (done: 
 export async function runCsv(db: ParleyDb, runId: string, table: CsvTable, onProgress: (done: number) => void): Promise<{ fileName: string; blob: Blob }> {
   const checked = await readRun(db, runId);
   if (!checked) throw new Error('that run is no longer stored');
-  if (!checked.ok) throw new Error(`the run's record cannot be read (${checked.damaged.problem})`);
-  const { run } = checked;
+  if (!checked.ok) throw new Error(`the run's record cannot be read (${checked.error.problem})`);
+  const { run } = checked.value;
   const fileName = runFileName(run.name, table, 'csv');
   if (table === 'standings') {
     if (!run.standings) throw new Error('this run has no standings yet (they are stored when it stops)');
