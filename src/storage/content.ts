@@ -49,8 +49,8 @@ export async function sameStoredGame(
   for (const raw of candidates) {
     // Read as an import reads a file, so that defaults filled in on reading (older records) compare equal.
     const checked = checkRunRow(raw);
-    if (!checked.ok || checked.run.config.kind !== run.config.kind) continue;
-    const stored = checked.run;
+    if (!checked.ok || checked.value.run.config.kind !== run.config.kind) continue;
+    const stored = checked.value.run;
     try {
       const held: Played[] = [];
       await scanJson(db, stored.id, (json) => {

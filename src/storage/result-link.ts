@@ -72,11 +72,11 @@ export async function resultPayload(game: LinkGame): Promise<string> {
 export async function storedResultPayload(db: ParleyDb, runId: string): Promise<Result<string, string>> {
   const checked = await readRun(db, runId);
   if (!checked) return err('the game is not stored in this browser');
-  if (!checked.ok) return err(`its record cannot be read (${checked.damaged.problem})`);
+  if (!checked.ok) return err(`its record cannot be read (${checked.error.problem})`);
   const stored = await loadNegotiation(db, runId, '0');
   const row = stored ? checkNegotiation(stored) : null;
-  if (!row?.ok) return err(row ? `its negotiation cannot be read (${row.problem})` : 'its negotiation is not stored');
-  const game = linkGame(checked.run, row.row);
+  if (!row?.ok) return err(row ? `its negotiation cannot be read (${row.error})` : 'its negotiation is not stored');
+  const game = linkGame(checked.value.run, row.value);
   if (!game) return err('only a finished Arena game has a result link');
   return ok(await resultPayload(game));
 }

@@ -115,7 +115,7 @@ export async function salvageRun(db: ParleyDb, id: string): Promise<{ name: stri
     const raw: unknown = await db.runs.get(id);
     if (raw === undefined) return null;
     const checked = checkRow(raw);
-    const problem = checked.ok ? (checked.note ?? 'none: the run record reads') : checked.damaged.problem;
+    const problem = checked.ok ? (checked.value.note ?? 'none: the run record reads') : checked.error.problem;
     // A record that names no game it can be read as leaves its batches' digests to say.
     const digests = await runDigests(db, id).toArray();
     const game = gameOfRow(raw) ?? digests.map((d) => d.game).find(isKnownGame) ?? null;
@@ -126,7 +126,7 @@ export async function salvageRun(db: ParleyDb, id: string): Promise<{ name: stri
       const parsed = store.line.safeParse(item, { jitless: true });
       return parsed.success ? null : issueText(parsed.error);
     };
-    const name = checked.ok ? checked.run.name : (checked.damaged.name ?? 'run');
+    const name = checked.ok ? checked.value.run.name : (checked.error.name ?? 'run');
     return { name, text: salvageFile(game, raw, problem, batches, store?.items ?? 'lines', check) };
   });
 }

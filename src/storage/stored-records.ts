@@ -4,6 +4,7 @@
  * is set apart as damaged, with the reason, instead of breaking every page that lists it.
  */
 import { z } from 'zod';
+import { err, ok, type Result } from '../engine/result';
 import { MarketStandingRowSchema, type MarketStandingRow } from '../games/market/aggregate';
 import { RATE_NAMES } from '../games/bilateral/aggregate';
 import { RoleSchema } from '../games/bilateral/scenario';
@@ -23,7 +24,7 @@ export interface DamagedRun {
 }
 
 /** A stored run as read back: readable (perhaps with a part set aside, `note` says which), or damaged. */
-export type Checked<Row> = { ok: true; run: Row; note: string | null } | { ok: false; damaged: DamagedRun };
+export type Checked<Row> = Result<{ run: Row; note: string | null }, DamagedRun>;
 
 /** The first thing wrong with a record, as `where: what` (`config: expected object, received null`). */
 export function issueText(error: z.ZodError): string {
@@ -77,39 +78,39 @@ const StoredMarketRunSchema = MarketRunRecordSchema.extend({ game: z.literal('ma
 /** A stored bilateral run row, parsed (legacy fields read as today's); its standings are kept only if readable. */
 export function checkRunRow(raw: unknown): Checked<RunRow> {
   const record = StoredRunSchema.safeParse(raw, { jitless: true });
-  if (!record.success) return { ok: false, damaged: damaged('bilateral', raw, issueText(record.error)) };
+  if (!record.success) return err(damaged('bilateral', raw, issueText(record.error)));
   const stored = (raw as { standings?: unknown }).standings ?? null;
-  if (stored === null) return { ok: true, run: { ...record.data, standings: null }, note: null };
+  if (stored === null) return ok({ run: { ...record.data, standings: null }, note: null });
   const readable = StoredStandingsShape.safeParse(stored, { jitless: true }).success;
   return readable
-    ? { ok: true, run: { ...record.data, standings: stored as StoredStandings }, note: null }
-    : { ok: true, run: { ...record.data, standings: null }, note: STANDINGS_NOTE };
+    ? ok({ run: { ...record.data, standings: stored as StoredStandings }, note: null })
+    : ok({ run: { ...record.data, standings: null }, note: STANDINGS_NOTE });
 }
 
 /** A stored market run row, parsed; its standings are kept only if readable. */
 export function checkMarketRunRow(raw: unknown): Checked<MarketRunRow> {
   const record = StoredMarketRunSchema.safeParse(raw, { jitless: true });
-  if (!record.success) return { ok: false, damaged: damaged('market', raw, issueText(record.error)) };
+  if (!record.success) return err(damaged('market', raw, issueText(record.error)));
   const run = record.data;
   const stored = (raw as { standings?: unknown }).standings ?? null;
-  if (stored === null) return { ok: true, run: { ...run, standings: null }, note: null };
+  if (stored === null) return ok({ run: { ...run, standings: null }, note: null });
   const standings = z.array(MarketStandingRowSchema).safeParse(stored, { jitless: true });
   return standings.success
-    ? { ok: true, run: { ...run, standings: stored as MarketStandingRow[] }, note: null }
-    : { ok: true, run: { ...run, standings: null }, note: STANDINGS_NOTE };
+    ? ok({ run: { ...run, standings: stored as MarketStandingRow[] }, note: null })
+    : ok({ run: { ...run, standings: null }, note: STANDINGS_NOTE });
 }
 
 /** A stored row that names no game this Parley knows: damaged, whatever else it holds. */
 export const unknownGame = (raw: unknown): Checked<never> => {
   const game = (raw as { game?: unknown }).game;
   const shown = typeof game === 'string' ? `"${game.slice(0, 60)}"` : typeof game;
-  return { ok: false, damaged: damaged(null, raw, `game: ${shown} is no game this Parley knows`) };
+  return err(damaged(null, raw, `game: ${shown} is no game this Parley knows`));
 };
 
-/** A stored negotiation (already decoded from its JSON), parsed: its scenario and every event. */
-export function checkNegotiation(raw: unknown): { ok: true; row: NegotiationRow } | { ok: false; problem: string } {
+/** A stored negotiation (already decoded from its JSON), parsed: its scenario and every event; else the first thing wrong with it. */
+export function checkNegotiation(raw: unknown): Result<NegotiationRow, string> {
   const row = NegotiationRowSchema.safeParse(raw, { jitless: true });
-  return row.success ? { ok: true, row: row.data } : { ok: false, problem: issueText(row.error) };
+  return row.success ? ok(row.data) : err(issueText(row.error));
 }
 
 /** Readable runs newest first; the damaged ones apart, newest first, those without a readable time last (in key order). */
@@ -120,10 +121,10 @@ export function sortChecked<Row extends { createdAt: number }>(
   const notes = new Map<string, string>();
   const broken: DamagedRun[] = [];
   for (const c of checked) {
-    if (!c.ok) broken.push(c.damaged);
+    if (!c.ok) broken.push(c.error);
     else {
-      runs.push(c.run);
-      if (c.note) notes.set((c.run as unknown as { id: string }).id, c.note);
+      runs.push(c.value.run);
+      if (c.value.note) notes.set((c.value.run as unknown as { id: string }).id, c.value.note);
     }
   }
   runs.sort((a, b) => b.createdAt - a.createdAt);

@@ -2,21 +2,21 @@
  * A class's games in one file: every Arena game stored in this browser (the teacher's own and the
  * students' games imported as runs), each with its scenario, moves, outcome and surplus split, and
  * a ranking of everyone who played, students and bots, by surplus share. Pure: the Runs page reads
- * the games from storage and hands them here.
+ * the games from storage and hands them here; the worker writes the files (worker/class-files.ts).
  */
 import { computeMetrics } from '../games/bilateral/metrics';
 import type { BilateralEvent } from '../games/bilateral/events';
 import type { Move } from '../games/bilateral/moves';
-import { toCsv } from '../games/bilateral/csv';
 import { ROLES, type Role, type Scenario } from '../games/bilateral/scenario';
 import { HUMAN_SPEC } from '../agents/specs';
 import { seatPlayers } from './pass-and-play';
 import { UNNAMED } from './player-names';
 import { PLAYER_NAME } from './state/limits';
+import { CLASS_FORMAT, CLASS_VERSION, type ClassExport, type ClassGame, type ClassMove, type RankingRow, type SkippedGame } from '../worker/class-files';
 
-export const CLASS_FORMAT = 'parley-class';
-export const CLASS_VERSION = 1;
 export { UNNAMED };
+// The export's types are the schemas the worker checks it against when it builds its files.
+export type { ClassExport, ClassGame, ClassMove, RankingRow, SkippedGame };
 const PLAYER_SEPARATOR = ': ';
 const MAX_PLAYER = PLAYER_NAME.max;
 
@@ -60,72 +60,6 @@ export interface StoredGame {
   seller: string;
   scenario: Scenario;
   events: readonly BilateralEvent[];
-}
-
-export interface ClassMove {
-  /** 1 for the opening move, as the transcript numbers turns. */
-  turn: number;
-  by: Role;
-  action: 'offer' | 'accept' | 'reject' | 'walk_away' | null;
-  price: number | null;
-  message: string | null;
-}
-
-export interface ClassGame {
-  runId: string;
-  runName: string;
-  playedAt: string;
-  /** Who sat in each seat: a player's name for a human seat, the agent's spec for a bot. */
-  buyer: string;
-  seller: string;
-  buyerIsHuman: boolean;
-  sellerIsHuman: boolean;
-  item: string;
-  listPrice: number;
-  buyerValue: number;
-  sellerCost: number;
-  turnLimit: number;
-  firstMover: Role;
-  outcome: string;
-  price: number | null;
-  turnsUsed: number;
-  buyerShare: number | null;
-  sellerShare: number | null;
-  buyerIrViolation: boolean;
-  sellerIrViolation: boolean;
-  moves: ClassMove[];
-}
-
-export interface RankingRow {
-  rank: number;
-  name: string;
-  kind: 'student' | 'bot';
-  games: number;
-  /** Games with gains from trade, where a share could be won. */
-  gftGames: number;
-  deals: number;
-  /** Mean share of the surplus over deals with gains from trade. */
-  meanShare: number | null;
-  /** Mean share over games with gains from trade, a missed deal counting 0: the ranking's key. */
-  expectedShare: number | null;
-  irViolations: number;
-}
-
-/** A stored game the export could not read, named so that it can be found (and mended or played again). */
-export interface SkippedGame {
-  runId: string;
-  /** The run's name where it could be read. */
-  runName: string | null;
-  problem: string;
-}
-
-export interface ClassExport {
-  format: typeof CLASS_FORMAT;
-  version: typeof CLASS_VERSION;
-  games: ClassGame[];
-  ranking: RankingRow[];
-  /** Games left out because their record could not be read; the others are all there. */
-  skipped: SkippedGame[];
 }
 
 function movesOf(events: readonly BilateralEvent[]): ClassMove[] {
@@ -239,68 +173,4 @@ export function classExport(stored: readonly StoredGame[], unread: readonly Skip
   }
   games.sort((a, b) => a.playedAt.localeCompare(b.playedAt) || a.runId.localeCompare(b.runId));
   return { format: CLASS_FORMAT, version: CLASS_VERSION, games, ranking: ranking(games), skipped };
-}
-
-const movesText = (moves: readonly ClassMove[]) =>
-  moves.map((m) => `${m.turn} ${m.by} ${m.action === 'offer' ? `offer ${m.price}` : (m.action ?? 'message')}`).join('; ');
-
-export const CLASS_GAMES_CSV_HEADER = [
-  'played_at',
-  'buyer',
-  'seller',
-  'buyer_is_student',
-  'seller_is_student',
-  'item',
-  'list_price',
-  'buyer_value',
-  'seller_cost',
-  'turn_limit',
-  'first_mover',
-  'outcome',
-  'price',
-  'turns_used',
-  'buyer_share',
-  'seller_share',
-  'buyer_ir_violation',
-  'seller_ir_violation',
-  'moves',
-  'run_id',
-] as const;
-
-/** One row per game; the moves as one field (`1 seller offer 120; 2 buyer offer 90; 3 seller accept`). */
-export function classGamesCsv(data: ClassExport): string {
-  return toCsv(
-    CLASS_GAMES_CSV_HEADER,
-    data.games.map((g) => [
-      g.playedAt,
-      g.buyer,
-      g.seller,
-      g.buyerIsHuman,
-      g.sellerIsHuman,
-      g.item,
-      g.listPrice,
-      g.buyerValue,
-      g.sellerCost,
-      g.turnLimit,
-      g.firstMover,
-      g.outcome,
-      g.price,
-      g.turnsUsed,
-      g.buyerShare,
-      g.sellerShare,
-      g.buyerIrViolation,
-      g.sellerIrViolation,
-      movesText(g.moves),
-      g.runId,
-    ]),
-  );
-}
-
-export const CLASS_RANKING_CSV_HEADER = ['rank', 'name', 'kind', 'games', 'gft_games', 'deals', 'mean_share', 'expected_share', 'ir_violations'] as const;
-
-export function classRankingCsv(data: ClassExport): string {
-  return toCsv(
-    CLASS_RANKING_CSV_HEADER,
-    data.ranking.map((r) => [r.rank, r.name, r.kind, r.games, r.gftGames, r.deals, r.meanShare, r.expectedShare, r.irViolations]),
-  );
 }

@@ -1,5 +1,7 @@
 /** Handing files to the browser as downloads, and naming them after their run. */
 import { err, ok, type Result } from '../engine/result';
+import type { ClassExport, ClassFile } from '../worker/class-files';
+import type { FromWorker } from '../worker/messages';
 import { newId, sim } from './state/sim';
 
 /** Saves `blob` as `fileName` through a temporary link; the URL is freed once the download has begun. */
@@ -12,14 +14,8 @@ export function saveBlob(blob: Blob, fileName: string): void {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
-/** A name that is safe in a file name: the same rule the worker uses for its JSON exports. */
-export const safeName = (text: string): string => text.replace(/[^\w.-]+/g, '-').slice(0, 60) || 'run';
-
-/** `parley-<run name>-<part>`, e.g. `parley-my-run-standings`: a file name without its extension. */
-export const runFileStem = (runName: string, part: string): string => `parley-${safeName(runName)}-${safeName(part)}`;
-
-/** `parley-<run name>-<part>.<ext>`, e.g. `parley-my-run-standings.csv`. */
-export const runFileName = (runName: string, part: string, ext: string): string => `${runFileStem(runName, part)}.${ext}`;
+// Files are named by the worker's one rule (worker/file-names.ts), whichever side saves them.
+export { runFileName, runFileStem, safeFileName } from '../worker/file-names';
 
 /**
  * Asks the worker for a run's JSON or JSONL export, or (`salvage`) for what can be read of a
@@ -27,9 +23,17 @@ export const runFileName = (runName: string, part: string, ext: string): string 
  */
 export async function downloadRunExport(runId: string, format: 'json' | 'jsonl' | 'salvage'): Promise<Result<string, string>> {
   const requestId = newId();
-  const reply = await sim().request(format === 'salvage' ? { type: 'salvage', requestId, runId } : { type: 'export', requestId, runId, format });
+  return saved(await sim().request(format === 'salvage' ? { type: 'salvage', requestId, runId } : { type: 'export', requestId, runId, format }));
+}
+
+/** Asks the worker for one of a class's files, built there from `data`, and saves it; the file name on success. */
+export async function downloadClassFile(data: ClassExport, file: ClassFile): Promise<Result<string, string>> {
+  return saved(await sim().request({ type: 'class.file', requestId: newId(), file, data }));
+}
+
+/** The worker's file saved, or why it sent none. */
+function saved(reply: Extract<FromWorker, { type: 'exported' | 'failed' }>): Result<string, string> {
   if (reply.type === 'failed') return err(reply.message);
-  if (reply.type !== 'exported') return err('the worker gave no file');
   saveBlob(reply.blob, reply.fileName);
   return ok(reply.fileName);
 }

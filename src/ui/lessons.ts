@@ -2,10 +2,48 @@
  * Lesson presets: each sets up the Arena or a tournament in one click, through the same share link
  * a teacher would copy, so a lesson opened anywhere gives the same scenarios.
  */
-import type { ArenaSetup, TournamentSetup } from './share-link';
+import type { Deadline, FirstMoverChoice, Preset, Role } from '../games/bilateral/scenario';
+import type { MoveInterface } from '../agents/llm/settings';
 
 export const LESSON_IDS = ['anchoring', 'patience', 'no-gains', 'private-information', 'price-tiers', 'class-tournament'] as const;
 export type LessonId = (typeof LESSON_IDS)[number];
+
+// The setups a lesson opens, which share links carry: here, below share-link.ts and its writer, so
+// neither imports the other's types back.
+/** Where an Arena scenario comes from: a preset and seed, or an item with a value and cost by hand. */
+export type ScenarioSource = ({ preset: Preset; seed: number } | { itemId: string; value: number; cost: number }) & {
+  deadline: Deadline;
+  /** With an uncertain deadline, the exact limit (else drawn as the Arena draws it). */
+  limit?: number;
+  firstMover: Role;
+};
+
+/** How the language-model seats move; left out of a link where they are the defaults. */
+export interface ModelSetup {
+  moveInterface?: MoveInterface;
+  temperature?: number;
+}
+
+export interface ArenaSetup extends ModelSetup {
+  lesson?: LessonId;
+  /** Who plays in person: one seat, neither, or both (pass and play: two students on one device). */
+  you?: Role | 'none' | 'both';
+  buyer?: string;
+  seller?: string;
+  scenario?: ScenarioSource;
+}
+
+export interface TournamentSetup extends ModelSetup {
+  lesson?: LessonId;
+  agents?: string[];
+  scenariosPerPair?: number;
+  preset?: Preset;
+  seed?: number;
+  selfPlay?: boolean;
+  deadline?: Deadline;
+  firstMover?: FirstMoverChoice;
+  name?: string;
+}
 
 interface LessonText {
   id: LessonId;

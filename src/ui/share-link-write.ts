@@ -4,8 +4,7 @@
  * loads no zod.
  */
 import type { Deadline } from '../games/bilateral/scenario';
-import type { Lesson } from './lessons';
-import type { ArenaSetup, ModelSetup, TournamentSetup } from './share-link';
+import type { ArenaSetup, Lesson, ModelSetup, TournamentSetup } from './lessons';
 
 const turnsOf = (d: Deadline) => (d.kind === 'fixed' ? String(d.turns) : `${d.min}-${d.max}`);
 

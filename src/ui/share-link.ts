@@ -18,53 +18,16 @@ import {
   generateScenarios,
   makeScenario,
   type Deadline,
-  type FirstMoverChoice,
-  type Preset,
-  type Role,
   type Scenario,
 } from '../games/bilateral/scenario';
 import { HUMAN_SPEC } from '../agents/specs';
 import { parseAgentSpec } from '../games/bilateral/specs';
 import { DEFAULT_LLM_SETTINGS, LlmSettingsSchema, MoveInterfaceSchema, temperatureProblem, type MoveInterface } from '../agents/llm/settings';
-import { LESSON_IDS, type LessonId } from './lessons';
+import { LESSON_IDS, type ArenaSetup, type ModelSetup, type ScenarioSource, type TournamentSetup } from './lessons';
 import { TOURNAMENT_LIMITS, type Bounds } from './state/limits';
 
 export { lessonHref, writeArenaSetup, writeTournamentSetup } from './share-link-write';
-
-/** Where an Arena scenario comes from: a preset and seed, or an item with a value and cost by hand. */
-export type ScenarioSource = ({ preset: Preset; seed: number } | { itemId: string; value: number; cost: number }) & {
-  deadline: Deadline;
-  /** With an uncertain deadline, the exact limit (else drawn as the Arena draws it). */
-  limit?: number;
-  firstMover: Role;
-};
-
-/** How the language-model seats move; left out of a link where they are the defaults. */
-export interface ModelSetup {
-  moveInterface?: MoveInterface;
-  temperature?: number;
-}
-
-export interface ArenaSetup extends ModelSetup {
-  lesson?: LessonId;
-  /** Who plays in person: one seat, neither, or both (pass and play: two students on one device). */
-  you?: Role | 'none' | 'both';
-  buyer?: string;
-  seller?: string;
-  scenario?: ScenarioSource;
-}
-
-export interface TournamentSetup extends ModelSetup {
-  lesson?: LessonId;
-  agents?: string[];
-  scenariosPerPair?: number;
-  preset?: Preset;
-  seed?: number;
-  selfPlay?: boolean;
-  deadline?: Deadline;
-  firstMover?: FirstMoverChoice;
-  name?: string;
-}
+export type { ArenaSetup, ModelSetup, ScenarioSource, TournamentSetup } from './lessons';
 
 /** A link read: the setup it carries and, in words, every field that was left out and why. */
 export interface ReadSetup<T> {

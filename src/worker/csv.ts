@@ -7,7 +7,7 @@ import { negotiationsCsv, seatRewards, standingsCsv } from '../games/bilateral/c
 import { OracleScorer, scoredMetrics } from '../games/bilateral/oracle-agents';
 import { scanRun, type ParleyDb } from '../storage';
 import { readRun } from '../storage/runs';
-import { safeFileName } from './file-names';
+import { runFileName } from './file-names';
 import type { CsvTable } from './messages';
 
 /** Every line of the negotiations CSV after the first chunk's: a chunk's CSV starts with the header, the file keeps one. */
@@ -39,9 +39,9 @@ async function negotiationLines(db: ParleyDb, runId: string, onProgress: (done: 
 export async function runCsv(db: ParleyDb, runId: string, table: CsvTable, onProgress: (done: number) => void): Promise<{ fileName: string; blob: Blob }> {
   const checked = await readRun(db, runId);
   if (!checked) throw new Error('that run is no longer stored');
-  if (!checked.ok) throw new Error(`the run's record cannot be read (${checked.damaged.problem})`);
-  const { run } = checked;
-  const fileName = `parley-${safeFileName(run.name)}-${table}.csv`;
+  if (!checked.ok) throw new Error(`the run's record cannot be read (${checked.error.problem})`);
+  const { run } = checked.value;
+  const fileName = runFileName(run.name, table, 'csv');
   if (table === 'standings') {
     if (!run.standings) throw new Error('this run has no standings yet (they are stored when it stops)');
     return { fileName, blob: new Blob([standingsCsv(run.standings)], { type: 'text/csv' }) };

@@ -22,6 +22,7 @@ import { MarketRunConfigSchema } from '../storage/market-schema';
 import { HandInReportSchema } from '../storage/hand-in-records';
 import { MAX_PAYLOAD_CHARS } from '../storage/result-link';
 import { SeedSchema } from '../engine/rng';
+import { CLASS_FILES, ClassExportSchema } from './class-files';
 
 export { ENGINE_STATES };
 
@@ -254,6 +255,8 @@ export const ToWorkerSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('export'), requestId: id, runId: id, format: z.enum(['json', 'jsonl']) }),
   /** A stored run's CSV, built here a chunk of stored negotiations at a time; progress as csv.progress. */
   z.object({ type: z.literal('csv'), requestId: id, runId: id, table: z.enum(CSV_TABLES) }),
+  /** One of a class's files (the export as JSON, its games or its ranking as CSV), built here from the class the page worked out. */
+  z.object({ type: z.literal('class.file'), requestId: id, file: z.enum(CLASS_FILES), data: ClassExportSchema }),
   /**
    * The page's heartbeat: the worker answers with a pong at once, and holds the Web Lock `lock` for
    * as long as it lives, so that a worker that died without a word is told from one that is busy.
@@ -398,6 +401,7 @@ const REPLIES = {
   export: 'exported',
   salvage: 'exported',
   csv: 'exported',
+  'class.file': 'exported',
   import: 'imported',
   handin: 'handed-in',
   'models.list': 'models.listed',

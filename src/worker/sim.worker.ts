@@ -17,6 +17,7 @@ import { handIn } from '../storage/hand-ins';
 import { runLearnExperiment } from './learn';
 import { buildSft } from './sft';
 import { runCsv } from './csv';
+import { classFile } from './class-files';
 import { safeFileName } from './file-names';
 import { customAppConfig, customModels, customModelsAppConfig, useCustomModels } from '../agents/backends/webllm/custom';
 import { getCustomModels } from '../storage/custom-models';
@@ -223,6 +224,9 @@ async function handle(message: ToWorker): Promise<void> {
       host.post({ type: 'exported', requestId, ...file });
       return;
     }
+    case 'class.file':
+      host.post({ type: 'exported', requestId: message.requestId, ...classFile(message.data, message.file, host.now()) });
+      return;
     case 'import': {
       const result = await importRunFile(host.db, message.file, { now: host.now(), game: 'any' });
       if (!result.ok) throw new Error(result.error.message);

@@ -5,17 +5,8 @@ import { playNegotiation } from '../../src/games/bilateral/tournament';
 import { createRng } from '../../src/engine/rng';
 import { generateScenarios, makeScenario, type Role, type Scenario } from '../../src/games/bilateral/scenario';
 import { CATALOG } from '../../src/games/bilateral/catalog';
-import {
-  CLASS_GAMES_CSV_HEADER,
-  CLASS_RANKING_CSV_HEADER,
-  UNNAMED,
-  classExport,
-  classGamesCsv,
-  classRankingCsv,
-  playerOf,
-  playerRunName,
-  type StoredGame,
-} from '../../src/ui/class-export';
+import { UNNAMED, classExport, playerOf, playerRunName, type StoredGame } from '../../src/ui/class-export';
+import { CLASS_GAMES_CSV_HEADER, CLASS_RANKING_CSV_HEADER, classFileName, classGamesCsv, classRankingCsv } from '../../src/worker/class-files';
 import { passAndPlayName } from '../../src/ui/pass-and-play';
 import { PLAYER_NAME, PlayerNameSchema } from '../../src/ui/state/limits';
 
@@ -105,5 +96,14 @@ describe('class export', () => {
     const out = classExport([await game(playerRunName('=HYPERLINK("x")', 'human buys A from conceder'), 'human', 'conceder', scenarios[0]!, 1)]);
     expect(classRankingCsv(out)).toContain(`"'=HYPERLINK(""x"")"`);
     expect(classGamesCsv(out)).toContain(`"'=HYPERLINK(""x"")"`);
+  });
+
+  test("a class's files are named after the day (UTC) they are made", () => {
+    const lateOn14March = Date.UTC(2031, 2, 14, 23, 59);
+    expect([classFileName('json', lateOn14March), classFileName('games', lateOn14March), classFileName('ranking', lateOn14March)]).toEqual([
+      'parley-class-2031-03-14.json',
+      'parley-class-games-2031-03-14.csv',
+      'parley-class-ranking-2031-03-14.csv',
+    ]);
   });
 });

@@ -11,7 +11,10 @@ import '../../src/ui/theme.css';
 import App from '../../src/ui/App.svelte';
 import ClassPage from '../../src/ui/pages/ClassPage.svelte';
 import { ClassRoom } from '../../src/ui/state/class-room.svelte';
-import { database } from '../../src/ui/state/sim';
+import { database, useSim } from '../../src/ui/state/sim';
+import { SimClient } from '../../src/worker/client';
+import type { ToWorker } from '../../src/worker/messages';
+import { classExport } from '../../src/ui/class-export';
 import { dayOf } from '../../src/ui/class-set';
 import { pct } from '../../src/ui/components/format';
 import type { RankingRow } from '../../src/ui/class-export';
@@ -20,6 +23,8 @@ import { importRun } from '../../src/storage/transfer';
 import { handInKey } from '../../src/storage/hand-in-records';
 import { HAND_IN_PATH, linkGame, resultPayload } from '../../src/storage/result-link';
 import { LESSON_BOT, classGames, forgedBotMove, studentGame, type StudentGame } from '../support/class-games';
+import { CLASS_GAMES_CSV, CLASS_RANKING_CSV, HAND_MADE_GAMES, storeHandMadeGames } from '../support/class-records';
+import { freshDb } from '../storage/helpers';
 import { qrGrid } from '../../src/ui/qr';
 import { insertText, tap } from './arena-seat-helpers';
 import { cleanup, control, must, render, text } from './helpers.svelte';
@@ -329,5 +334,67 @@ describe('by touch, on a phone', () => {
     });
     fitsWidth();
     await room.update({ roster: [], day: null });
+  });
+});
+
+describe("the class's files", () => {
+  /** The page's worker, the real one, with every message the page sends it noted on the way. */
+  function recordedWorker(): ToWorker[] {
+    const sent: ToWorker[] = [];
+    useSim(
+      new SimClient(() => {
+        const worker = new Worker(new URL('../../src/worker/sim.worker.ts', import.meta.url), { type: 'module', name: 'parley-sim' });
+        const post = worker.postMessage.bind(worker);
+        worker.postMessage = (message: ToWorker) => {
+          sent.push(message);
+          post(message);
+        };
+        return worker;
+      }),
+    );
+    onTestFinished(() => useSim(new SimClient()));
+    return sent;
+  }
+  function downloads(): { name: string; href: string }[] {
+    const saved: { name: string; href: string }[] = [];
+    const click = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
+      saved.push({ name: this.download, href: this.href });
+    });
+    onTestFinished(() => click.mockRestore());
+    return saved;
+  }
+
+  test('are built by the worker from the class the page shows: the CSVs the page itself wrote before, and the JSON', async () => {
+    const db = freshDb();
+    await storeHandMadeGames(db);
+    const sent = recordedWorker();
+    const room = new ClassRoom(() => db);
+    const target = await openClass(room);
+    // Games played in this browser, not handed in: the teacher counts them all.
+    await userEvent.click(control(target, 'Every Arena game in this browser, yours too'));
+    await vi.waitFor(() => expect(room.data.games).toHaveLength(HAND_MADE_GAMES.length), { timeout: 10_000 });
+    const shown = classExport(HAND_MADE_GAMES);
+    expect(room.data).toEqual(shown);
+
+    const saved = downloads();
+    const fetched = async (i: number) => (await fetch(given(saved[i], 'the download').href)).text();
+    await userEvent.click(button(target, 'Games (CSV)'));
+    await expect.poll(() => saved.length).toBe(1);
+    expect(saved[0]?.name).toMatch(/^parley-class-games-\d{4}-\d{2}-\d{2}\.csv$/);
+    expect(await fetched(0)).toBe(CLASS_GAMES_CSV);
+    await userEvent.click(button(target, 'Ranking (CSV)'));
+    await expect.poll(() => saved.length).toBe(2);
+    expect(saved[1]?.name).toMatch(/^parley-class-ranking-\d{4}-\d{2}-\d{2}\.csv$/);
+    expect(await fetched(1)).toBe(CLASS_RANKING_CSV);
+    await userEvent.click(button(target, 'Export the class (JSON)'));
+    await expect.poll(() => saved.length).toBe(3);
+    expect(saved[2]?.name).toMatch(/^parley-class-\d{4}-\d{2}-\d{2}\.json$/);
+    expect(await fetched(2)).toBe(JSON.stringify(shown, null, 2));
+
+    // Each file was the worker's answer to the class as the page showed it.
+    const asked = sent.flatMap((m) => (m.type === 'class.file' ? [m] : []));
+    expect(asked.map((m) => m.file)).toEqual(['games', 'ranking', 'json']);
+    for (const m of asked) expect(m.data).toEqual(shown);
+    expect(target.querySelector('[role="alert"]')).toBeNull();
   });
 });

@@ -5,6 +5,9 @@ import { negotiationsCsv, seatRewards, standingsCsv } from '../../src/games/bila
 import { deleteRun, openDb } from '../../src/storage';
 import { negotiationId, type NegotiationRow } from '../../src/storage/schema';
 import { storedTournament, storeRows, withModelCalls } from '../storage/helpers';
+import { classExport } from '../../src/ui/class-export';
+import type { ClassExport } from '../../src/worker/class-files';
+import { CLASS_GAMES_CSV, CLASS_RANKING_CSV, HAND_MADE_GAMES } from '../support/class-records';
 
 // The real module worker, built by Vite as the app builds it; it reads the app's database.
 const client = new SimClient();
@@ -119,5 +122,40 @@ describe('the worker builds the run CSVs', () => {
       runId,
       message: 'that run is no longer stored',
     });
+  });
+});
+
+describe('the worker builds the class files', () => {
+  const unread = [{ runId: 'hand-broken', runName: null, problem: 'config: expected object, received null' }];
+  const data = classExport(HAND_MADE_GAMES, unread);
+  const fileOf = (file: 'json' | 'games' | 'ranking', sent: unknown = data) =>
+    client.request({ type: 'class.file', requestId: crypto.randomUUID(), file, data: sent as ClassExport });
+
+  test('from the class the page worked out: the games and the ranking as the page wrote them before, the whole export as JSON', async () => {
+    const day = /\d{4}-\d{2}-\d{2}/.source;
+    const games = await fileOf('games');
+    if (games.type !== 'exported') throw new Error(`no file: ${JSON.stringify(games)}`);
+    expect([games.fileName, games.blob.type]).toEqual([expect.stringMatching(new RegExp(`^parley-class-games-${day}\\.csv$`)), 'text/csv']);
+    expect(await games.blob.text()).toBe(CLASS_GAMES_CSV);
+
+    const ranking = await fileOf('ranking');
+    if (ranking.type !== 'exported') throw new Error(`no file: ${JSON.stringify(ranking)}`);
+    expect(ranking.fileName).toMatch(new RegExp(`^parley-class-ranking-${day}\\.csv$`));
+    expect(await ranking.blob.text()).toBe(CLASS_RANKING_CSV);
+
+    const json = await fileOf('json');
+    if (json.type !== 'exported') throw new Error(`no file: ${JSON.stringify(json)}`);
+    expect([json.fileName, json.blob.type]).toEqual([expect.stringMatching(new RegExp(`^parley-class-${day}\\.json$`)), 'application/json']);
+    // Byte for byte the file the page saved, the skipped game named in it.
+    expect(await json.blob.text()).toBe(JSON.stringify(data, null, 2));
+    expect((JSON.parse(await json.blob.text()) as ClassExport).skipped).toEqual(unread);
+  });
+
+  test('a class the schema refuses is answered with a failure to its request, and no file', async () => {
+    const [first, ...rest] = data.games;
+    const wrong = { ...data, games: [{ ...first, outcome: 'won' }, ...rest] };
+    const requestId = crypto.randomUUID();
+    const reply = await client.request({ type: 'class.file', requestId, file: 'games', data: wrong as unknown as ClassExport });
+    expect(reply).toMatchObject({ type: 'failed', requestId });
   });
 });

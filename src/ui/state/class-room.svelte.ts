@@ -7,6 +7,8 @@ import type { HandInReport, HandInSource } from '../../storage/hand-ins';
 import { readHandIns } from '../../storage/hand-in-records';
 import { payloadsIn } from '../../storage/result-link';
 import type { ParleyDb } from '../../storage/db';
+import type { ClassFile } from '../../worker/class-files';
+import { downloadClassFile } from '../download';
 import { classExport, playerOf, type SkippedGame } from '../class-export';
 import {
   CLASS_SETTINGS_KEY,
@@ -45,6 +47,8 @@ export class ClassRoom {
   lines = $state.raw<HandInLine[]>([]);
   /** Games of the hand-in under way: done and total, or null. */
   progress = $state.raw<{ done: number; total: number } | null>(null);
+  /** A class file is being built (in the worker) and saved. */
+  saving = $state(false);
 
   /** The chosen games, each once, and the class export over them. */
   readonly chosen = $derived(chosenGames(this.entries, this.settings));
@@ -131,6 +135,17 @@ export class ClassRoom {
       message: report.message,
       runId: report.runId,
     };
+  }
+
+  /** One of the class's files, built by the worker from the class as it stands: the export as JSON, its games or its ranking as CSV. */
+  async saveFile(file: ClassFile): Promise<void> {
+    this.saving = true;
+    try {
+      const saved = await downloadClassFile(this.data, file);
+      if (!saved.ok) this.error = `The class's file could not be made: ${saved.error}`;
+    } finally {
+      this.saving = false;
+    }
   }
 
   async update(change: Partial<ClassSettings>): Promise<void> {

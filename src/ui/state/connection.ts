@@ -1,7 +1,9 @@
 import type { RemoteProvider } from '../../agents/remote-spec';
+import { err, ok, type Result } from '../../engine/result';
 import { entryProblems, problemSentence } from './keys.svelte';
 
-export type ConnectionResult = { ok: true; model: string } | { ok: false; message: string };
+/** The model that answered, or why the test failed (the key never in the message). */
+export type ConnectionResult = Result<{ model: string }, { message: string }>;
 
 /** Time allowed for the test request. */
 const TEST_TIMEOUT_MS = 20_000;
@@ -19,7 +21,7 @@ export async function testConnection(
 ): Promise<ConnectionResult> {
   const problems = entryProblems({ ...entry, remember: false });
   const refused = problems.apiKey ?? problems.baseUrl;
-  if (refused !== undefined) return { ok: false, message: problemSentence(refused) };
+  if (refused !== undefined) return err({ message: problemSentence(refused) });
   const { RemoteBackends } = await import('../../agents/remote');
   const apiKey = entry.apiKey.trim();
   const baseUrl = entry.baseUrl.trim();
@@ -34,9 +36,9 @@ export async function testConnection(
       { messages: [{ role: 'user', content: 'Reply with the word OK.' }], maxTokens: 16, thinking: false },
       signal ?? new AbortController().signal,
     );
-    return { ok: true, model: answer.model ?? model };
+    return ok({ model: answer.model ?? model });
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
-    return { ok: false, message: apiKey ? message.split(apiKey).join('[key]') : message };
+    return err({ message: apiKey ? message.split(apiKey).join('[key]') : message });
   }
 }

@@ -1,5 +1,6 @@
 import { CustomModelSchema, useCustomModels, type CustomModel, type CustomModelField } from '../../agents/backends/webllm/custom';
 import type { ParleyDb } from '../../storage/db';
+import { err, ok, type Result } from '../../engine/result';
 import { getCustomModels, putCustomModels } from '../../storage/custom-models';
 import { database, sim } from './sim';
 
@@ -8,7 +9,7 @@ export type CustomModelDraft = Record<CustomModelField, string>;
 export type DraftProblems = Partial<Record<CustomModelField, string>>;
 
 /** The draft as a model, or a message per field that is wrong. */
-export function readDraft(draft: CustomModelDraft, taken: readonly string[]): { ok: true; value: CustomModel } | { ok: false; problems: DraftProblems } {
+export function readDraft(draft: CustomModelDraft, taken: readonly string[]): Result<CustomModel, DraftProblems> {
   const window = draft.contextWindow.trim();
   const parsed = CustomModelSchema.safeParse({ ...draft, contextWindow: window === '' ? NaN : Number(window.replace(/[,_\s]/g, '')) });
   const problems: DraftProblems = {};
@@ -18,7 +19,7 @@ export function readDraft(draft: CustomModelDraft, taken: readonly string[]): { 
       problems[field] ??= issue.message;
     }
   if (parsed.success && taken.includes(parsed.data.name)) problems.name = 'A model of yours already has that name.';
-  return parsed.success && Object.keys(problems).length === 0 ? { ok: true, value: parsed.data } : { ok: false, problems };
+  return parsed.success && Object.keys(problems).length === 0 ? ok(parsed.data) : err(problems);
 }
 
 /**

@@ -2,6 +2,7 @@
  * The name a student plays under in the Arena, kept in this browser: a game with a human seat is
  * stored as `<name>: human buys … from …`, so the teacher's class export can tell students apart.
  */
+import { err } from '../../engine/result';
 import { loadNegotiation, rawRuns, updateRun } from '../../storage/runs';
 import { checkNegotiation, checkRunRow } from '../../storage/stored-records';
 import { playerOf, playerRunName, unplayered, type SkippedGame, type StoredGame } from '../class-export';
@@ -91,25 +92,25 @@ export async function storedGames(db = database()): Promise<{ games: StoredGame[
     if (!checked.ok) {
       // A record too damaged to tell its kind may be a game; one that says it is a tournament is not.
       const kind = (raw as { config?: { kind?: unknown } | null }).config?.kind;
-      if (kind !== 'tournament') skipped.push({ runId: checked.damaged.id, runName: checked.damaged.name, problem: checked.damaged.problem });
+      if (kind !== 'tournament') skipped.push({ runId: checked.error.id, runName: checked.error.name, problem: checked.error.problem });
       continue;
     }
-    const run = checked.run;
+    const { run } = checked.value;
     if (run.config.kind !== 'arena' || run.status !== 'done') continue;
     try {
       const stored = await loadNegotiation(db, run.id, '0');
-      const row = stored ? checkNegotiation(stored) : { ok: false as const, problem: 'its negotiation is not stored' };
+      const row = stored ? checkNegotiation(stored) : err('its negotiation is not stored');
       if (row.ok)
         games.push({
           runId: run.id,
           runName: run.name,
           createdAt: run.createdAt,
-          buyer: row.row.buyer,
-          seller: row.row.seller,
-          scenario: row.row.scenario,
-          events: row.row.events,
+          buyer: row.value.buyer,
+          seller: row.value.seller,
+          scenario: row.value.scenario,
+          events: row.value.events,
         });
-      else skipped.push({ runId: run.id, runName: run.name, problem: `its negotiation cannot be read (${row.problem})` });
+      else skipped.push({ runId: run.id, runName: run.name, problem: `its negotiation cannot be read (${row.error})` });
     } catch (e) {
       skipped.push({ runId: run.id, runName: run.name, problem: `its negotiation cannot be read (${reason(e)})` });
     }

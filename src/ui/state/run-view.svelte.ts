@@ -1,4 +1,5 @@
 /** Stored runs as the run, compare and negotiation pages show them, each read live (LiveRead). */
+import type { Result } from '../../engine/result';
 import { loadNegotiation, loadNegotiations, type NegotiationFilter, type NegotiationRow, type ParleyDb, type RunRow } from '../../storage';
 import type { MarketRunRow } from '../../storage/market-schema';
 import { readAnyRun, readRun } from '../../storage/runs';
@@ -20,8 +21,8 @@ export type StoredRun =
 export async function readStoredRun(db: ParleyDb, runId: string): Promise<StoredRun> {
   const checked = await readAnyRun(db, runId);
   if (checked === undefined) return { kind: 'missing' };
-  if (!checked.ok) return { kind: 'damaged', damaged: checked.damaged };
-  const { run, note } = checked;
+  if (!checked.ok) return { kind: 'damaged', damaged: checked.error };
+  const { run, note } = checked.value;
   if (run.game === 'bilateral') return { kind: 'run', run, note, errors: await storedErrors(db, run) };
   // A game registered at run time has no page of its own.
   return run.game === 'market' ? { kind: 'market', run, note } : { kind: 'missing' };
@@ -46,7 +47,7 @@ export class RunRowRead extends LiveRead<{ db: ParleyDb; runId: string | null },
   constructor(inputs: () => { db: ParleyDb; runId: string | null }) {
     super(inputs, async ({ db, runId }) => {
       const checked = runId === null ? undefined : await readRun(db, runId);
-      return checked?.ok ? checked.run : null;
+      return checked?.ok ? checked.value.run : null;
     });
   }
 }
@@ -68,7 +69,7 @@ async function readPage(db: ParleyDb, runId: string, offset: number, filter: Neg
   const found = await loadNegotiations(db, runId, { offset, limit: RUN_PAGE_SIZE, filter });
   // A negotiation whose record cannot be read is left out of the page and counted, not drawn half.
   const checked = found.rows.map((row) => checkNegotiation(row));
-  const rows = checked.flatMap((c) => (c.ok ? [c.row] : []));
+  const rows = checked.flatMap((c) => (c.ok ? [c.value] : []));
   const bad = checked.length - rows.length;
   const problem = bad === 0 ? null : `${bad} negotiation${bad === 1 ? '' : 's'} on this page could not be read and ${bad === 1 ? 'is' : 'are'} not shown.`;
   return { rows, total: found.total, problem };
@@ -145,7 +146,8 @@ export class RunPair {
   }
 }
 
-type ReadNegotiation = { ok: true; row: NegotiationRow } | { ok: false; problem: string } | null;
+/** A stored negotiation read back, or why it cannot be read; null when it is not stored. */
+type ReadNegotiation = Result<NegotiationRow, string> | null;
 
 /** One stored negotiation (the inspector), and its run for its name and its debrief, each read live. */
 export class NegotiationView {
@@ -171,11 +173,11 @@ export class NegotiationView {
   get row(): NegotiationRow | null | undefined {
     if (this.#negotiation.error !== null) return null;
     const read = this.#negotiation.current;
-    return this.#negotiation.settled ? (read?.ok ? read.row : null) : undefined;
+    return this.#negotiation.settled ? (read?.ok ? read.value : null) : undefined;
   }
   /** Why the stored negotiation cannot be read, when it cannot. */
   get damaged(): string | null {
     const read = this.#negotiation.current;
-    return this.#negotiation.error ?? (read && !read.ok ? read.problem : null);
+    return this.#negotiation.error ?? (read && !read.ok ? read.error : null);
   }
 }

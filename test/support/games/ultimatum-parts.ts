@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { failureSchemas, invalidFields } from '../../../src/engine/events';
 import { replayEvents } from '../../../src/engine/replay';
-import { ok } from '../../../src/engine/result';
+import { err, ok } from '../../../src/engine/result';
 import type { JsonlLines } from '../../../src/cli/jsonl';
 import type { GameBundle } from '../../../src/runs/index';
 import type { RunGameOver } from '../../../src/runs/game';
@@ -62,7 +62,7 @@ export const ultimatumStore: GameStore<'ultimatum', UltimatumRun, UltimatumResul
   items: 'games',
   checkRun: (raw) => {
     const parsed = StoredRow.safeParse(raw);
-    return parsed.success ? { ok: true, run: parsed.data, note: null } : { ok: false, damaged: damaged('ultimatum', raw, issueText(parsed.error)) };
+    return parsed.success ? ok({ run: parsed.data, note: null }) : err(damaged('ultimatum', raw, issueText(parsed.error)));
   },
   line: Line as z.ZodType<UltimatumResult>,
   jobId: (line) => line.id,

@@ -75,7 +75,7 @@ describe('custom WebLLM models', () => {
     const read = readDraft(draft, []);
     expect(read.ok).toBe(false);
     if (read.ok) return;
-    expect(read.problems).toEqual({
+    expect(read.error).toEqual({
       name: 'The name may hold letters, digits, ".", "_" and "-", and starts with a letter or digit.',
       weightsUrl: URL_PROBLEM('the MLC weights'),
       libraryUrl: 'Give the URL of the model library.',
@@ -84,14 +84,14 @@ describe('custom WebLLM models', () => {
     expect(draft).toEqual({ name: 'my model!', weightsUrl: 'http://example.org/w/', libraryUrl: '', contextWindow: '512' });
     expect(readDraft({ ...draft, name: 'Qwen3-4B-q4f16_1-MLC' }, []).ok).toBe(false);
     const built = readDraft({ ...draft, name: 'Qwen3-4B-q4f16_1-MLC', weightsUrl: '/w/', libraryUrl: '/l.wasm', contextWindow: '4096' }, []);
-    expect(!built.ok && built.problems).toEqual({ name: 'That name is a built-in Qwen3 build; choose another.' });
+    expect(!built.ok && built.error).toEqual({ name: 'That name is a built-in Qwen3 build; choose another.' });
     expect(readDraft({ ...draft, contextWindow: 'lots' }, []).ok).toBe(false);
     expect(readDraft({ ...draft, weightsUrl: '//evil.example/w' }, []).ok).toBe(false);
     expect(readDraft({ ...draft, weightsUrl: 'javascript:alert(1)' }, []).ok).toBe(false);
 
     const good = { name: MINE.name, weightsUrl: ` ${MINE.weightsUrl} `, libraryUrl: MINE.libraryUrl, contextWindow: '8,192' };
     expect(readDraft(good, [])).toEqual({ ok: true, value: MINE });
-    expect(readDraft(good, [MINE.name])).toEqual({ ok: false, problems: { name: 'A model of yours already has that name.' } });
+    expect(readDraft(good, [MINE.name])).toEqual({ ok: false, error: { name: 'A model of yours already has that name.' } });
   });
 
   it('takes only a path on this site or an https URL, parsed as a URL: hostile forms are refused at input with the message', () => {
@@ -99,14 +99,14 @@ describe('custom WebLLM models', () => {
       const read = readDraft({ name: MINE.name, weightsUrl: url, libraryUrl: url, contextWindow: '4096' }, []);
       expect(read.ok, JSON.stringify(url)).toBe(false);
       if (read.ok) continue;
-      expect(Object.keys(read.problems).sort()).toEqual(['libraryUrl', 'weightsUrl']);
-      expect([URL_PROBLEM('the MLC weights'), PATH_PROBLEM('the MLC weights')]).toContain(read.problems.weightsUrl);
+      expect(Object.keys(read.error).sort()).toEqual(['libraryUrl', 'weightsUrl']);
+      expect([URL_PROBLEM('the MLC weights'), PATH_PROBLEM('the MLC weights')]).toContain(read.error.weightsUrl);
       expect(modelLocation(url), JSON.stringify(url)).toBeNull();
     }
     // A form that looks like a path, or holds what no URL may, is told so; another scheme is told to use https.
     const problem = (url: string) => {
       const read = readDraft({ name: MINE.name, weightsUrl: url, libraryUrl: '/l.wasm', contextWindow: '4096' }, []);
-      return read.ok ? null : read.problems.weightsUrl;
+      return read.ok ? null : read.error.weightsUrl;
     };
     for (const url of ['/\\evil.example/w/', '/\t/evil.example/w/', '/..//evil.example/w/', '/w\u202ex', 'https:\\\\evil.example/w/'])
       expect(problem(url), JSON.stringify(url)).toBe(PATH_PROBLEM('the MLC weights'));
