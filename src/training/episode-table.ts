@@ -23,16 +23,18 @@ export type EnvGame = 'bilateral' | 'market';
 export const EPISODE_DEFAULTS = { game: 'bilateral', seat: 'buyer', opponent: 'boulware' } as const;
 
 /** An episode id a client may choose (OpenEnv's `episode_id`): it is also a path segment of /episodes/{id}. */
-export const EpisodeIdSchema = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,254}$/, {
-    message: 'an episode id is 1 to 255 letters, digits, "_", ".", ":" or "-", starting with a letter or digit',
-  });
+export const EpisodeIdSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,254}$/, {
+  message: 'an episode id is 1 to 255 letters, digits, "_", ".", ":" or "-", starting with a letter or digit',
+});
 
 /** A view with Gymnasium's end split: neither before the end, exactly one of the two at it. */
 export type GymView = EpisodeView & Ending;
 
-export const withEnding = (view: EpisodeView): GymView => ({ ...view, ...(view.done ? endingOf(view.outcome) : NOT_ENDED) });
+// `done`, then the split, then the rest of the view, in that order on the wire.
+export const withEnding = (view: EpisodeView): GymView => {
+  const { done, ...rest } = view;
+  return { done, ...(view.done ? endingOf(view.outcome) : NOT_ENDED), ...rest } as GymView;
+};
 
 export interface Held {
   readonly id: string;
