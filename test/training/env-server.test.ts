@@ -107,6 +107,9 @@ describe('the environment server', () => {
       expect(end.outcome).toEqual(direct.record.outcome);
       expect(end.reward).toBe(direct.reward.total);
       expect(end.terms).toEqual(direct.reward.terms);
+      // Gymnasium's split: the turn limit cuts a negotiation short; a deal or a walk-away ends it.
+      const cut = direct.record.outcome.kind === 'turn_limit';
+      expect([end.terminated, end.truncated]).toEqual([!cut, cut]);
       expect(afterEnd.status).toBe(409);
       expect(afterEnd.json.error.code).toBe('episode-over');
       if (end.outcome.kind === 'deal') deals++;

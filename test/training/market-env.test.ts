@@ -87,7 +87,16 @@ describe('market episodes over HTTP', () => {
     let invalid = 0;
     for (const [i, { view, steps }] of ends.entries()) {
       const local = await playMarketEpisode(request(i), makeMarketAgent, (r) => sellerAnswer(r.messages, r.tools !== undefined));
-      expect(view).toEqual({ done: true, reward: local.reward.total, terms: local.reward.terms, outcome: local.record.outcome });
+      // The seller's budget of turns running out cuts the market short; selling out or losing every buyer ends it.
+      const cut = local.record.outcome.kind === 'budget_spent';
+      expect(view).toEqual({
+        done: true,
+        terminated: !cut,
+        truncated: cut,
+        reward: local.reward.total,
+        terms: local.reward.terms,
+        outcome: local.record.outcome,
+      });
       // The reward is marketReward's over the record, with the request's weights.
       const req = MarketEpisodeRequestSchema.parse(request(i));
       expect(local.reward).toEqual(marketReward(marketEpisodeSetup(req).scenario, local.record.events, req.weights ?? {}));

@@ -1,4 +1,5 @@
-// `parley serve-env`: the environment server for trainers (docs on training: POST /episodes, POST /episodes/ID/step, GET /health).
+// `parley serve-env`: the environment server for trainers (docs on training: POST /episodes, POST /episodes/ID/step, GET /health,
+// and OpenEnv's POST /reset, POST /step, GET /state, GET /schema and the WebSocket /ws).
 import { setMaxListeners } from 'node:events';
 import { createAgentFactory, WEBLLM_ONLY_IN_BROWSER } from '../../games/bilateral/registry';
 import { parseAgentSpec } from '../../games/bilateral/specs';
@@ -52,7 +53,8 @@ async function run(argv: string[], io: Io): Promise<number> {
   if (!LOOPBACK.has(host))
     io.err(`parley: warning: serving on ${host}, not loopback alone: anyone who can reach it can play episodes (there is no authentication)\n`);
   io.out(
-    `parley: environment server on ${server.url} (GET /health, POST /episodes, POST /episodes/{id}/step); episodes idle over ${idleMs / 1000} s are closed\n`,
+    `parley: environment server on ${server.url} (GET /health, POST /episodes, POST /episodes/{id}/step; OpenEnv: POST /reset, POST /step, GET /state, GET /schema, WebSocket /ws); ` +
+      `episodes idle over ${idleMs / 1000} s are closed\n`,
   );
   const signal = io.signal;
   if (signal) setMaxListeners(0, signal);
@@ -71,7 +73,8 @@ const LIMITS = EnvServerLimitsSchema.shape;
 export const serveEnvCommand: Command = {
   name: 'serve-env',
   summary:
-    'Serves bargaining and market episodes to a trainer over HTTP (GET /health, POST /episodes, POST /episodes/ID/step) until Ctrl-C. Model opponents are played with the model flags below.',
+    "Serves bargaining and market episodes to a trainer over HTTP (GET /health, POST /episodes, POST /episodes/ID/step) and OpenEnv's protocol " +
+    '(POST /reset, POST /step, GET /state, GET /schema, the WebSocket /ws) until Ctrl-C. Model opponents are played with the model flags below.',
   flags: {
     port: { kind: 'int', value: 'N', ...rangeOf(LIMITS.port), default: 8765, help: 'the port (0: any free one)' },
     host: { kind: 'text', value: 'H', default: '127.0.0.1', help: 'the address to listen on; any other than loopback is served without authentication' },
