@@ -5,7 +5,7 @@
  */
 import { err, ok, type Result } from '../../engine/result';
 import { endpoint, fetchJson, httpOptionsFor, type AnswerFault, type TransportOptions } from './http';
-import { PROVIDERS } from '../providers';
+import { forcesTool, PROVIDERS } from '../providers';
 import { MOVE_TOKENS, THINKING_MAX_TOKENS, type ChatBackend, type ChatRequest, type ChatResponse } from './types';
 import { countOf, isRecord, splitSystem, textOf, withThinking } from './wire';
 
@@ -62,6 +62,9 @@ export function geminiRequestBody(request: ChatRequest, thinking: boolean): Reco
         })),
       },
     ];
+  // ANY: a function call, never prose (none of the declarations named, so any one of them).
+  if (request.tools && request.tools.length > 0 && forcesTool(PROVIDERS.gemini.forceTool, request.thinking === true))
+    body.toolConfig = { functionCallingConfig: { mode: 'ANY' } };
   const config: Record<string, unknown> = {};
   if (request.maxTokens !== undefined) config.maxOutputTokens = request.maxTokens;
   if (request.temperature !== undefined) config.temperature = request.temperature;
