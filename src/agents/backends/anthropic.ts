@@ -94,7 +94,10 @@ export function anthropicRequestBody(model: string, request: ChatRequest, traits
   return body;
 }
 
-/** Text blocks joined, thinking blocks before them as `<think>`, `tool_use` blocks as tool calls; no content is worth another attempt. */
+/**
+ * Text blocks joined, thinking blocks before them as `<think>`, `tool_use` blocks as tool calls,
+ * and a `refusal` stop as the refusal, in its `stop_details` words; no content is worth another attempt.
+ */
 export function parseAnthropicMessage(answer: unknown): Result<ChatResponse, AnswerFault> {
   if (!isRecord(answer) || !Array.isArray(answer.content)) return err({ kind: 'bad-response', message: 'anthropic: the answer has no content', retry: true });
   const texts: string[] = [];
@@ -116,5 +119,10 @@ export function parseAnthropicMessage(answer: unknown): Result<ChatResponse, Ans
   if (toolCalls.length > 0) response.toolCalls = toolCalls;
   if (typeof answer.model === 'string' && answer.model !== '') response.model = answer.model;
   if (answer.stop_reason === 'max_tokens') response.truncated = true;
+  if (answer.stop_reason === 'refusal') {
+    const details = isRecord(answer.stop_details) ? answer.stop_details : {};
+    const words = [textOf(details.category), textOf(details.explanation)].filter((w) => w.trim() !== '').join(': ');
+    response.refusal = words || texts.join('\n').trim() || 'refusal';
+  }
   return ok(response);
 }

@@ -136,7 +136,8 @@ export function requestBody(model: string, request: ChatRequest, opts: BodyOptio
 
 /**
  * The answer of a Chat Completions response: content, tool calls (arguments kept as JSON text),
- * reasoning (`reasoning_content` or `reasoning`) put before the text as `<think>…</think>`. An
+ * reasoning (`reasoning_content` or `reasoning`) put before the text as `<think>…</think>`, and a
+ * refusal (`message.refusal`, or `finish_reason: "content_filter"`) as `refusal`. An
  * answer with no message is worth another attempt, as is an upstream failure reported in a 200
  * (OpenRouter) unless its code says the request itself was wrong.
  */
@@ -169,7 +170,11 @@ export function parseCompletion(answer: unknown, provider: string): Result<ChatR
     tokensOut: countOf(usage.completion_tokens),
   };
   if (toolCalls.length > 0) response.toolCalls = toolCalls;
-  if (isRecord(choice) && choice.finish_reason === 'length') response.truncated = true;
+  const finish = isRecord(choice) ? choice.finish_reason : undefined;
+  if (finish === 'length') response.truncated = true;
+  // OpenAI's refusal comes in its own field, a content filter as the finish reason; either is no move.
+  const refusal = textOf(message.refusal).trim();
+  if (refusal !== '' || finish === 'content_filter') response.refusal = refusal || 'content_filter';
   if (typeof answer.model === 'string' && answer.model !== '') response.model = answer.model;
   return ok(response);
 }
