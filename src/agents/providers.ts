@@ -81,8 +81,9 @@ export interface ProviderInfo {
   json: JsonMode;
   /**
    * Takes `strict: true` on a JSON-schema response format and on function tools, so that the
-   * answer is decoded to the schema exactly. Sent only with a schema strict mode accepts (every
-   * property required, no others allowed: see strictReady), so a looser one still goes, unflagged.
+   * answer is decoded to the schema exactly. On the OpenAI wire it is sent only with a schema
+   * strict mode accepts (every property required, no others allowed: strictReady), so a looser
+   * one still goes, unflagged; Anthropic's strict tools get the schema in its subset (toAnthropicSchema).
    */
   strict: boolean;
   forceTool: ForceTool;
@@ -98,7 +99,7 @@ export interface ProviderInfo {
   contextWindow: number;
   /** A small, cheap model for the Models page's connection test. */
   testModel: string;
-  /** Where some of its models differ from the above; the last family should match every id. */
+  /** Where some of its models differ from the above: the first family that matches the id. */
   families?: readonly ModelFamily[];
 }
 

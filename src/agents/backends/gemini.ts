@@ -1,7 +1,7 @@
 /**
  * A Gemini client (`POST {baseUrl}/v1beta/models/{model}:generateContent`, key in
  * `x-goog-api-key`). Moves by `responseSchema` (Gemini's OpenAPI-subset dialect, converted here)
- * or by function declarations.
+ * or by function declarations, a call to one of them required (function calling mode ANY).
  */
 import { err, ok, type Result } from '../../engine/result';
 import { endpoint, fetchJson, httpOptionsFor, type AnswerFault, type TransportOptions } from './http';
