@@ -18,6 +18,8 @@ export type WireDialect = 'openai' | 'anthropic' | 'gemini';
  *   (`"low"` on, `"none"` off);
  * - `chat-template-kwargs`: `chat_template_kwargs: { enable_thinking }`, Qwen3's switch on vLLM and SGLang;
  * - `anthropic-budget`: `thinking: { type: "enabled", budget_tokens }`; off sends nothing;
+ * - `anthropic-adaptive`: `thinking: { type: "adaptive" }` with `output_config: { effort: "low" }`
+ *   (Claude Opus 4.6, Sonnet 4.6 and later, which deprecate or refuse the budget); off sends nothing;
  * - `gemini-thinking-config`: `generationConfig.thinkingConfig`, a budget on, `thinkingBudget: 0` off;
  * - `none`: no setting reaches it, so a spec's `+think` is refused.
  */
@@ -28,6 +30,7 @@ export const THINKING_DIALECTS = [
   'ollama-think',
   'chat-template-kwargs',
   'anthropic-budget',
+  'anthropic-adaptive',
   'gemini-thinking-config',
   'none',
 ] as const;
@@ -38,6 +41,30 @@ export type ThinkingDialect = (typeof THINKING_DIALECTS)[number];
  * only guarantees JSON (the prompt carries the shape); 'none' sends nothing.
  */
 export type JsonMode = 'json_schema' | 'json_object' | 'none';
+
+/**
+ * When the tools interface makes the model call a tool, rather than letting it answer in prose:
+ * `always`; `without-thinking`, where a forced call and thinking do not go together (Anthropic
+ * refuses them with a 400); `never`, where forcing is not known to be taken. It goes out in each
+ * wire's words: `tool_choice: "required"`, Anthropic's `tool_choice: { type: "any" }`, Gemini's
+ * `toolConfig.functionCallingConfig.mode: "ANY"`.
+ */
+export type ForceTool = 'always' | 'without-thinking' | 'never';
+
+/**
+ * One family of a provider's models, told apart by its id, where it differs from the provider's
+ * defaults: the first family whose pattern matches a model id (case aside) describes that model.
+ */
+export interface ModelFamily {
+  /** Named in docs/models.md's table. */
+  label: string;
+  pattern: RegExp;
+  /** The model's temperature is its own (any other is refused): none is sent. */
+  fixedTemperature?: boolean;
+  thinking?: ThinkingDialect;
+  json?: JsonMode;
+  strict?: boolean;
+}
 
 export interface ProviderInfo {
   label: string;
@@ -52,6 +79,14 @@ export interface ProviderInfo {
   /** Takes function tools (the `tools` interface uses them natively). */
   tools: boolean;
   json: JsonMode;
+  /**
+   * Takes `strict: true` on a JSON-schema response format and on function tools, so that the
+   * answer is decoded to the schema exactly. On the OpenAI wire it is sent only with a schema
+   * strict mode accepts (every property required, no others allowed: strictReady), so a looser
+   * one still goes, unflagged; Anthropic's strict tools get the schema in its subset (toAnthropicSchema).
+   */
+  strict: boolean;
+  forceTool: ForceTool;
   thinking: ThinkingDialect;
   /** Takes a sampling `seed`, so a rerun can draw the same tokens. */
   seed: boolean;
@@ -64,7 +99,29 @@ export interface ProviderInfo {
   contextWindow: number;
   /** A small, cheap model for the Models page's connection test. */
   testModel: string;
+  /** Where some of its models differ from the above: the first family that matches the id. */
+  families?: readonly ModelFamily[];
 }
+
+/**
+ * Claude's families, oldest first. Claude Opus 4.6 and Sonnet 4.6 take adaptive thinking and
+ * deprecate the budget; the models after them refuse the budget and any temperature but 1.0 (a
+ * 400), so an id that matches no older family is taken to be one of those. JSON-schema output
+ * (`output_config.format`) and strict tools came with the 4.5 models.
+ */
+const ANTHROPIC_FAMILIES: readonly ModelFamily[] = [
+  { label: 'Claude 3', pattern: /^claude-3-/, thinking: 'anthropic-budget', json: 'none', strict: false },
+  {
+    label: 'Claude Opus 4, 4.1 and Sonnet 4',
+    pattern: /^claude-(opus|sonnet)-4(-[01])?(-\d{8}|-latest)?$/,
+    thinking: 'anthropic-budget',
+    json: 'none',
+    strict: false,
+  },
+  { label: 'Claude 4.5 (Haiku, Sonnet, Opus)', pattern: /^claude-(haiku|sonnet|opus)-4-5/, thinking: 'anthropic-budget' },
+  { label: 'Claude Opus 4.6 and Sonnet 4.6', pattern: /^claude-(opus|sonnet)-4-6/, thinking: 'anthropic-adaptive' },
+  { label: 'later Claude models (Opus 4.7 on)', pattern: /./, fixedTemperature: true },
+];
 
 /** JSON modes are the safe choice for most of each provider's models (Groq, Together and DeepSeek take `json_object` everywhere, `json_schema` only on some). */
 export const PROVIDERS = {
@@ -77,11 +134,17 @@ export const PROVIDERS = {
     local: false,
     tools: true,
     json: 'json_schema',
+    strict: true,
+    forceTool: 'always',
     thinking: 'reasoning-effort',
     seed: true,
     maxTokensField: 'max_completion_tokens',
     contextWindow: 128_000,
     testModel: 'gpt-4o-mini',
+    families: [
+      // "Only the default (1) value is supported", whether or not they are told to think.
+      { label: 'reasoning models (o1, o3, o4-mini, gpt-5…)', pattern: /^(o\d|gpt-5)/, fixedTemperature: true },
+    ],
   },
   openrouter: {
     label: 'OpenRouter',
@@ -92,6 +155,8 @@ export const PROVIDERS = {
     local: false,
     tools: true,
     json: 'json_schema',
+    strict: false,
+    forceTool: 'without-thinking',
     thinking: 'openrouter-reasoning',
     seed: true,
     maxTokensField: 'max_tokens',
@@ -107,6 +172,8 @@ export const PROVIDERS = {
     local: false,
     tools: true,
     json: 'json_object',
+    strict: false,
+    forceTool: 'always',
     // Its reasoning models each take other values (qwen3: none/default, gpt-oss: low/medium/high).
     thinking: 'none',
     seed: true,
@@ -123,6 +190,8 @@ export const PROVIDERS = {
     local: false,
     tools: true,
     json: 'json_object',
+    strict: false,
+    forceTool: 'never',
     thinking: 'none',
     seed: true,
     maxTokensField: 'max_tokens',
@@ -138,6 +207,8 @@ export const PROVIDERS = {
     local: false,
     tools: true,
     json: 'json_object',
+    strict: false,
+    forceTool: 'without-thinking',
     thinking: 'deepseek-thinking',
     seed: false,
     maxTokensField: 'max_tokens',
@@ -153,6 +224,8 @@ export const PROVIDERS = {
     local: true,
     tools: true,
     json: 'json_schema',
+    strict: false,
+    forceTool: 'never',
     thinking: 'ollama-think',
     seed: true,
     maxTokensField: 'max_tokens',
@@ -168,6 +241,8 @@ export const PROVIDERS = {
     local: true,
     tools: true,
     json: 'json_schema',
+    strict: false,
+    forceTool: 'never',
     thinking: 'none',
     seed: true,
     maxTokensField: 'max_tokens',
@@ -183,6 +258,8 @@ export const PROVIDERS = {
     local: true,
     tools: true,
     json: 'json_schema',
+    strict: false,
+    forceTool: 'without-thinking',
     thinking: 'chat-template-kwargs',
     seed: true,
     maxTokensField: 'max_tokens',
@@ -198,6 +275,8 @@ export const PROVIDERS = {
     local: true,
     tools: true,
     json: 'json_schema',
+    strict: false,
+    forceTool: 'never',
     thinking: 'chat-template-kwargs',
     seed: true,
     maxTokensField: 'max_tokens',
@@ -212,13 +291,16 @@ export const PROVIDERS = {
     needsKey: true,
     local: false,
     tools: true,
-    // No JSON-schema decoding on the Messages API: moves come by tools, or by the prompt.
-    json: 'none',
-    thinking: 'anthropic-budget',
+    // What its newest models take; the families below say where older ones differ.
+    json: 'json_schema',
+    strict: true,
+    forceTool: 'without-thinking',
+    thinking: 'anthropic-adaptive',
     seed: false,
     maxTokensField: 'max_tokens',
     contextWindow: 200_000,
-    testModel: 'claude-3-5-haiku-latest',
+    testModel: 'claude-haiku-4-5',
+    families: ANTHROPIC_FAMILIES,
   },
   gemini: {
     label: 'Gemini',
@@ -229,6 +311,8 @@ export const PROVIDERS = {
     local: false,
     tools: true,
     json: 'json_schema',
+    strict: false,
+    forceTool: 'always',
     thinking: 'gemini-thinking-config',
     seed: true,
     maxTokensField: 'max_tokens',
@@ -249,3 +333,33 @@ export const providerInfo = (provider: RemoteProvider): ProviderInfo => PROVIDER
 
 /** Whether `+think` can reach a provider's models. */
 export const canThink = (provider: RemoteProvider): boolean => PROVIDERS[provider].thinking !== 'none';
+
+/** What one model of a provider takes: its family's word where it has one, else the provider's. */
+export interface ModelTraits {
+  /** Whether a temperature may be sent (no: the model's own is fixed). */
+  temperature: boolean;
+  thinking: ThinkingDialect;
+  json: JsonMode;
+  strict: boolean;
+  forceTool: ForceTool;
+  /** The family that matched, where one did. */
+  family?: string;
+}
+
+/** A model's traits, by the first of its provider's families whose pattern matches the id. */
+export function modelTraits(provider: RemoteProvider, model: string): ModelTraits {
+  const p: ProviderInfo = PROVIDERS[provider];
+  const family = p.families?.find((f) => f.pattern.test(model.trim().toLowerCase()));
+  const traits: ModelTraits = {
+    temperature: !(family?.fixedTemperature ?? false),
+    thinking: family?.thinking ?? p.thinking,
+    json: family?.json ?? p.json,
+    strict: family?.strict ?? p.strict,
+    forceTool: p.forceTool,
+  };
+  if (family) traits.family = family.label;
+  return traits;
+}
+
+/** Whether a tool call is forced, under a provider's rule, for a request that does or does not think. */
+export const forcesTool = (rule: ForceTool, thinking: boolean): boolean => rule === 'always' || (rule === 'without-thinking' && !thinking);

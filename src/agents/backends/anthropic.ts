@@ -1,11 +1,14 @@
 /**
  * An Anthropic Messages client (`POST {baseUrl}/v1/messages`), called straight from the browser:
- * `x-api-key`, `anthropic-version` and the header that allows direct browser access. Moves come
- * by tools (Anthropic has no JSON-schema decoding here); thinking is extended thinking.
+ * `x-api-key`, `anthropic-version` and the header that allows direct browser access. What it
+ * sends depends on the model's family (providers.ts): moves by strict tools or by
+ * `output_config.format` (Claude 4.5 on), thinking budgeted or adaptive, and a temperature only
+ * to the models that still take one.
  */
 import { err, ok, type Result } from '../../engine/result';
 import { endpoint, fetchJson, httpOptionsFor, type AnswerFault, type TransportOptions } from './http';
-import { PROVIDERS } from '../providers';
+import { forcesTool, modelTraits, PROVIDERS, type ModelTraits } from '../providers';
+import { toAnthropicSchema } from './json-schema';
 import { MOVE_TOKENS, THINKING_MAX_TOKENS, type ChatBackend, type ChatRequest, type ChatResponse } from './types';
 import { countOf, isRecord, splitSystem, textOf, withThinking } from './wire';
 
@@ -13,6 +16,8 @@ export const ANTHROPIC_BASE_URL = PROVIDERS.anthropic.baseUrl;
 export const ANTHROPIC_VERSION = '2023-06-01';
 /** The least thinking budget Anthropic takes. */
 export const MIN_THINKING_BUDGET = 1024;
+/** The effort asked of a model that thinks adaptively: enough for one move (as REASONING_EFFORT at OpenAI). */
+export const ADAPTIVE_EFFORT = 'low';
 
 export interface AnthropicBackendOptions extends TransportOptions {
   model: string;
@@ -32,45 +37,67 @@ export function anthropicBackend(opts: AnthropicBackendOptions): ChatBackend {
   };
   if (opts.apiKey) headers['x-api-key'] = opts.apiKey;
   const canThink = opts.thinking ?? true;
+  const traits = modelTraits('anthropic', opts.model);
 
   return {
     name: 'anthropic',
     model: opts.model,
-    capabilities: { jsonSchema: false, tools: true, thinking: canThink },
+    capabilities: { jsonSchema: traits.json === 'json_schema', tools: true, thinking: canThink },
     contextWindow: PROVIDERS.anthropic.contextWindow,
     async complete(request, signal) {
-      const body = anthropicRequestBody(opts.model, canThink ? request : { ...request, thinking: false });
+      const body = anthropicRequestBody(opts.model, canThink ? request : { ...request, thinking: false }, traits);
       return fetchJson(url, { method: 'POST', headers, body: JSON.stringify(body), signal }, http, parseAnthropicMessage);
     },
   };
 }
 
 /**
- * The Messages request: system prompt apart, tools as `input_schema`, extended thinking when asked.
- * `max_tokens` is the whole answer, thinking included: its budget is what the limit leaves after
- * room for the move, and at least Anthropic's minimum (so a small limit grows to hold it).
+ * The Messages request: system prompt apart, tools as `input_schema` (strict, in Anthropic's
+ * schema subset, where the family takes it, and one of them required unless the model thinks,
+ * which Anthropic refuses), the JSON schema as `output_config.format` where the family decodes by
+ * it, and thinking in the family's dialect. `max_tokens` is the whole answer, thinking included:
+ * a budget is what the limit leaves after room for the move, and at least Anthropic's minimum (so
+ * a small limit grows to hold it); adaptive thinking sizes itself, at low effort, within the limit.
  */
-export function anthropicRequestBody(model: string, request: ChatRequest): Record<string, unknown> {
+export function anthropicRequestBody(model: string, request: ChatRequest, traits: ModelTraits = modelTraits('anthropic', model)): Record<string, unknown> {
   const { system, rest } = splitSystem(request.messages);
   const think = request.thinking === true;
+  const adaptive = traits.thinking === 'anthropic-adaptive';
   const limit = request.maxTokens ?? (think ? THINKING_MAX_TOKENS : MOVE_TOKENS);
   const budget = Math.max(MIN_THINKING_BUDGET, limit - MOVE_TOKENS);
   const body: Record<string, unknown> = {
     model,
     // Anthropic requires max_tokens, and above the thinking budget.
-    max_tokens: think ? Math.max(limit, budget + MOVE_TOKENS) : limit,
+    max_tokens: think && !adaptive ? Math.max(limit, budget + MOVE_TOKENS) : limit,
     messages: rest.map((m) => ({ role: m.role, content: m.content })),
   };
   if (system !== '') body.system = system;
-  if (request.tools && request.tools.length > 0)
-    body.tools = request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters }));
-  if (think) body.thinking = { type: 'enabled', budget_tokens: budget };
-  // Anthropic refuses a temperature alongside extended thinking, and takes no seed.
-  else if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (request.tools && request.tools.length > 0) {
+    body.tools = request.tools.map((t) =>
+      traits.strict
+        ? { name: t.name, description: t.description, input_schema: toAnthropicSchema(t.parameters), strict: true }
+        : { name: t.name, description: t.description, input_schema: t.parameters },
+    );
+    if (forcesTool(traits.forceTool, think)) body.tool_choice = { type: 'any' };
+  }
+  const output: Record<string, unknown> = {};
+  if (request.responseFormat && traits.json === 'json_schema')
+    output.format = { type: 'json_schema', schema: toAnthropicSchema(request.responseFormat.schema) };
+  if (think && adaptive) {
+    body.thinking = { type: 'adaptive' };
+    output.effort = ADAPTIVE_EFFORT;
+  } else if (think) body.thinking = { type: 'enabled', budget_tokens: budget };
+  // Anthropic refuses a temperature alongside thinking, and the models after Opus 4.6 any but
+  // their own; it takes no seed.
+  else if (request.temperature !== undefined && traits.temperature) body.temperature = request.temperature;
+  if (Object.keys(output).length > 0) body.output_config = output;
   return body;
 }
 
-/** Text blocks joined, thinking blocks before them as `<think>`, `tool_use` blocks as tool calls; no content is worth another attempt. */
+/**
+ * Text blocks joined, thinking blocks before them as `<think>`, `tool_use` blocks as tool calls,
+ * and a `refusal` stop as the refusal, in its `stop_details` words; no content is worth another attempt.
+ */
 export function parseAnthropicMessage(answer: unknown): Result<ChatResponse, AnswerFault> {
   if (!isRecord(answer) || !Array.isArray(answer.content)) return err({ kind: 'bad-response', message: 'anthropic: the answer has no content', retry: true });
   const texts: string[] = [];
@@ -92,5 +119,10 @@ export function parseAnthropicMessage(answer: unknown): Result<ChatResponse, Ans
   if (toolCalls.length > 0) response.toolCalls = toolCalls;
   if (typeof answer.model === 'string' && answer.model !== '') response.model = answer.model;
   if (answer.stop_reason === 'max_tokens') response.truncated = true;
+  if (answer.stop_reason === 'refusal') {
+    const details = isRecord(answer.stop_details) ? answer.stop_details : {};
+    const words = [textOf(details.category), textOf(details.explanation)].filter((w) => w.trim() !== '').join(': ');
+    response.refusal = words || texts.join('\n').trim() || 'refusal';
+  }
   return ok(response);
 }

@@ -1,11 +1,11 @@
 /**
  * A Gemini client (`POST {baseUrl}/v1beta/models/{model}:generateContent`, key in
  * `x-goog-api-key`). Moves by `responseSchema` (Gemini's OpenAPI-subset dialect, converted here)
- * or by function declarations.
+ * or by function declarations, a call to one of them required (function calling mode ANY).
  */
 import { err, ok, type Result } from '../../engine/result';
 import { endpoint, fetchJson, httpOptionsFor, type AnswerFault, type TransportOptions } from './http';
-import { PROVIDERS } from '../providers';
+import { forcesTool, PROVIDERS } from '../providers';
 import { MOVE_TOKENS, THINKING_MAX_TOKENS, type ChatBackend, type ChatRequest, type ChatResponse } from './types';
 import { countOf, isRecord, splitSystem, textOf, withThinking } from './wire';
 
@@ -62,6 +62,9 @@ export function geminiRequestBody(request: ChatRequest, thinking: boolean): Reco
         })),
       },
     ];
+  // ANY: a function call, never prose (none of the declarations named, so any one of them).
+  if (request.tools && request.tools.length > 0 && forcesTool(PROVIDERS.gemini.forceTool, request.thinking === true))
+    body.toolConfig = { functionCallingConfig: { mode: 'ANY' } };
   const config: Record<string, unknown> = {};
   if (request.maxTokens !== undefined) config.maxOutputTokens = request.maxTokens;
   if (request.temperature !== undefined) config.temperature = request.temperature;
@@ -131,18 +134,31 @@ function geminiType(type: unknown): Record<string, unknown> {
   return out;
 }
 
+/** Finish reasons that mean Gemini declined to answer (a safety or content filter), not that it ran out or erred. */
+export const GEMINI_REFUSALS = new Set(['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY', 'IMAGE_PROHIBITED_CONTENT']);
+
 /**
- * The first candidate's parts: thoughts before the text as `<think>`, function calls as tool calls.
- * No candidate is worth another attempt, but for a blocked prompt, which would be blocked again.
+ * The first candidate's parts: thoughts before the text as `<think>`, function calls as tool
+ * calls, and a refusal (a filter's finish reason, or a blocked prompt) as `refusal`. No candidate
+ * at all, unblocked, is worth another attempt.
  */
 export function parseGeminiResponse(answer: unknown): Result<ChatResponse, AnswerFault> {
   if (!isRecord(answer)) return err({ kind: 'bad-response', message: 'gemini answered with no JSON object', retry: true });
+  const usage = isRecord(answer.usageMetadata) ? answer.usageMetadata : {};
+  const tokens = {
+    tokensIn: countOf(usage.promptTokenCount),
+    // Thinking is billed as output.
+    tokensOut: countOf(usage.candidatesTokenCount, usage.thoughtsTokenCount),
+  };
   const candidate = Array.isArray(answer.candidates) ? (answer.candidates[0] as unknown) : undefined;
   if (!isRecord(candidate)) {
-    const blocked = isRecord(answer.promptFeedback) ? textOf(answer.promptFeedback.blockReason) : '';
-    return blocked
-      ? err({ kind: 'bad-response', message: `gemini refused the prompt (${blocked})`, retry: false })
-      : err({ kind: 'bad-response', message: 'gemini answered with no candidate', retry: true });
+    const feedback = isRecord(answer.promptFeedback) ? answer.promptFeedback : {};
+    const blocked = textOf(feedback.blockReason);
+    if (blocked === '') return err({ kind: 'bad-response', message: 'gemini answered with no candidate', retry: true });
+    // The prompt itself was blocked: the model's refusal to answer, played as one.
+    const response: ChatResponse = { text: '', ...tokens, refusal: textOf(feedback.blockReasonMessage).trim() || `prompt blocked (${blocked})` };
+    if (typeof answer.modelVersion === 'string' && answer.modelVersion !== '') response.model = answer.modelVersion;
+    return ok(response);
   }
   const parts = isRecord(candidate.content) && Array.isArray(candidate.content.parts) ? (candidate.content.parts as unknown[]) : [];
   const texts: string[] = [];
@@ -154,15 +170,11 @@ export function parseGeminiResponse(answer: unknown): Result<ChatResponse, Answe
     else if (part.thought === true) thoughts.push(textOf(part.text));
     else texts.push(textOf(part.text));
   }
-  const usage = isRecord(answer.usageMetadata) ? answer.usageMetadata : {};
-  const response: ChatResponse = {
-    text: withThinking(thoughts.join('\n\n'), texts.join('')),
-    tokensIn: countOf(usage.promptTokenCount),
-    // Thinking is billed as output.
-    tokensOut: countOf(usage.candidatesTokenCount, usage.thoughtsTokenCount),
-  };
+  const response: ChatResponse = { text: withThinking(thoughts.join('\n\n'), texts.join('')), ...tokens };
   if (toolCalls.length > 0) response.toolCalls = toolCalls;
   if (typeof answer.modelVersion === 'string' && answer.modelVersion !== '') response.model = answer.modelVersion;
-  if (candidate.finishReason === 'MAX_TOKENS') response.truncated = true;
+  const finish = textOf(candidate.finishReason);
+  if (finish === 'MAX_TOKENS') response.truncated = true;
+  if (GEMINI_REFUSALS.has(finish)) response.refusal = textOf(candidate.finishMessage).trim() || finish;
   return ok(response);
 }

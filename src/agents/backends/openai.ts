@@ -4,7 +4,8 @@
  * only what a browser may: `Content-Type` and, with a key, `Authorization: Bearer`.
  */
 import { assertNever, err, ok, type Result } from '../../engine/result';
-import { PROVIDERS, type JsonMode, type OpenAiCompatibleProvider, type ThinkingDialect } from '../providers';
+import { forcesTool, modelTraits, PROVIDERS, type ForceTool, type JsonMode, type OpenAiCompatibleProvider, type ThinkingDialect } from '../providers';
+import { strictReady } from './json-schema';
 import { endpoint, fetchJson, httpOptionsFor, type AnswerFault, type TransportOptions } from './http';
 import { DEFAULT_CONTEXT_WINDOW, type ChatBackend, type ChatRequest, type ChatResponse } from './types';
 import { countOf, isRecord, textOf, withThinking } from './wire';
@@ -24,6 +25,12 @@ export interface OpenAiBackendOptions extends TransportOptions {
   thinking?: ThinkingDialect;
   /** Whether the server takes a sampling `seed` (default false). */
   seed?: boolean;
+  /** Sends `strict: true` with a schema strict mode takes (default false). */
+  strict?: boolean;
+  /** When the tools interface sends `tool_choice: "required"` (default never). */
+  forceTool?: ForceTool;
+  /** The model's temperature is its own: none is sent (default false). */
+  fixedTemperature?: boolean;
   /** OpenAI's reasoning models refuse `max_tokens` and want `max_completion_tokens`. */
   maxTokensField?: 'max_tokens' | 'max_completion_tokens';
   /** Tokens of context its models hold (default DEFAULT_CONTEXT_WINDOW). */
@@ -38,6 +45,9 @@ export function openAiBackend(opts: OpenAiBackendOptions): ChatBackend {
     thinking: opts.thinking ?? 'none',
     seed: opts.seed ?? false,
     maxTokensField: opts.maxTokensField ?? 'max_tokens',
+    strict: opts.strict ?? false,
+    forceTool: opts.forceTool ?? 'never',
+    fixedTemperature: opts.fixedTemperature ?? false,
   };
   const http = httpOptionsFor(name, opts);
   const headers: Record<string, string> = { ...opts.headers, 'Content-Type': 'application/json' };
@@ -61,6 +71,9 @@ interface BodyOptions {
   thinking: ThinkingDialect;
   seed: boolean;
   maxTokensField: 'max_tokens' | 'max_completion_tokens';
+  strict: boolean;
+  forceTool: ForceTool;
+  fixedTemperature: boolean;
 }
 
 /** The effort asked of a reasoning model that is told to think: enough for one move. */
@@ -83,6 +96,7 @@ function thinkingFields(dialect: ThinkingDialect, thinking: boolean | undefined)
     case 'chat-template-kwargs':
       return { chat_template_kwargs: { enable_thinking: thinking } };
     case 'anthropic-budget':
+    case 'anthropic-adaptive':
     case 'gemini-thinking-config':
     case 'none':
       return {};
@@ -98,19 +112,23 @@ export function requestBody(model: string, request: ChatRequest, opts: BodyOptio
     messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
   };
   const format = request.responseFormat;
+  // Strict mode wants every property required and no others: a looser schema goes unflagged.
+  const strict = (schema: object) => (opts.strict && strictReady(schema) ? { strict: true } : {});
   if (format && opts.jsonMode === 'json_schema')
-    // No `strict: true`: strict mode wants every property required, and the move's are optional.
-    body.response_format = { type: 'json_schema', json_schema: { name: format.name, schema: format.schema } };
+    body.response_format = { type: 'json_schema', json_schema: { name: format.name, schema: format.schema, ...strict(format.schema) } };
   else if (format && opts.jsonMode === 'json_object') body.response_format = { type: 'json_object' };
-  if (request.tools && request.tools.length > 0)
+  if (request.tools && request.tools.length > 0) {
     body.tools = request.tools.map((t) => ({
       type: 'function',
-      function: { name: t.name, description: t.description, parameters: t.parameters },
+      function: { name: t.name, description: t.description, parameters: t.parameters, ...strict(t.parameters) },
     }));
+    // Else a model may answer the tools interface in prose.
+    if (forcesTool(opts.forceTool, request.thinking === true)) body.tool_choice = 'required';
+  }
   if (request.maxTokens !== undefined) body[opts.maxTokensField] = request.maxTokens;
   // OpenAI's reasoning models refuse any temperature but their own.
   const reasoning = opts.thinking === 'reasoning-effort' && request.thinking === true;
-  if (request.temperature !== undefined && !reasoning) body.temperature = request.temperature;
+  if (request.temperature !== undefined && !reasoning && !opts.fixedTemperature) body.temperature = request.temperature;
   if (opts.seed && request.seed !== undefined) body.seed = request.seed;
   Object.assign(body, thinkingFields(opts.thinking, request.thinking));
   return body;
@@ -118,7 +136,8 @@ export function requestBody(model: string, request: ChatRequest, opts: BodyOptio
 
 /**
  * The answer of a Chat Completions response: content, tool calls (arguments kept as JSON text),
- * reasoning (`reasoning_content` or `reasoning`) put before the text as `<think>…</think>`. An
+ * reasoning (`reasoning_content` or `reasoning`) put before the text as `<think>…</think>`, and a
+ * refusal (`message.refusal`, or `finish_reason: "content_filter"`) as `refusal`. An
  * answer with no message is worth another attempt, as is an upstream failure reported in a 200
  * (OpenRouter) unless its code says the request itself was wrong.
  */
@@ -151,24 +170,32 @@ export function parseCompletion(answer: unknown, provider: string): Result<ChatR
     tokensOut: countOf(usage.completion_tokens),
   };
   if (toolCalls.length > 0) response.toolCalls = toolCalls;
-  if (isRecord(choice) && choice.finish_reason === 'length') response.truncated = true;
+  const finish = isRecord(choice) ? choice.finish_reason : undefined;
+  if (finish === 'length') response.truncated = true;
+  // OpenAI's refusal comes in its own field, a content filter as the finish reason; either is no move.
+  const refusal = textOf(message.refusal).trim();
+  if (refusal !== '' || finish === 'content_filter') response.refusal = refusal || 'content_filter';
   if (typeof answer.model === 'string' && answer.model !== '') response.model = answer.model;
   return ok(response);
 }
 
-/** A backend for a known OpenAI-compatible provider, as the provider table describes it; `overrides` may change anything, the base URL included. */
+/** A backend for a known OpenAI-compatible provider, as the provider table describes it and its model's family; `overrides` may change anything, the base URL included. */
 export function presetBackend(
   id: OpenAiCompatibleProvider,
   opts: { model: string; apiKey?: string } & Partial<Omit<OpenAiBackendOptions, 'model' | 'apiKey'>>,
 ): ChatBackend {
   const p = PROVIDERS[id];
+  const traits = modelTraits(id, opts.model);
   return openAiBackend({
     name: id,
     baseUrl: p.baseUrl,
-    jsonMode: p.json,
+    jsonMode: traits.json,
     tools: p.tools,
-    thinking: p.thinking,
+    thinking: traits.thinking,
     seed: p.seed,
+    strict: traits.strict,
+    forceTool: traits.forceTool,
+    fixedTemperature: !traits.temperature,
     maxTokensField: p.maxTokensField,
     contextWindow: p.contextWindow,
     ...opts,

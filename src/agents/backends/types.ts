@@ -83,6 +83,14 @@ export interface ChatResponse {
    * Anthropic's `stop_reason: "max_tokens"`, Gemini's `finishReason: "MAX_TOKENS"`.
    */
   truncated?: boolean;
+  /**
+   * The provider declined to answer, for safety or by a content filter: its own words where it
+   * gave any, else the stop reason. OpenAI's `message.refusal`, `finish_reason: "content_filter"`
+   * (any OpenAI-compatible server), Anthropic's `stop_reason: "refusal"`, Gemini's `SAFETY`,
+   * `PROHIBITED_CONTENT` and like finish reasons, and a prompt Gemini blocks. Whatever text came
+   * with it is no move; the seat plays it as an invalid answer, `refused`.
+   */
+  refusal?: string;
 }
 
 export interface BackendCapabilities {

@@ -19,6 +19,11 @@ export const ANSWER_PROBLEMS = {
     `the arguments of ${d.tool} must be a JSON object${d.value === undefined ? '' : `, not ${d.value}`}`,
   /** An answer stopped at the token limit: unfinished, whatever part of it reads as a move. */
   'cut-off': (d: { tokens: number; thinking: boolean }) => `cut off at ${d.tokens} tokens; ${d.thinking ? 'think less and answer briefly' : 'answer briefly'}`,
+  /**
+   * The provider declined to answer (a safety refusal or a content filter), in its words, clipped;
+   * retried as any invalid answer is, the model told it refused.
+   */
+  refused: (d: { provider: string; words: string }) => `${d.provider} refused to answer (${d.words}); answer with a move in the game`,
   /** No answer to read: too long to read, or a WebLLM move past its time (the backend's words). */
   'no-answer': (d: { error: string }) => `${d.error}; answer briefly`,
 } as const;

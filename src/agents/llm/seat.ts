@@ -30,7 +30,8 @@ import type { MoveInterface } from './settings';
 export interface LlmAgentOptions {
   /**
    * How moves are asked for (default 'tools'); a backend without tools cannot play 'tools'. On a
-   * backend without schema decoding (Anthropic), 'json' asks for the JSON by the prompt alone.
+   * backend without schema decoding (Anthropic's models before Claude 4.5), 'json' asks for the
+   * JSON by the prompt alone.
    */
   interface?: MoveInterface;
   /** Let the model think first (off unless asked); the thinking is kept on the event. */
@@ -46,6 +47,8 @@ export interface LlmAgentOptions {
 
 /** A refused answer's reason is kept short: it goes on the event and back to the model. */
 const MAX_REASON_LENGTH = 500;
+/** Of a provider's refusal, this much of its words is kept in the reason. */
+const MAX_REFUSAL_WORDS = 300;
 const reasonOf = (problem: Problem): string => clip(problem.message, MAX_REASON_LENGTH);
 
 /** What the chat template adds around the two messages (Qwen3's ChatML markers and empty think block), with room to spare. */
@@ -138,7 +141,7 @@ export function modelSeat<Obs extends { turn: number }, Mv>(backend: ChatBackend
       signal.throwIfAborted(); // an answer that arrives after a cancel is not played
       if (typeof response !== 'object' || response === null) throw new BackendError('bad-response', `${backend.name} returned no response`);
       const answer = response as Record<string, unknown>;
-      const { text, toolCalls, truncated } = answer;
+      const { text, toolCalls, truncated, refusal } = answer;
 
       const decoded = game.decode(text, toolCalls);
       // Kept in this order while the budget lasts: the answer, its thinking, then the prompt (which can be rebuilt).
@@ -146,7 +149,15 @@ export function modelSeat<Obs extends { turn: number }, Mv>(backend: ChatBackend
       const call = callRecord(elapsed, answer);
       if (decoded.thinking !== undefined) call.thinking = budget.keep(decoded.thinking);
       withPrompt(call, messages);
-      // An answer stopped at the limit is unfinished, whatever part of it reads as a move.
+      // A refusal is no move, whatever text came with it; nor is an answer stopped at the limit,
+      // whatever part of it reads as one.
+      if (typeof refusal === 'string')
+        return {
+          kind: 'invalid',
+          reason: reasonOf(answerProblem('refused', { provider: backend.name, words: clip(refusal.trim() || 'no reason given', MAX_REFUSAL_WORDS) })),
+          raw,
+          call,
+        };
       // An invalid answer's raw text is kept once, on its event, and not again on its call.
       if (truncated === true) return { kind: 'invalid', reason: reasonOf(answerProblem('cut-off', { tokens: maxTokens, thinking })), raw, call };
       if (!decoded.ok) return { kind: 'invalid', reason: reasonOf(decoded.error), raw, call };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { anthropicBackend, type AnthropicBackendOptions } from '../../../src/agents/backends/anthropic';
+import { toAnthropicSchema } from '../../../src/agents/backends/json-schema';
 import type { ChatRequest } from '../../../src/agents/backends/types';
 import { decodeMove } from '../../../src/games/bilateral/llm/decoder';
 import { MOVE_TOOLS } from '../../../src/games/bilateral/llm/schema';
@@ -11,7 +12,7 @@ const KEY = 'sk-ant-api03-test-9e8d7c6b';
 const serve = serverPerTest();
 
 const backendFor = (s: ChatServer, extra: Partial<AnthropicBackendOptions> = {}) =>
-  anthropicBackend({ baseUrl: s.url, model: 'claude-test', apiKey: KEY, sleep: async () => {}, ...extra });
+  anthropicBackend({ baseUrl: s.url, model: 'claude-haiku-4-5', apiKey: KEY, sleep: async () => {}, ...extra });
 
 const request: ChatRequest = {
   messages: [
@@ -24,18 +25,19 @@ const request: ChatRequest = {
 };
 
 describe('anthropicBackend', () => {
-  it('posts to /v1/messages with the system prompt apart, tools as input_schema, and the browser-access headers', async () => {
+  it('posts to /v1/messages with the system prompt apart, strict tools as input_schema (one required), and the browser-access headers', async () => {
     const s = await serve([toolCall('walk_away', {})]);
     const elsewhere = await serve([]);
     await backendFor(s).complete(request, live());
     const [req] = s.requests;
     expect(req).toMatchObject({ path: '/v1/messages', route: 'anthropic' });
     expect(req?.body).toEqual({
-      model: 'claude-test',
+      model: 'claude-haiku-4-5',
       max_tokens: 512,
       system: 'You are the seller.',
       messages: [{ role: 'user', content: 'Your move.' }],
-      tools: MOVE_TOOLS.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters })),
+      tools: MOVE_TOOLS.map((t) => ({ name: t.name, description: t.description, input_schema: toAnthropicSchema(t.parameters), strict: true })),
+      tool_choice: { type: 'any' },
       temperature: 0.5,
     });
     expect(ownHeaders(req)).toEqual({
@@ -83,6 +85,8 @@ describe('anthropicBackend', () => {
     const [budgeted, floor, cannot, plain] = s.requests.map((r) => r.body as Record<string, unknown>);
     expect(budgeted).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 1536 }, max_tokens: 2048 });
     expect(budgeted).not.toHaveProperty('temperature');
+    // Anthropic refuses a forced tool call alongside thinking.
+    expect(budgeted).not.toHaveProperty('tool_choice');
     // Anthropic's least budget is 1024 tokens, and max_tokens must leave room for the move above it.
     expect(floor).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 1024 }, max_tokens: 1536 });
     expect(cannot).not.toHaveProperty('thinking');
@@ -90,7 +94,8 @@ describe('anthropicBackend', () => {
     // No seed: Anthropic takes none.
     expect(plain).toMatchObject({ max_tokens: 300 });
     expect(plain).not.toHaveProperty('seed');
-    expect(backendFor(s).capabilities).toEqual({ jsonSchema: false, tools: true, thinking: true });
+    expect(backendFor(s).capabilities).toEqual({ jsonSchema: true, tools: true, thinking: true });
+    expect(backendFor(s, { model: 'claude-3-7-sonnet-latest' }).capabilities).toEqual({ jsonSchema: false, tools: true, thinking: true });
   });
 
   it('reads a max_tokens stop as an answer cut off at the limit', async () => {

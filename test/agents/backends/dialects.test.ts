@@ -49,7 +49,7 @@ function thinkingSaid(provider: RemoteProvider, r: RecordedRequest): unknown {
       return body.thinking;
     case 'chat-template-kwargs':
       return body.chat_template_kwargs;
-    case 'anthropic-budget':
+    case 'anthropic-adaptive':
       return body.thinking;
     case 'gemini-thinking-config':
       return configOf(r).thinkingConfig;
@@ -79,7 +79,8 @@ const THINKING_ON: Partial<Record<RemoteProvider, unknown>> = {
   ollama: 'low',
   vllm: { enable_thinking: true },
   sglang: { enable_thinking: true },
-  anthropic: { type: 'enabled', budget_tokens: THINKING_MAX_TOKENS - MOVE_TOKENS },
+  // An id of no older family is taken for one of the newest models, which think adaptively.
+  anthropic: { type: 'adaptive' },
   gemini: { thinkingBudget: THINKING_MAX_TOKENS - MOVE_TOKENS, includeThoughts: true },
 };
 
@@ -98,7 +99,7 @@ function asked(provider: RemoteProvider, r: RecordedRequest): { tools: string[];
     case 'openai':
       return { tools: tools.map((t) => (t.function as { name: string }).name), json: body.response_format };
     case 'anthropic':
-      return { tools: tools.map((t) => t.name as string), json: undefined };
+      return { tools: tools.map((t) => t.name as string), json: (body.output_config as { format?: { type: string } } | undefined)?.format?.type };
     case 'gemini':
       return {
         tools: tools.flatMap((t) => (t.functionDeclarations as { name: string }[]).map((d) => d.name)),
@@ -108,6 +109,18 @@ function asked(provider: RemoteProvider, r: RecordedRequest): { tools: string[];
 }
 
 const TOOL_NAMES = ['make_offer', 'respond_to_offer', 'send_message', 'walk_away'];
+
+/** How a request forced a tool call, in its dialect; undefined where it left the choice to the model. */
+function toolChoiceOf(provider: RemoteProvider, r: RecordedRequest): unknown {
+  const body = bodyOf(r);
+  return PROVIDERS[provider].wire === 'gemini' ? body.toolConfig : body.tool_choice;
+}
+
+const FORCED: Record<'openai' | 'anthropic' | 'gemini', unknown> = {
+  openai: 'required',
+  anthropic: { type: 'any' },
+  gemini: { functionCallingConfig: { mode: 'ANY' } },
+};
 
 describe.each(REMOTE_PROVIDERS)('%s, in its own dialect', (provider) => {
   const info = PROVIDERS[provider];
@@ -144,6 +157,8 @@ describe.each(REMOTE_PROVIDERS)('%s, in its own dialect', (provider) => {
         const temperature = info.wire === 'gemini' ? configOf(r).temperature : bodyOf(r).temperature;
         if (provider === 'openai' || provider === 'anthropic') expect(temperature).toBeUndefined();
         else expect(temperature).toBe(0.7);
+        // Forced only where thinking and a forced call go together.
+        expect(toolChoiceOf(provider, r)).toEqual(info.forceTool === 'always' ? FORCED[info.wire] : undefined);
       }
     });
   else
@@ -183,15 +198,21 @@ describe.each(REMOTE_PROVIDERS)('%s, in its own dialect', (provider) => {
     const s = await serve(policyAnswer);
     const tools = await play(s, spec, 'tools');
     const json = await play(s, spec, 'json');
-    for (const r of tools) expect(asked(provider, r)).toEqual({ tools: TOOL_NAMES, json: undefined });
+    for (const r of tools) {
+      expect(asked(provider, r)).toEqual({ tools: TOOL_NAMES, json: undefined });
+      expect(toolChoiceOf(provider, r)).toEqual(info.forceTool === 'never' ? undefined : FORCED[info.wire]);
+    }
+    for (const r of json) expect(toolChoiceOf(provider, r)).toBeUndefined();
     const format =
       info.wire === 'gemini'
         ? 'application/json'
-        : info.json === 'json_schema'
-          ? { type: 'json_schema', json_schema: expect.objectContaining({ name: 'negotiation_move' }) }
-          : info.json === 'json_object'
-            ? { type: 'json_object' }
-            : undefined; // Anthropic: the prompt asks for the JSON
+        : info.wire === 'anthropic'
+          ? 'json_schema' // output_config.format
+          : info.json === 'json_schema'
+            ? { type: 'json_schema', json_schema: expect.objectContaining({ name: 'negotiation_move' }) }
+            : info.json === 'json_object'
+              ? { type: 'json_object' }
+              : undefined;
     for (const r of json) expect(asked(provider, r)).toEqual({ tools: [], json: format });
     // Both interfaces played whole negotiations from what the server answered.
     expect(tools.length).toBeGreaterThan(1);

@@ -136,18 +136,15 @@ describe('geminiBackend', () => {
     expect(await backendFor(s).complete(request, live())).not.toHaveProperty('truncated');
   });
 
-  it('refuses a blocked prompt, retries RESOURCE_EXHAUSTED, and keeps the key out of errors', async () => {
+  it('reads a blocked prompt as a refusal, retries RESOURCE_EXHAUSTED, and keeps the key out of errors', async () => {
     const s = await serve([
-      { kind: 'raw', status: 200, body: '{"promptFeedback":{"blockReason":"SAFETY"}}', contentType: 'application/json' },
+      { kind: 'raw', status: 200, body: '{"promptFeedback":{"blockReason":"SAFETY"},"usageMetadata":{"promptTokenCount":7}}', contentType: 'application/json' },
       rateLimited(2, 'Resource has been exhausted (e.g. check quota).'),
       failure(400, `API key not valid: ${KEY}`),
     ]);
     const waits: number[] = [];
     const backend = backendFor(s, { sleep: async (ms) => void waits.push(ms) });
-    await expect(backend.complete(request, live())).rejects.toMatchObject({
-      kind: 'bad-response',
-      message: 'gemini refused the prompt (SAFETY)',
-    });
+    expect(await backend.complete(request, live())).toEqual({ text: '', tokensIn: 7, tokensOut: 0, refusal: 'prompt blocked (SAFETY)' });
     await expect(backend.complete(request, live())).rejects.toMatchObject({
       kind: 'http',
       status: 400,
