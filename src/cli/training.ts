@@ -5,7 +5,7 @@
 import { parseAgentSpec } from '../games/bilateral/specs';
 import { DEFAULT_LLM_SETTINGS, MOVE_INTERFACES, type LlmSettings } from '../agents/llm/settings';
 import type { RemoteSettings } from '../agents/remote';
-import type { SftSummary } from '../training/sft';
+import type { SftFormat, SftSummary } from '../training/sft';
 import { choiceFlag, intFlag, numberFlag, usageError, type ParsedArgs } from './args';
 import type { Io } from './io';
 import { printable, remoteSettings } from './model-flags';
@@ -68,10 +68,11 @@ export class LineSink {
 const scenarios = (n: number): string => `${n} scenario${n === 1 ? '' : 's'}`;
 const fixed = (x: number | null): string => (x === null ? '–' : x.toFixed(2));
 
-export function formatSummary(s: SftSummary, style: string, negotiations: number): string {
+export function formatSummary(s: SftSummary, style: string, format: SftFormat, negotiations: number): string {
   const lines: string[] = [];
+  const each = format === 'per-move' ? 'one per move' : 'one per seat and negotiation';
   lines.push(
-    `sft: ${s.examples} examples from ${negotiations} negotiations, moves as ${style === 'tools' ? 'tool calls' : 'JSON'}; ` +
+    `sft: ${s.examples} examples (${each}) from ${negotiations} negotiations, moves as ${style === 'tools' ? 'tool calls' : 'JSON'}; ` +
       `train ${s.train} (${scenarios(s.scenarios.train)}), validation ${s.validation} (${scenarios(s.scenarios.validation)})`,
   );
   lines.push(

@@ -1,21 +1,20 @@
 /**
- * Supervised fine-tuning data from stored negotiations: one example per seat per negotiation, in
- * the chat format trainers read. The system prompt and each observation are exactly what the LLM
- * agent is given (`buildPrompt`); the seat's moves are the assistant turns, as tool calls (OpenAI's
- * fine-tuning shape, with `tools`) or as JSON moves. A model seat's prompts are the ones it was
- * actually sent (kept on each move's call record) when it was asked in the export's interface; a
- * scripted seat's (and a model's asked the other way) are rebuilt by replaying the log, with short
- * templated messages on message-less scripted moves, so the data reads like a negotiation. Pure:
- * usable from the command line and from the app.
+ * Supervised fine-tuning data from stored negotiations, in the chat format trainers read (`messages`,
+ * and `tools` for tool calls). By default one example per move, exactly what the LLM agent sends
+ * for that move (the system prompt and one user message, `buildPrompt`'s) followed by the seat's
+ * answer, as a tool call or as a JSON move; `multi-turn` instead makes one example per seat per
+ * negotiation, its moves' prompts and answers in one conversation. A model seat's prompts are the
+ * ones it was actually sent (kept on each move's call record) when it was asked in the export's
+ * interface; a scripted seat's (and a model's asked the other way) are rebuilt by replaying the
+ * log, with short templated messages on message-less scripted moves, so the data reads like a
+ * negotiation. Pure: usable from the command line and from the app.
  */
 import { z } from 'zod';
 import type { BilateralEvent } from '../games/bilateral/events';
 import type { Move } from '../games/bilateral/moves';
 import { bilateral, type BilateralObservation } from '../games/bilateral/protocol';
-import { surplusShare } from '../games/bilateral/metrics';
 import { hashString } from '../engine/rng';
-import { TIERS } from '../games/bilateral/catalog';
-import { hasGainsFromTrade, ROLES, ZoneBinSchema, zoneBinOf, type Role, type Scenario } from '../games/bilateral/scenario';
+import type { Role, Scenario } from '../games/bilateral/scenario';
 import type { Retry } from '../engine/session';
 import { DEFAULT_CONTEXT_WINDOW, MOVE_TOKENS, type ChatMessage } from '../agents/backends/types';
 import { promptTokenBudget } from '../agents/llm/seat';
@@ -25,6 +24,9 @@ import { moveTools } from '../games/bilateral/llm/schema';
 import type { MoveInterface } from '../agents/llm/settings';
 import { isModelSpec } from '../agents/specs';
 import { parseAgentSpec } from '../games/bilateral/specs';
+import { isPlainObject } from '../agents/llm/fields';
+
+export * from './sft-select';
 
 /** A negotiation as a run file holds it (the fields the export reads). */
 export interface SftSource {
@@ -35,10 +37,29 @@ export interface SftSource {
   events: readonly BilateralEvent[];
 }
 
+/** One example per move (what the agent is sent at each move), or one per seat per negotiation. */
+export const SFT_FORMATS = ['per-move', 'multi-turn'] as const;
+export type SftFormat = (typeof SFT_FORMATS)[number];
+
+/** Whether a text is a JSON object with no null anywhere: a tool call's arguments as the model is taught to write them. */
+const isArgumentsObject = (text: string): boolean => {
+  try {
+    const value: unknown = JSON.parse(text);
+    return isPlainObject(value) && !hasNull(value);
+  } catch {
+    return false;
+  }
+};
+const hasNull = (value: unknown): boolean => value === null || (typeof value === 'object' && Object.values(value as Record<string, unknown>).some(hasNull));
+
 const ToolCallSchema = z.strictObject({
   id: z.string().min(1),
   type: z.literal('function'),
-  function: z.strictObject({ name: z.string().min(1), arguments: z.string() }),
+  function: z.strictObject({
+    name: z.string().min(1),
+    /** JSON text (OpenAI's shape): a string column stays as written when `datasets` loads the file. */
+    arguments: z.string().refine(isArgumentsObject, 'the arguments must be a JSON object with no null in it'),
+  }),
 });
 
 /** One chat message of an example. */
@@ -46,7 +67,8 @@ export const SftMessageSchema = z.union([
   z.strictObject({ role: z.literal('system'), content: z.string().min(1) }),
   z.strictObject({ role: z.literal('user'), content: z.string().min(1) }),
   z.strictObject({ role: z.literal('assistant'), content: z.string().min(1) }),
-  z.strictObject({ role: z.literal('assistant'), tool_calls: z.array(ToolCallSchema).length(1) }),
+  // Qwen3's template (and others) read `content` on every assistant turn: a call's is empty.
+  z.strictObject({ role: z.literal('assistant'), content: z.literal(''), tool_calls: z.array(ToolCallSchema).length(1) }),
   z.strictObject({ role: z.literal('tool'), tool_call_id: z.string().min(1), content: z.string().min(1) }),
 ]);
 export type SftMessage = z.infer<typeof SftMessageSchema>;
@@ -57,8 +79,9 @@ const ToolSchema = z.strictObject({
 });
 
 /**
- * One example: a system message, then a user observation before each assistant move. With tools,
- * each tool call is answered by a `tool` message before the next observation, as OpenAI's format asks.
+ * One example: the system message, then a user message before each assistant move (one of each in
+ * the per-move format). With tools, each tool call but the last is answered by a `tool` message
+ * before the next user message, as OpenAI's format asks.
  */
 export const SftExampleSchema = z
   .strictObject({ messages: z.array(SftMessageSchema).min(3), tools: z.array(ToolSchema).min(1).optional() })
@@ -85,6 +108,8 @@ export type SftExample = z.infer<typeof SftExampleSchema>;
 
 export interface SftOptions {
   interface: MoveInterface;
+  /** Default 'per-move'. */
+  format?: SftFormat;
   /** Templated messages on scripted agents' message-less moves (default true). */
   templates?: boolean;
 }
@@ -140,7 +165,7 @@ export function templatedMessage(move: Move, obs: BilateralObservation, key: str
   }
 }
 
-/** A move as the tool call the LLM agent would have made for it. */
+/** A move as the tool call the LLM agent would have made for it: only the fields the move has, never a null. */
 export function moveAsToolCall(move: Move): { name: string; arguments: Record<string, unknown> } {
   const said = move.message === undefined ? {} : { message: move.message };
   const action = move.action;
@@ -156,7 +181,21 @@ export function moveAsToolCall(move: Move): { name: string; arguments: Record<st
   }
 }
 
-/** What the environment answers a tool call with, in the example's `tool` message. */
+/**
+ * JSON as Python's `json.dumps` writes it (", " and ": " between items), which is how a chat
+ * template's `tojson` writes arguments given as an object: the text the model learns is the same
+ * whether a trainer's template reads the arguments as text or as an object.
+ */
+export function pythonJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(pythonJson).join(', ')}]`;
+  if (typeof value === 'object' && value !== null)
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${JSON.stringify(k)}: ${pythonJson(v)}`)
+      .join(', ')}}`;
+  return JSON.stringify(value);
+}
+
+/** What the environment answers a tool call with, in a multi-turn example's `tool` message. */
 function toolResult(move: Move): string {
   const action = move.action;
   if (action === undefined) return 'message sent';
@@ -176,19 +215,30 @@ function toolResult(move: Move): string {
 const moveAsJson = (move: Move): string =>
   JSON.stringify({ ...(move.message !== undefined && { message: move.message }), ...(move.action !== undefined && { action: move.action }) });
 
+/** The seat's answer for one move: a tool call (with empty content) or the JSON move. */
+function answer(move: Move, style: MoveInterface, id: string): SftMessage {
+  if (style === 'json') return { role: 'assistant', content: moveAsJson(move) };
+  const call = moveAsToolCall(move);
+  return { role: 'assistant', content: '', tool_calls: [{ id, type: 'function', function: { name: call.name, arguments: pythonJson(call.arguments) } }] };
+}
+
+/** One move of the seat: the two messages the agent was (or would have been) sent for it, and the move. */
+interface SeatMove {
+  system: string;
+  user: string;
+  move: Move;
+}
+
 /**
- * The example for one seat of one negotiation, or null when the seat made no move. The negotiation
- * must be a log the protocol accepts (as every imported or played one is).
+ * The seat's moves with their prompts, in order. The negotiation must be a log the protocol
+ * accepts (as every imported or played one is).
  */
-export function sftExample(source: SftSource, seat: Role, opts: SftOptions): SftExample | null {
-  const style = opts.interface;
-  const templates = opts.templates ?? true;
+function seatMovesOf(source: SftSource, seat: Role, style: MoveInterface, templates: boolean): SeatMove[] {
   const scripted: Record<Role, boolean> = { buyer: isScripted(source.buyer), seller: isScripted(source.seller) };
   const budget = defaultBudget(style);
-  const messages: SftMessage[] = [];
+  const moves: SeatMove[] = [];
   let state = bilateral.initialState(source.scenario);
   let retry: Retry | undefined;
-  let calls = 0;
   // The system prompt's last line says how moves are asked for (tools or JSON).
   let formatLine: string | undefined;
   for (const e of source.events) {
@@ -212,189 +262,40 @@ export function sftExample(source: SftSource, seat: Role, opts: SftOptions): Sft
       let sent = e.call?.prompt === undefined ? null : messagesOfPromptText(e.call.prompt);
       // A prompt sent in the other interface asked for its moves another way: this example's is rebuilt.
       if (sent !== null && lastLine(sent[0]?.content ?? '') !== (formatLine ??= lastLine(buildPrompt(obs, { style })[0]?.content ?? ''))) sent = null;
-      const prompt = sent ?? buildPrompt(obs, { style, maxTokens: budget, ...(retry !== undefined && { retry }) });
-      const [system, user] = prompt as [ChatMessage, ChatMessage];
-      if (messages.length === 0) messages.push({ role: 'system', content: system.content });
-      messages.push({ role: 'user', content: user.content });
-      if (style === 'tools') {
-        const call = moveAsToolCall(move);
-        const id = `call_${calls++}`;
-        messages.push({ role: 'assistant', tool_calls: [{ id, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.arguments) } }] });
-        messages.push({ role: 'tool', tool_call_id: id, content: toolResult(move) });
-      } else messages.push({ role: 'assistant', content: moveAsJson(move) });
+      const [system, user] = (sent ?? buildPrompt(obs, { style, maxTokens: budget, ...(retry !== undefined && { retry }) })) as [ChatMessage, ChatMessage];
+      moves.push({ system: system.content, user: user.content, move });
       retry = undefined;
     }
     const applied = bilateral.apply(state, e.actor, move);
     if (!applied.ok) throw new Error(`turn ${e.turn}: ${applied.error.reason}`);
     state = applied.value;
   }
-  if (messages.length === 0) return null;
-  // The last tool call needs no answer: the example ends on the seat's last move.
-  if (messages.at(-1)?.role === 'tool') messages.pop();
-  return style === 'tools' ? { messages, tools: openAiTools() } : { messages };
+  return moves;
 }
 
+/**
+ * The examples for one seat of one negotiation: one per move (the default), or one multi-turn
+ * example; none when the seat made no move.
+ */
+export function sftExamples(source: SftSource, seat: Role, opts: SftOptions): SftExample[] {
+  const style = opts.interface;
+  const moves = seatMovesOf(source, seat, style, opts.templates ?? true);
+  const first = moves[0];
+  if (first === undefined) return [];
+  const withTools = (messages: SftMessage[]): SftExample => (style === 'tools' ? { messages, tools: openAiTools() } : { messages });
+  if ((opts.format ?? 'per-move') === 'per-move')
+    return moves.map((m) => withTools([{ role: 'system', content: m.system }, { role: 'user', content: m.user }, answer(m.move, style, 'call_0')]));
+  const messages: SftMessage[] = [{ role: 'system', content: first.system }];
+  moves.forEach((m, i) => {
+    if (i > 0 && style === 'tools') messages.push({ role: 'tool', tool_call_id: `call_${i - 1}`, content: toolResult(moves[i - 1]!.move) });
+    messages.push({ role: 'user', content: m.user }, answer(m.move, style, `call_${i}`));
+  });
+  return [withTools(messages)];
+}
+
+/** The move tools as the OpenAI-compatible backend sends them (`{type: "function", function: {…}}`). */
 const openAiTools = () =>
   moveTools().map((t) => ({
     type: 'function' as const,
     function: { name: t.name, description: t.description, parameters: t.parameters as Record<string, unknown> },
   }));
-
-// ---------------------------------------------------------------------------------------------
-// Which seats of which negotiations, the split and the summary.
-
-export interface SftFilter {
-  seat: Role | 'both';
-  /** The seat's agent, as the run names it (its spec label). */
-  agent?: string;
-  tier?: number;
-  /** Zone bin 1–5 (1: no gains from trade). */
-  zone?: number;
-  dealsOnly?: boolean;
-  /** The seat's share of v − c at least this (only deals with gains from trade pass). */
-  minShare?: number;
-  /** Leave out a seat that made a deal at a loss. */
-  irOnly?: boolean;
-}
-
-/** A filter's limits: the worker checks the page's filter with it, the command line reads its flags' ranges from it. */
-export const SftFilterSchema = z.object({
-  seat: z.enum([...ROLES, 'both']),
-  agent: z.string().min(1).max(500).optional(),
-  tier: z.int().min(1).max(TIERS.length).optional(),
-  zone: ZoneBinSchema.optional(),
-  dealsOnly: z.boolean().optional(),
-  minShare: z.number().min(0).max(1).optional(),
-  irOnly: z.boolean().optional(),
-});
-const sftFilterFits: z.infer<typeof SftFilterSchema> extends SftFilter ? true : false = true;
-void sftFilterFits;
-
-/** The fraction of scenarios held out for validation. */
-export const SftValidationSchema = z.number().min(0).max(0.9);
-
-/** The seat's share of v − c (in [0, 1], as `surplusShare` defines it) on a deal with gains from trade, and whether it lost money. */
-export function seatOutcome(source: SftSource, seat: Role): { deal: boolean; share: number | null; loss: boolean; ended: string } {
-  const end = source.events.at(-1);
-  const outcome = end?.type === 'end' ? end.outcome : null;
-  const { buyerValue: v, sellerCost: c } = source.scenario;
-  if (outcome?.kind !== 'deal') return { deal: false, share: null, loss: false, ended: outcome?.kind ?? 'unfinished' };
-  const utility = seat === 'buyer' ? v - outcome.price : outcome.price - c;
-  return {
-    deal: true,
-    share: hasGainsFromTrade(source.scenario) ? surplusShare(source.scenario, outcome.price, seat) : null,
-    loss: utility < -1e-9,
-    ended: 'deal',
-  };
-}
-
-/** The seats of a negotiation that pass the filter. Negotiations that ended in an error or were cancelled teach nothing: none pass. */
-export function selectedSeats(source: SftSource, filter: SftFilter): Role[] {
-  const seats: Role[] = filter.seat === 'both' ? ['buyer', 'seller'] : [filter.seat];
-  return seats.filter((seat) => {
-    const o = seatOutcome(source, seat);
-    if (o.ended === 'error' || o.ended === 'cancelled' || o.ended === 'unfinished') return false;
-    if (filter.agent !== undefined && source[seat] !== filter.agent) return false;
-    if (filter.tier !== undefined && source.scenario.tier !== filter.tier) return false;
-    if (filter.zone !== undefined && zoneBinOf(source.scenario) !== filter.zone) return false;
-    if (filter.dealsOnly && !o.deal) return false;
-    if (filter.minShare !== undefined && (o.share === null || o.share < filter.minShare)) return false;
-    if (filter.irOnly && o.loss) return false;
-    return true;
-  });
-}
-
-/** Whether the seat made a move before the end: exactly when `sftExample` gives an example for it. */
-export function seatMoved(source: SftSource, seat: Role): boolean {
-  for (const e of source.events) {
-    if (e.type === 'end') return false;
-    if (e.type === 'move' && e.actor === seat) return true;
-  }
-  return false;
-}
-
-/**
- * The scenarios held out for validation: `fraction` of the distinct ids (rounded, at least one
- * when the fraction is above 0 and there are two or more, never all), chosen by a hash of the id,
- * so the same scenarios always go the same way and no scenario is on both sides.
- */
-export function validationScenarios(scenarioIds: Iterable<string>, fraction: number): Set<string> {
-  const ids = [...new Set(scenarioIds)];
-  if (fraction <= 0 || ids.length < 2) return new Set();
-  const n = Math.min(ids.length - 1, Math.max(1, Math.round(fraction * ids.length)));
-  const ranked = ids.map((id) => ({ id, rank: hashString(`sft-validation|${id}`) })).sort((a, b) => a.rank - b.rank || (a.id < b.id ? -1 : 1));
-  return new Set(ranked.slice(0, n).map((r) => r.id));
-}
-
-export interface SftSummary {
-  examples: number;
-  train: number;
-  validation: number;
-  scenarios: { train: number; validation: number };
-  byTier: Record<string, number>;
-  /** `agent (seat)` → examples. */
-  byAgent: Record<string, number>;
-  /** Shares over the examples whose negotiation was a deal with gains from trade. */
-  share: {
-    n: number;
-    mean: number | null;
-    min: number | null;
-    p25: number | null;
-    median: number | null;
-    p75: number | null;
-    max: number | null;
-    histogram: number[];
-  };
-}
-
-/** Tallies what was exported; `share` is each example's seat share (null without a deal with gains). */
-export class SftTally {
-  private readonly shares: number[] = [];
-  private readonly byTier = new Map<number, number>();
-  private readonly byAgent = new Map<string, number>();
-  private readonly trainScenarios = new Set<string>();
-  private readonly validationScenarios = new Set<string>();
-  private train = 0;
-  private validation = 0;
-
-  add(source: SftSource, seat: Role, heldOut: boolean): void {
-    if (heldOut) {
-      this.validation++;
-      this.validationScenarios.add(source.scenario.id);
-    } else {
-      this.train++;
-      this.trainScenarios.add(source.scenario.id);
-    }
-    this.byTier.set(source.scenario.tier, (this.byTier.get(source.scenario.tier) ?? 0) + 1);
-    const agent = `${source[seat]} (${seat})`;
-    this.byAgent.set(agent, (this.byAgent.get(agent) ?? 0) + 1);
-    const share = seatOutcome(source, seat).share;
-    if (share !== null) this.shares.push(share);
-  }
-
-  summary(): SftSummary {
-    const sorted = [...this.shares].sort((a, b) => a - b);
-    const q = (p: number): number | null => (sorted.length === 0 ? null : (sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] as number));
-    // Ten bins over [0, 1]; a share outside (a deal at a loss for one side) goes to the end bin.
-    const histogram = new Array<number>(10).fill(0);
-    for (const s of sorted) histogram[Math.min(9, Math.max(0, Math.floor(s * 10)))]! += 1;
-    return {
-      examples: this.train + this.validation,
-      train: this.train,
-      validation: this.validation,
-      scenarios: { train: this.trainScenarios.size, validation: this.validationScenarios.size },
-      byTier: Object.fromEntries([...this.byTier].sort((a, b) => a[0] - b[0]).map(([k, v]) => [String(k), v])),
-      byAgent: Object.fromEntries([...this.byAgent].sort((a, b) => (a[0] < b[0] ? -1 : 1))),
-      share: {
-        n: sorted.length,
-        mean: sorted.length === 0 ? null : sorted.reduce((a, b) => a + b, 0) / sorted.length,
-        min: sorted[0] ?? null,
-        p25: q(0.25),
-        median: q(0.5),
-        p75: q(0.75),
-        max: sorted.at(-1) ?? null,
-        histogram,
-      },
-    };
-  }
-}

@@ -14,7 +14,7 @@ import { customModel, CustomModelListSchema } from '../agents/backends/webllm/cu
 import { MoveSchema } from '../games/bilateral/moves';
 import { DeadlineSchema, FirstMoverSchema, PresetSchema, ROLES } from '../games/bilateral/scenario';
 import { MOVE_INTERFACES } from '../agents/llm/settings';
-import { SftFilterSchema, SftValidationSchema } from '../training/sft';
+import { SFT_FORMATS, SftFilterSchema, SftValidationSchema } from '../training/sft';
 import { HumanPromptSchema } from '../games/bilateral/human';
 import { MarketEventSchema } from '../games/market/events';
 import { MarketStandingRowSchema } from '../games/market/aggregate';
@@ -154,6 +154,8 @@ export const SftExportSchema = z.object({
   /** The share of scenarios held out for validation. */
   validation: SftValidationSchema,
   interface: z.enum(MOVE_INTERFACES),
+  /** One example per move (what the agent is sent), or one multi-turn example per seat per negotiation. */
+  format: z.enum(SFT_FORMATS),
   build: z.boolean(),
 });
 

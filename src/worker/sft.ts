@@ -7,7 +7,17 @@
 import type { Role } from '../games/bilateral/scenario';
 import type { MoveInterface } from '../agents/llm/settings';
 import { loadNegotiations, scanRun, type NegotiationRow, type ParleyDb } from '../storage';
-import { seatMoved, selectedSeats, sftExample, SftTally, validationScenarios, type SftFilter, type SftSource, type SftSummary } from '../training/sft';
+import {
+  seatExamples,
+  selectedSeats,
+  sftExamples,
+  SftTally,
+  validationScenarios,
+  type SftFilter,
+  type SftFormat,
+  type SftSource,
+  type SftSummary,
+} from '../training/sft';
 
 export interface SftRequest {
   runId: string;
@@ -15,6 +25,8 @@ export interface SftRequest {
   /** The fraction of scenarios held out (0 to 0.9). */
   validation: number;
   interface: MoveInterface;
+  /** One example per move, or one per seat per negotiation. */
+  format: SftFormat;
   /** Build the files too; without it only the summary is computed. */
   build: boolean;
 }
@@ -70,11 +82,15 @@ class BlobParts {
 export async function buildSft(db: ParleyDb, request: SftRequest, hooks: SftHooks): Promise<SftBuilt> {
   const { filter } = request;
   const { signal } = hooks;
-  const picked: { source: SftSource; seat: Role }[] = [];
+  const picked: { source: SftSource; seat: Role; examples: number }[] = [];
   let negotiations = 0;
   await scanRun(db, request.runId, (rows) => {
     negotiations += rows.length;
-    for (const row of rows) for (const seat of selectedSeats(row, filter)) if (seatMoved(row, seat)) picked.push({ source: light(row), seat });
+    for (const row of rows)
+      for (const seat of selectedSeats(row, filter)) {
+        const examples = seatExamples(row, seat, request.format);
+        if (examples > 0) picked.push({ source: light(row), seat, examples });
+      }
   });
   signal.throwIfAborted();
   const heldOut = validationScenarios(
@@ -82,7 +98,7 @@ export async function buildSft(db: ParleyDb, request: SftRequest, hooks: SftHook
     request.validation,
   );
   const tally = new SftTally();
-  for (const { source, seat } of picked) tally.add(source, seat, heldOut.has(source.scenario.id));
+  for (const { source, seat, examples } of picked) tally.add(source, seat, heldOut.has(source.scenario.id), examples);
   const summary = tally.summary();
   if (!request.build) return { summary, negotiations, train: null, validation: null };
 
@@ -95,8 +111,8 @@ export async function buildSft(db: ParleyDb, request: SftRequest, hooks: SftHook
     const { rows } = await loadNegotiations(db, request.runId, { offset, limit: PAGE });
     for (const row of rows) {
       for (const seat of selectedSeats(row, filter)) {
-        const example = sftExample(row, seat, { interface: request.interface });
-        if (example !== null) (heldOut.has(row.scenario.id) ? validation : train).add(JSON.stringify(example) + '\n');
+        const side = heldOut.has(row.scenario.id) ? validation : train;
+        for (const example of sftExamples(row, seat, { interface: request.interface, format: request.format })) side.add(JSON.stringify(example) + '\n');
       }
       done++;
       if (performance.now() - sliceStart > SLICE_MS) {

@@ -8,7 +8,7 @@ import { serveEnvCommand } from '../../src/cli/commands/serve-env';
 import { sftCommand } from '../../src/cli/commands/sft';
 import { validationPath } from '../../src/cli/training';
 import { readRunFile } from '../../src/storage/run-file';
-import { SftExampleSchema, validationScenarios, type SftExample } from '../../src/training/sft';
+import { seatMoves, SftExampleSchema, validationScenarios, type SftExample } from '../../src/training/sft';
 import { promptOf, start, type ChatServer } from '../support/chat-server';
 import { policyAnswer as serverPolicy } from '../support/policy-model';
 import { runCli } from './helpers';
@@ -61,41 +61,40 @@ describe('parley sft', () => {
     expect(await sftCommand.run(['--from', run, '--out', out, '--validation', '0.2'], io)).toBe(0);
     const train = lines(readFileSync(out, 'utf8'));
     const validation = lines(readFileSync(validationPath(out), 'utf8'));
-    // 12 ordered pairs × 20 scenarios × 2 seats, less the seats that never moved (random walks away at once now and then).
+    // One example per move: 12 ordered pairs × 20 scenarios × both seats' moves.
     const checked = readRunFile(readFileSync(run, 'utf8'));
     if (!checked.ok) throw new Error(checked.error.message);
-    const moved = (row: (typeof checked.value.rows)[number], scenarios?: Set<string>) =>
-      (['buyer', 'seller'] as const).filter(
-        (seat) => (!scenarios || scenarios.has(row.scenario.id)) && row.events.some((e) => e.type === 'move' && e.actor === seat),
-      ).length;
-    const seats = checked.value.rows.reduce((n, row) => n + moved(row), 0);
-    expect(seats).toBeGreaterThan(450);
-    expect(train.length + validation.length).toBe(seats);
+    const moves = (row: (typeof checked.value.rows)[number], scenarios?: Set<string>) =>
+      !scenarios || scenarios.has(row.scenario.id) ? (['buyer', 'seller'] as const).reduce((n, seat) => n + seatMoves(row, seat), 0) : 0;
+    const examples = checked.value.rows.reduce((n, row) => n + moves(row), 0);
+    expect(examples).toBeGreaterThan(2000);
+    expect(train.length + validation.length).toBe(examples);
+    expect(train.every((ex) => ex.messages.length === 3)).toBe(true);
     // 4 of the 20 scenarios are held out, every example of theirs.
     const held = validationScenarios(
       checked.value.rows.map((r) => r.scenario.id),
       0.2,
     );
     expect(held.size).toBe(4);
-    expect(validation.length).toBe(checked.value.rows.reduce((n, row) => n + moved(row, held), 0));
+    expect(validation.length).toBe(checked.value.rows.reduce((n, row) => n + moves(row, held), 0));
     expect(train.every((ex) => ex.tools !== undefined)).toBe(true);
     const trainKeys = new Set(train.map(scenarioKey));
     expect(validation.some((ex) => trainKeys.has(scenarioKey(ex)))).toBe(false);
     expect(io.stdout).toContain(
-      `sft: ${seats} examples from 240 negotiations, moves as tool calls; train ${train.length} (16 scenarios), validation ${validation.length} (4 scenarios)`,
+      `sft: ${examples} examples (one per move) from 240 negotiations, moves as tool calls; train ${train.length} (16 scenarios), validation ${validation.length} (4 scenarios)`,
     );
+    const boulwareBuyer = checked.value.rows.filter((r) => r.buyer === 'boulware').reduce((n, r) => n + seatMoves(r, 'buyer'), 0);
+    expect(io.stdout).toMatch(new RegExp(`^ {2}boulware \\(buyer\\) +${boulwareBuyer}$`, 'm'));
     expect(io.stdout).toMatch(/^by tier: 1: \d+/m);
-    expect(io.stdout).toMatch(/^ {2}boulware \(buyer\) +(5\d|60)$/m);
     expect(io.stdout).toMatch(/^surplus share over \d+ deals with gains from trade: mean 0\.\d\d/m);
     expect(io.stdout).toContain(`validation: ${validationPath(out)}`);
   });
 
-  it('filters by seat, agent, deals and share, and writes JSON moves to stdout with --interface json', async () => {
+  it('filters by seat, agent, deals and share, and writes multi-turn JSON moves to stdout with --interface json --format multi-turn', async () => {
     const io = capture();
     // The agent is read as a spec and named by its label, as the run names it.
-    expect(
-      await sftCommand.run(['--from', run, '--seat', 'seller', '--agent', ' conceder ', '--deals-only', '--min-share', '0.3', '--interface', 'json'], io),
-    ).toBe(0);
+    const args = ['--from', run, '--seat', 'seller', '--agent', ' conceder ', '--deals-only', '--min-share', '0.3', '--interface', 'json'];
+    expect(await sftCommand.run([...args, '--format', 'multi-turn'], io)).toBe(0);
     const examples = lines(io.stdout);
     expect(examples.length).toBeGreaterThan(0);
     expect(examples.length).toBeLessThan(60);
@@ -108,12 +107,21 @@ describe('parley sft', () => {
     }
     expect(io.stderr).toMatch(/^ {2}conceder \(seller\) +\d+$/m);
     expect(io.stderr).not.toContain('(buyer)');
+    expect(io.stderr).toContain(`sft: ${examples.length} examples (one per seat and negotiation)`);
+    // Per move (the default), the same moves one example each.
+    const perMove = capture();
+    expect(await sftCommand.run(args, perMove)).toBe(0);
+    const each = lines(perMove.stdout);
+    expect(each.map((ex) => (ex.messages[2] as { content: string }).content)).toEqual(
+      examples.flatMap((ex) => ex.messages.filter((m) => m.role === 'assistant').map((m) => (m as { content: string }).content)),
+    );
   });
 
   it('refuses bad arguments and bad files in one line', async () => {
     await expect(sftCommand.run([], capture())).rejects.toThrow(UsageError);
     await expect(sftCommand.run(['--from', run, '--validation', '0.1'], capture())).rejects.toThrow(/--validation needs --out/);
     await expect(sftCommand.run(['--from', run, '--seat', 'broker'], capture())).rejects.toThrow(/choose one of: buyer, seller, both/);
+    await expect(sftCommand.run(['--from', run, '--format', 'chat'], capture())).rejects.toThrow(/choose one of: per-move, multi-turn/);
     await expect(sftCommand.run(['--from', run, '--min-share', '2'], capture())).rejects.toThrow(/between 0 and 1/);
     await expect(sftCommand.run(['--from', run, '--out', join(dir, 'no-such-folder', 'x.jsonl')], capture())).rejects.toThrow(/--out: cannot write .*ENOENT/);
     const io = capture();
@@ -248,8 +256,11 @@ describe('parley sft of a model-agent run', () => {
       const io = capture();
       expect(await sftCommand.run(['--from', run, '--agent', 'openai:test-model'], io)).toBe(0);
       const examples = lines(io.stdout);
-      // 2 scenarios × 2 opponents × 2 seats.
-      expect(examples).toHaveLength(8);
+      // One per request the model answered with a move; multi-turn, one per 2 scenarios × 2 opponents × 2 seats.
+      expect(examples).toHaveLength(requests.length);
+      const multi = capture();
+      expect(await sftCommand.run(['--from', run, '--agent', 'openai:test-model', '--format', 'multi-turn'], multi)).toBe(0);
+      expect(lines(multi.stdout)).toHaveLength(8);
       const sent = requests.map((req) => {
         const { system, user } = promptOf(req);
         return `${system}\n---\n${user}`;
@@ -269,7 +280,8 @@ describe('parley sft of a model-agent run', () => {
           if (m.role !== 'assistant') return [];
           if ('tool_calls' in m) {
             const call = m.tool_calls[0]!.function;
-            return [`${call.name}(${call.arguments})`];
+            // Written as Python's json.dumps writes them (", ", ": "); the same JSON.
+            return [`${call.name}(${JSON.stringify(JSON.parse(call.arguments))})`];
           }
           return [JSON.stringify(JSON.parse(m.content))];
         }),

@@ -1,148 +1,201 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { ChatRequest } from '../../src/agents/backends/types';
-import { llmAgent } from '../../src/games/bilateral/llm/agent';
-import { makeAgent } from '../../src/games/bilateral/registry';
-import { bilateral } from '../../src/games/bilateral/protocol';
-import type { NegotiationResult } from '../../src/games/bilateral/tournament';
-import { scenarioAt, zoneBinOf, type Role } from '../../src/games/bilateral/scenario';
-import { runSession } from '../../src/engine/session';
+import { toolCallToMove } from '../../src/games/bilateral/llm/schema';
+import type { Move } from '../../src/games/bilateral/moves';
+import { zoneBinOf, type Role } from '../../src/games/bilateral/scenario';
 import {
   messagesOfPromptText,
-  seatMoved,
+  seatExamples,
+  seatMoves,
   selectedSeats,
-  sftExample,
+  sftExamples,
   SftExampleSchema,
   SftTally,
   validationScenarios,
+  type SftExample,
+  type SftMessage,
   type SftSource,
 } from '../../src/training/sft';
-import { seededModel } from '../support/seeded-model';
-import { runTournament } from '../../src/engine/tournament';
-import { bilateralGame } from '../../src/games/bilateral/game';
+import { playedWithPrompts, scriptedRun } from './sft-runs';
 
-const AGENTS = ['boulware', 'conceder', 'tit-for-tat', 'hardliner', 'random'];
-
-async function scriptedRun(): Promise<SftSource[]> {
-  const rows: NegotiationResult[] = [];
-  await runTournament(bilateralGame, { agents: AGENTS, scenariosPerPair: 6, preset: 'standard', seed: 3, selfPlay: false }, makeAgent, {
-    onResult: (r) => void rows.push(r),
-  });
-  return rows.map((r) => ({ jobId: r.id, buyer: r.buyer, seller: r.seller, scenario: r.scenario, events: r.events }));
+const SEATS: Role[] = ['buyer', 'seller'];
+const text = (m: SftMessage | undefined): string => (m !== undefined && 'content' in m ? m.content : '');
+const users = (ex: SftExample): string[] => ex.messages.filter((m) => m.role === 'user').map(text);
+const movesOf = (row: SftSource, seat: Role) => row.events.flatMap((e) => (e.type === 'move' && e.actor === seat ? [e.move] : []));
+const checked = (ex: SftExample, where: string): SftExample => {
+  const parsed = SftExampleSchema.safeParse(ex);
+  if (!parsed.success) throw new Error(`${where}: ${parsed.error.issues[0]?.message}`);
+  return parsed.data;
+};
+/** The move a tool-call answer stands for, read back the way the live agent reads a model's call. */
+function calledMove(ex: SftExample): Move {
+  const last = ex.messages.at(-1);
+  if (last === undefined || !('tool_calls' in last)) throw new Error('not a tool call');
+  const call = last.tool_calls[0]!.function;
+  const decoded = toolCallToMove(call.name, call.arguments);
+  if (!decoded.ok) throw new Error(decoded.error.message);
+  return decoded.value;
 }
 
-describe('SFT examples', () => {
-  it('one example per seat that moved, valid in the chat format, as tool calls or as JSON moves', async () => {
-    const rows = await scriptedRun();
-    let tools = 0;
-    let json = 0;
+let rows: SftSource[];
+beforeAll(async () => {
+  rows = await scriptedRun();
+});
+
+describe('SFT examples, one per move', () => {
+  it('one example per move of the seat: the system prompt, one user message and the move, as a tool call or as JSON', () => {
+    let examples = 0;
     for (const row of rows)
-      for (const seat of ['buyer', 'seller'] as Role[]) {
-        const moves = row.events.filter((e) => e.type === 'move' && e.actor === seat);
-        for (const style of ['tools', 'json'] as const) {
-          const ex = sftExample(row, seat, { interface: style });
-          // The cheap check the app's summary counts with says the same.
-          expect(seatMoved(row, seat)).toBe(ex !== null);
-          if (moves.length === 0) {
-            expect(ex).toBeNull();
-            continue;
-          }
-          const parsed = SftExampleSchema.safeParse(ex);
-          if (!parsed.success) throw new Error(`${row.jobId} ${seat} ${style}: ${parsed.error.issues[0]?.message}`);
-          const m = parsed.data.messages;
-          // One observation and one move per move of the seat.
-          expect(m.filter((x) => x.role === 'user')).toHaveLength(moves.length);
-          expect(m.filter((x) => x.role === 'assistant')).toHaveLength(moves.length);
-          expect(m[0]?.role === 'system' && m[0].content).toContain(`You are the ${seat}`);
-          if (style === 'tools') {
-            tools++;
-            expect(parsed.data.tools?.map((t) => t.function.name)).toEqual(['make_offer', 'respond_to_offer', 'send_message', 'walk_away']);
-            expect(m.filter((x) => x.role === 'tool')).toHaveLength(moves.length - 1);
-          } else {
-            json++;
-            expect(parsed.data.tools).toBeUndefined();
-            // Each assistant turn is a move the JSON interface decodes, with the move's action.
-            const assistant = m.filter((x) => x.role === 'assistant') as { content: string }[];
-            assistant.forEach((a, i) => {
-              const move = JSON.parse(a.content);
-              const e = moves[i] as Extract<(typeof moves)[number], { type: 'move' }>;
-              expect(move.action).toEqual(e.move.action);
-            });
-          }
-        }
+      for (const seat of SEATS) {
+        const moves = movesOf(row, seat);
+        const tools = sftExamples(row, seat, { interface: 'tools' });
+        const json = sftExamples(row, seat, { interface: 'json' });
+        // The counts the app's summary makes without building the examples say the same.
+        expect(seatMoves(row, seat)).toBe(moves.length);
+        expect(seatExamples(row, seat, 'per-move')).toBe(moves.length);
+        expect(seatExamples(row, seat, 'multi-turn')).toBe(Math.min(1, moves.length));
+        expect(tools).toHaveLength(moves.length);
+        expect(json).toHaveLength(moves.length);
+        moves.forEach((move, i) => {
+          const t = checked(tools[i]!, `${row.jobId} ${seat} tools ${i}`);
+          const j = checked(json[i]!, `${row.jobId} ${seat} json ${i}`);
+          expect(t.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant']);
+          expect(j.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant']);
+          expect(text(t.messages[0])).toContain(`You are the ${seat}`);
+          expect(t.tools?.map((x) => x.function.name)).toEqual(['make_offer', 'respond_to_offer', 'send_message', 'walk_away']);
+          expect(j.tools).toBeUndefined();
+          // The same observation either way; only the system prompt's last line (how to answer) differs.
+          expect(users(t)).toEqual(users(j));
+          const jsonMove = JSON.parse(text(j.messages[2])) as Move;
+          expect(jsonMove.action).toEqual(move.action);
+          // A tool call carries empty content, and the live agent reads it back as the same move.
+          const call = t.messages[2] as Extract<SftMessage, { tool_calls: unknown }>;
+          expect(call.content).toBe('');
+          expect(calledMove(t)).toEqual(jsonMove);
+          // Only the fields the move has: no null, nothing absent written out.
+          const args = JSON.parse(call.tool_calls[0]!.function.arguments) as Record<string, unknown>;
+          expect(Object.keys(args).sort()).toEqual(
+            [
+              ...(jsonMove.message !== undefined ? ['message'] : []),
+              ...(move.action?.type === 'offer' ? ['price'] : []),
+              ...(move.action?.type === 'accept' || move.action?.type === 'reject' ? ['decision'] : []),
+            ].sort(),
+          );
+          examples++;
+        });
       }
-    expect(tools).toBeGreaterThan(100);
-    expect(json).toBe(tools);
+    expect(examples).toBeGreaterThan(1000);
   });
 
-  it('scripted teachers get short templated messages, which the other side then reads in its observation', async () => {
-    const rows = await scriptedRun();
+  it('multi-turn: one conversation per seat, the same prompts and moves, each tool call but the last answered', () => {
+    let n = 0;
+    for (const row of rows)
+      for (const seat of SEATS) {
+        const moves = movesOf(row, seat);
+        for (const style of ['tools', 'json'] as const) {
+          const perMove = sftExamples(row, seat, { interface: style });
+          const multi = sftExamples(row, seat, { interface: style, format: 'multi-turn' });
+          if (moves.length === 0) {
+            expect(multi).toEqual([]);
+            continue;
+          }
+          expect(multi).toHaveLength(1);
+          const m = checked(multi[0]!, `${row.jobId} ${seat} ${style}`).messages;
+          expect(m[0]).toEqual(perMove[0]!.messages[0]);
+          expect(users(multi[0]!)).toEqual(perMove.map((ex) => text(ex.messages[1])));
+          const answers = m.filter((x) => x.role === 'assistant');
+          expect(answers).toHaveLength(moves.length);
+          // The per-move answers, their call ids apart.
+          const strip = (x: SftMessage) => JSON.stringify(x).replace(/"call_\d+"/g, '"call"');
+          expect(answers.map(strip)).toEqual(perMove.map((ex) => strip(ex.messages[2]!)));
+          expect(m.filter((x) => x.role === 'tool')).toHaveLength(style === 'tools' ? moves.length - 1 : 0);
+          n++;
+        }
+      }
+    expect(n).toBeGreaterThan(400);
+  });
+
+  it('scripted teachers get short templated messages, which the other side then reads in its observation', () => {
     const row = rows.find((r) => r.buyer === 'boulware' && r.seller === 'conceder') as SftSource;
-    const buyer = sftExample(row, 'buyer', { interface: 'json' });
-    const moves = buyer!.messages.filter((m) => m.role === 'assistant').map((m) => JSON.parse((m as { content: string }).content));
+    const buyer = sftExamples(row, 'buyer', { interface: 'json' });
+    const moves = buyer.map((ex) => JSON.parse(text(ex.messages[2])));
     for (const move of moves) {
       expect(typeof move.message).toBe('string');
       expect(move.message.length).toBeLessThan(80);
     }
     expect(moves[0].message).toMatch(/\$\d+\.\d\d/);
     // The seller's observations quote the buyer's templated messages.
-    const seller = sftExample(row, 'seller', { interface: 'json' });
-    const lastObservation = seller!.messages.filter((m) => m.role === 'user').at(-1) as { content: string };
-    expect(lastObservation.content).toContain(`buyer: ${JSON.stringify(moves[0].message)}`);
+    const seller = sftExamples(row, 'seller', { interface: 'json' });
+    expect(text(seller.at(-1)!.messages[1])).toContain(`buyer: ${JSON.stringify(moves[0].message)}`);
     // Without templates the moves are the log's own.
-    const bare = sftExample(row, 'buyer', { interface: 'json', templates: false });
-    expect(JSON.parse((bare!.messages[2] as { content: string }).content)).not.toHaveProperty('message');
+    const bare = sftExamples(row, 'buyer', { interface: 'json', templates: false });
+    expect(JSON.parse(text(bare[0]!.messages[2]))).not.toHaveProperty('message');
   });
+});
 
-  it('a scripted seat is shown exactly the prompts the LLM agent builds from the same observations, refusals included', async () => {
-    // A model that sometimes answers nothing usable, playing against boulware: record every request it got.
-    for (const style of ['tools', 'json'] as const) {
-      const requests: ChatRequest[] = [];
-      const model = seededModel();
-      const recorder = { ...model, complete: (req: ChatRequest, signal: AbortSignal) => (requests.push(req), model.complete(req, signal)) };
-      const scenario = scenarioAt({ preset: 'standard', seed: 9 }, 1);
-      const record = await runSession(bilateral, scenario, {
-        buyer: llmAgent(recorder, { interface: style, seed: 77 }),
-        seller: makeAgent('boulware', 'seller', { jobId: 'x', seed: 1, rng: null as never }),
-      });
-      const refused = record.events.filter((e) => e.type === 'invalid').length;
+describe('SFT examples are what the live agent is sent', () => {
+  /** The example a request and the move that answered it make: the request's two messages and tools, then the move. */
+  const expected = (req: ChatRequest) => ({
+    messages: req.messages.map((m) => ({ role: m.role, content: m.content })),
+    tools: req.tools?.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } })),
+  });
+  const prompt = (ex: SftExample) => ({ messages: ex.messages.slice(0, 2), tools: ex.tools });
+  const buyerUsers = (source: SftSource) => sftExamples(source, 'buyer', { interface: 'tools', templates: false }).map((ex) => text(ex.messages[1]));
+
+  for (const style of ['tools', 'json'] as const)
+    it(`each move's example is the request the LLM agent made for it, in either seat (${style})`, async () => {
+      let refused = 0;
+      for (const [i, strategy] of ['boulware', 'tit-for-tat', 'conceder'].entries()) {
+        const played = await playedWithPrompts(style, strategy, i);
+        refused += played.refused;
+        const { source, sent } = played;
+        // The model's prompts as kept on its moves; then rebuilt from the log alone, as for a scripted seat.
+        const stripped: SftSource = {
+          ...source,
+          events: source.events.map((e) => (e.type === 'move' || e.type === 'invalid' ? { ...e, call: undefined } : e)),
+        };
+        for (const from of [source, stripped]) {
+          const buyer = sftExamples(from, 'buyer', { interface: style, templates: false });
+          expect(buyer.map(prompt)).toEqual(sent.buyer.map(expected));
+        }
+        // The scripted seller's: what the agent would have been sent, had it played the seat.
+        const seller = sftExamples(source, 'seller', { interface: style, templates: false });
+        expect(seller.length).toBeGreaterThan(1);
+        expect(seller.map(prompt)).toEqual(sent.seller.map(expected));
+        // And the answers are the moves made.
+        const moves = movesOf(source, 'buyer');
+        const answers = sftExamples(source, 'buyer', { interface: style }).map((ex) =>
+          style === 'tools' ? calledMove(ex) : (JSON.parse(text(ex.messages[2])) as Move),
+        );
+        expect(answers).toEqual(moves);
+        const retried = sent.buyer.filter((r) => r.messages[1]?.content.includes('Your previous answer was refused'));
+        expect(buyerUsers(source).filter((u) => u.includes('Your previous answer was refused'))).toHaveLength(retried.length);
+      }
       expect(refused).toBeGreaterThan(0);
-      // Rebuilt from the log without the prompts the model was sent (as for a scripted seat), templates off.
-      const events = record.events.map((e) => (e.type === 'move' || e.type === 'invalid' ? { ...e, call: undefined } : e));
-      const source: SftSource = { jobId: 'j', buyer: 'openai:m', seller: 'boulware', scenario, events };
-      const ex = sftExample(source, 'buyer', { interface: style, templates: false });
-      // The requests that were answered with a move: those whose next event is the buyer's move.
-      const answered = requests.filter((_, i) => {
-        const calls = record.events.filter((e) => (e.type === 'move' || e.type === 'invalid') && e.actor === 'buyer');
-        return calls[i]?.type === 'move';
-      });
-      const users = ex!.messages.filter((m) => m.role === 'user').map((m) => (m as { content: string }).content);
-      expect(users).toEqual(answered.map((r) => r.messages[1]?.content));
-      expect((ex!.messages[0] as { content: string }).content).toBe(requests[0]?.messages[0]?.content);
-      expect(users.some((u) => u.includes('Your previous answer was refused'))).toBe(true);
-      // With the prompts kept on the record, they are used as they were sent.
-      const kept = sftExample({ ...source, events: record.events }, 'buyer', { interface: style });
-      expect(kept!.messages.filter((m) => m.role === 'user').map((m) => (m as { content: string }).content)).toEqual(users);
-      // Exported in the other interface, the sent prompts (which asked for moves this way) give way to rebuilt ones.
-      const other = style === 'tools' ? 'json' : 'tools';
-      const crossed = sftExample({ ...source, events: record.events }, 'buyer', { interface: other, templates: false });
-      expect((crossed!.messages[0] as { content: string }).content).not.toBe(requests[0]?.messages[0]?.content);
-      expect(SftExampleSchema.safeParse(crossed).success).toBe(true);
-      expect(crossed).toEqual(sftExample(source, 'buyer', { interface: other, templates: false }));
-    }
+    });
+
+  it('a prompt sent in the other interface gives way to one rebuilt for the export', async () => {
+    const { source } = await playedWithPrompts('tools', 'boulware', 0);
+    const stripped: SftSource = { ...source, events: source.events.map((e) => (e.type === 'move' || e.type === 'invalid' ? { ...e, call: undefined } : e)) };
+    const crossed = sftExamples(source, 'buyer', { interface: 'json', templates: false });
+    expect(text(crossed[0]!.messages[0])).not.toBe(text(sftExamples(source, 'buyer', { interface: 'tools' })[0]!.messages[0]));
+    expect(crossed.every((ex) => SftExampleSchema.safeParse(ex).success)).toBe(true);
+    expect(crossed).toEqual(sftExamples(stripped, 'buyer', { interface: 'json', templates: false }));
   });
 
   it('reads a recorded prompt back into its two messages, and refuses what is not one', () => {
-    const text = '[system]\nYou are the buyer.\n\n[user]\nTurn 1.\n\nYour move.';
-    expect(messagesOfPromptText(text)).toEqual([
+    const recorded = '[system]\nYou are the buyer.\n\n[user]\nTurn 1.\n\nYour move.';
+    expect(messagesOfPromptText(recorded)).toEqual([
       { role: 'system', content: 'You are the buyer.' },
       { role: 'user', content: 'Turn 1.\n\nYour move.' },
     ]);
     expect(messagesOfPromptText('[user]\nx')).toBeNull();
     expect(messagesOfPromptText('[system]\nno user part')).toBeNull();
   });
+});
 
-  it('the filters pick seats by agent, tier, zone, deals, share and individual rationality', async () => {
-    const rows = await scriptedRun();
+describe('SFT selection, split and summary', () => {
+  it('the filters pick seats by agent, tier, zone, deals, share and individual rationality', () => {
     const all = rows.flatMap((r) => selectedSeats(r, { seat: 'both' }).map((seat) => ({ r, seat })));
     expect(all.length).toBe(rows.length * 2);
     const buyers = rows.flatMap((r) => selectedSeats(r, { seat: 'buyer', agent: 'boulware' }));
@@ -164,7 +217,7 @@ describe('SFT examples', () => {
     // random is the one strategy that may trade at a loss: ir-only leaves exactly those seats out.
     let losses = 0;
     for (const r of rows)
-      for (const seat of ['buyer', 'seller'] as Role[]) {
+      for (const seat of SEATS) {
         const end = r.events.at(-1) as { outcome: { kind: string; price: number } };
         const { buyerValue: v, sellerCost: c } = r.scenario;
         const loss = end.outcome.kind === 'deal' && (seat === 'buyer' ? v - end.outcome.price : end.outcome.price - c) < 0;
@@ -185,25 +238,34 @@ describe('SFT examples', () => {
     expect(validationScenarios(['a', 'b'], 0.9).size).toBe(1);
   });
 
-  it('tallies examples by tier and agent, and the share distribution', async () => {
-    const rows = await scriptedRun();
-    const tally = new SftTally();
+  it("tallies examples by tier and agent, and each seat's share once, however many examples it gave", () => {
     const held = validationScenarios(
       rows.map((r) => r.scenario.id),
       0.25,
     );
-    let n = 0;
+    const perMove = new SftTally();
+    const multiTurn = new SftTally();
+    let examples = 0;
+    let seats = 0;
     for (const r of rows)
       for (const seat of selectedSeats(r, { seat: 'both', dealsOnly: true })) {
-        tally.add(r, seat, held.has(r.scenario.id));
-        n++;
+        const n = seatExamples(r, seat, 'per-move');
+        perMove.add(r, seat, held.has(r.scenario.id), n);
+        multiTurn.add(r, seat, held.has(r.scenario.id), seatExamples(r, seat, 'multi-turn'));
+        examples += n;
+        if (n > 0) seats++;
       }
-    const s = tally.summary();
-    expect(s.examples).toBe(n);
-    expect(s.train + s.validation).toBe(n);
+    const s = perMove.summary();
+    expect(s.examples).toBe(examples);
+    expect(multiTurn.summary().examples).toBe(seats);
+    expect(s.examples).toBeGreaterThan(seats);
+    expect(s.train + s.validation).toBe(examples);
     expect(s.scenarios.validation).toBeGreaterThan(0);
-    expect(Object.values(s.byTier).reduce((a, b) => a + b, 0)).toBe(n);
-    expect(Object.values(s.byAgent).reduce((a, b) => a + b, 0)).toBe(n);
+    expect(Object.values(s.byTier).reduce((a, b) => a + b, 0)).toBe(examples);
+    expect(Object.values(s.byAgent).reduce((a, b) => a + b, 0)).toBe(examples);
+    // The shares are the seats', the same in either format.
+    expect(s.share).toEqual(multiTurn.summary().share);
+    expect(s.share.n).toBeLessThanOrEqual(seats);
     expect(s.share.histogram.reduce((a, b) => a + b, 0)).toBe(s.share.n);
     expect(s.share.min!).toBeLessThanOrEqual(s.share.median!);
     expect(s.share.median!).toBeLessThanOrEqual(s.share.max!);

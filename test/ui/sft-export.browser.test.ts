@@ -3,7 +3,7 @@ import { userEvent } from 'vitest/browser';
 import SftExport from '../../src/ui/components/SftExport.svelte';
 import { deleteRun } from '../../src/storage/runs';
 import { database } from '../../src/ui/state/sim';
-import { seatMoved, selectedSeats, sftExample, SftExampleSchema, SftTally, validationScenarios, type SftFilter } from '../../src/training/sft';
+import { seatExamples, selectedSeats, sftExamples, SftExampleSchema, SftTally, validationScenarios, type SftFilter } from '../../src/training/sft';
 import { freshDb, storedTournament } from '../storage/helpers';
 import { cleanup, control, must, render, text } from './helpers.svelte';
 
@@ -46,7 +46,7 @@ describe('SftExport', () => {
     const filter: SftFilter = { seat: 'seller', dealsOnly: true, irOnly: false };
     const picked = rows.flatMap((row) =>
       selectedSeats(row, filter)
-        .filter((seat) => seatMoved(row, seat))
+        .filter((seat) => seatExamples(row, seat, 'per-move') > 0)
         .map((seat) => ({ row, seat })),
     );
     const heldOut = validationScenarios(
@@ -54,7 +54,7 @@ describe('SftExport', () => {
       0.25,
     );
     const tally = new SftTally();
-    for (const p of picked) tally.add(p.row, p.seat, heldOut.has(p.row.scenario.id));
+    for (const p of picked) tally.add(p.row, p.seat, heldOut.has(p.row.scenario.id), seatExamples(p.row, p.seat, 'per-move'));
     const expected = tally.summary();
     expect(expected.train).toBeGreaterThan(0);
     expect(expected.validation).toBeGreaterThan(0);
@@ -62,7 +62,7 @@ describe('SftExport', () => {
     await expect
       .poll(() => text(target.querySelector('[data-summary="totals"]')))
       .toBe(
-        `${expected.examples} examples from ${rows.length} negotiations, moves as tool calls: train ${expected.train} (${expected.scenarios.train} scenarios), validation ${expected.validation} (${expected.scenarios.validation} scenarios).`,
+        `${expected.examples} examples (one per move) from ${rows.length} negotiations, moves as tool calls: train ${expected.train} (${expected.scenarios.train} scenarios), validation ${expected.validation} (${expected.scenarios.validation} scenarios).`,
       );
     const cells = (which: string) => [...target.querySelectorAll(`[data-summary="${which}"] tbody tr`)].map((tr) => [...tr.children].map((c) => text(c)));
     expect(cells('tiers')).toEqual(Object.entries(expected.byTier).map(([t, n]) => [t, String(n)]));
@@ -83,7 +83,10 @@ describe('SftExport', () => {
     for (const line of [...train, ...held]) expect(SftExampleSchema.safeParse(JSON.parse(line)).success).toBe(true);
     // Exactly sft.ts's examples, in run order, each on its side of the split.
     const want = (side: boolean) =>
-      picked.filter((p) => heldOut.has(p.row.scenario.id) === side).map((p) => JSON.stringify(sftExample(p.row, p.seat, { interface: 'tools' })));
+      picked
+        .filter((p) => heldOut.has(p.row.scenario.id) === side)
+        .flatMap((p) => sftExamples(p.row, p.seat, { interface: 'tools' }))
+        .map((ex) => JSON.stringify(ex));
     expect(train).toEqual(want(false));
     expect(held).toEqual(want(true));
     expect(text(target.querySelector('.actions [role="status"]'))).toBe('Saved parley-sft-run-sft-train.jsonl and parley-sft-run-sft-validation.jsonl.');
@@ -92,6 +95,30 @@ describe('SftExport', () => {
     await userEvent.click(control(target, 'IR-respecting only'));
     expect((button(target, 'Download train and validation (JSONL)') as HTMLButtonElement).disabled).toBe(true);
     expect(target.querySelector('[data-summary="totals"]')).toBeNull();
+
+    // One multi-turn example per seat instead: as many examples as seats, the shares the same.
+    await userEvent.click(control(target, 'IR-respecting only'));
+    await userEvent.selectOptions(control(target, 'Examples'), 'multi-turn');
+    await userEvent.click(button(target, 'Summarize'));
+    const seats = new SftTally();
+    for (const p of picked) seats.add(p.row, p.seat, heldOut.has(p.row.scenario.id));
+    const perSeat = seats.summary();
+    expect(perSeat.examples).toBeLessThan(expected.examples);
+    await expect
+      .poll(() => text(target.querySelector('[data-summary="totals"]')))
+      .toBe(
+        `${perSeat.examples} examples (one per seat and negotiation) from ${rows.length} negotiations, moves as tool calls: train ${perSeat.train} (${perSeat.scenarios.train} scenarios), validation ${perSeat.validation} (${perSeat.scenarios.validation} scenarios).`,
+      );
+    expect(perSeat.share).toEqual(expected.share);
+    saved.length = 0;
+    await userEvent.click(button(target, 'Download train and validation (JSONL)'));
+    await expect.poll(() => saved.length).toBe(2);
+    const multi = await lines(saved[0]!.href);
+    expect(multi).toEqual(
+      picked
+        .filter((p) => !heldOut.has(p.row.scenario.id))
+        .flatMap((p) => sftExamples(p.row, p.seat, { interface: 'tools', format: 'multi-turn' }).map((ex) => JSON.stringify(ex))),
+    );
   });
 
   test('a bad minimum share or validation share is named, by the limits of the worker message, and cannot be summarized', async () => {

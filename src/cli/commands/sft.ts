@@ -2,7 +2,16 @@
 import { MOVE_INTERFACES } from '../../agents/llm/settings';
 import { ROLES, ZONE_BINS, type Role } from '../../games/bilateral/scenario';
 import { readRunFile } from '../../storage/run-file';
-import { selectedSeats, sftExample, SftFilterSchema, SftTally, SftValidationSchema, validationScenarios, type SftFilter } from '../../training/sft';
+import {
+  SFT_FORMATS,
+  selectedSeats,
+  sftExamples,
+  SftFilterSchema,
+  SftTally,
+  SftValidationSchema,
+  validationScenarios,
+  type SftFilter,
+} from '../../training/sft';
 import { choiceFlag, intFlag, numberFlag, parseFlags, rangeOf, requiredFlag, usageError, type Command } from '../args';
 import type { Io } from '../io';
 import { printable } from '../model-flags';
@@ -14,7 +23,7 @@ const SEATS = [...ROLES, 'both'] as const;
 
 /**
  * `sft --from RUN.jsonl [--out FILE] [--seat buyer|seller|both] [--agent SPEC] [--tier N] [--zone N]
- * [--deals-only] [--min-share X] [--ir-only] [--validation F] [--interface tools|json]`.
+ * [--deals-only] [--min-share X] [--ir-only] [--validation F] [--interface tools|json] [--format per-move|multi-turn]`.
  */
 async function run(argv: string[], io: Io): Promise<number> {
   const args = parseFlags(argv, sftCommand);
@@ -47,6 +56,7 @@ async function run(argv: string[], io: Io): Promise<number> {
   const { run, rows } = checked.value;
   const runInterface = run.config.kind === 'tournament' ? run.config.tournament.llm.interface : (run.config.llm?.interface ?? 'tools');
   const style = choiceFlag(args, 'interface', MOVE_INTERFACES, runInterface);
+  const format = choiceFlag(args, 'format', SFT_FORMATS, 'per-move');
 
   const picked = rows.flatMap((row) => selectedSeats(row, filter).map((seat: Role) => ({ row, seat })));
   const heldOut = validationScenarios(
@@ -69,11 +79,10 @@ async function run(argv: string[], io: Io): Promise<number> {
     const train = out === undefined ? new LineSink((text) => io.out(text)) : await openOut(out);
     const validation = out !== undefined && fraction > 0 ? await openOut(validationPath(out)) : null;
     for (const { row, seat } of picked) {
-      const example = sftExample(row, seat, { interface: style });
-      if (example === null) continue;
+      const examples = sftExamples(row, seat, { interface: style, format });
       const isHeldOut = validation !== null && heldOut.has(row.scenario.id);
-      await (isHeldOut ? (validation as LineSink) : train).add(JSON.stringify(example) + '\n');
-      tally.add(row, seat, isHeldOut);
+      for (const example of examples) await (isHeldOut ? (validation as LineSink) : train).add(JSON.stringify(example) + '\n');
+      tally.add(row, seat, isHeldOut, examples.length);
     }
     await train.flush();
     await validation?.flush();
@@ -82,7 +91,7 @@ async function run(argv: string[], io: Io): Promise<number> {
     for (const file of files) await file.abandon();
     throw e;
   }
-  const summary = formatSummary(tally.summary(), style, rows.length);
+  const summary = formatSummary(tally.summary(), style, format, rows.length);
   if (out === undefined) io.err(summary);
   else io.out(summary + printable(`train: ${out}`) + '\n' + (fraction > 0 ? printable(`validation: ${validationPath(out)}`) + '\n' : ''));
   return 0;
@@ -94,7 +103,7 @@ const ZONES = FILTER.zone.unwrap().options.map((o) => o.value);
 export const sftCommand: Command = {
   name: 'sft',
   summary:
-    "Fine-tuning examples in chat format, one a line, from a run file (tournament --jsonl or the app's export): the moves of the seats picked, split into train and validation by scenario, with a summary.",
+    "Fine-tuning examples in chat format, one a line, from a run file (tournament --jsonl or the app's export): by default one per move of the seats picked, as the agent is prompted, split into train and validation by scenario, with a summary.",
   flags: {
     from: { required: true, kind: 'text', value: 'RUN.jsonl', help: 'the run file' },
     out: { kind: 'text', value: 'FILE', default: 'standard output', help: 'where the training examples go' },
@@ -124,6 +133,12 @@ export const sftCommand: Command = {
       help: 'the fraction of scenarios held out, written beside --out as FILE.validation.jsonl',
     },
     interface: { kind: 'choice', choices: MOVE_INTERFACES, default: "the run's", help: 'moves as tool calls or as one JSON object a turn' },
+    format: {
+      kind: 'choice',
+      choices: SFT_FORMATS,
+      default: 'per-move',
+      help: "per-move: one example per move, the system prompt and that move's user message as the agent sends them; multi-turn: one conversation per seat per negotiation",
+    },
   },
   example: 'npm run parley -- sft --from run.jsonl --out train.jsonl --seat buyer --deals-only --validation 0.1',
   run,

@@ -1,4 +1,4 @@
-import type { SftSummary } from '../../training/sft';
+import type { SftFormat, SftSummary } from '../../training/sft';
 import { ZONE_BINS, type Role } from '../../games/bilateral/scenario';
 import type { MoveInterface } from '../../agents/llm/settings';
 import type { RunRow } from '../../storage';
@@ -67,7 +67,7 @@ export class SftExportJob {
   }
 }
 
-/** A stored run's fine-tuning form: the filters, the split and the interface, checked by the worker message's own schemas. */
+/** A stored run's fine-tuning form: the filters, the split, the interface and the format, checked by the worker message's own schemas. */
 export class SftForm {
   seat = $state<Role | 'both'>('both');
   agent = $state('');
@@ -83,6 +83,8 @@ export class SftForm {
   validation = $state('0.1');
   /** Empty: the run's own. */
   chosenInterface = $state<MoveInterface | ''>('');
+  /** One example per move (what the agent is sent), or one multi-turn example per seat per negotiation. */
+  format = $state<SftFormat>('per-move');
 
   constructor(private readonly run: () => RunRow) {}
 
@@ -126,6 +128,7 @@ export class SftForm {
       },
       validation: this.#validationValue,
       interface: this.moveInterface,
+      format: this.format,
       build: false,
     };
   });
