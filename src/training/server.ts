@@ -4,7 +4,8 @@
  *
  *   GET  /health               → {ok, games, episodes: {open, done}, max}
  *   POST /episodes             {game, seat, opponent, preset, seed, interface, …} → {id, messages, tools?, done: false}
- *                              (game "bilateral": episode.ts; game "market", the policy selling: market-episode.ts)
+ *                              (game "bilateral": episode.ts; game "market", the policy selling: market-episode.ts;
+ *                              both driven by episode-core.ts)
  *   POST /episodes/{id}/step   {completion} or {tool_calls} → {messages, done: false} … {done: true, reward, terms, outcome}
  *   DELETE /episodes/{id}      → {id, closed: true}
  *
@@ -19,7 +20,8 @@ import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import type { BilateralAgentFactory } from '../games/bilateral/tournament';
 import { problems, type CodeOf, type DataArgs, type ProblemOf } from '../engine/errors';
-import { Episode, EpisodeRequestSchema, OpponentError, StepRequestSchema, stepAnswer, type EpisodeView } from './episode';
+import { OpponentError, StepRequestSchema, stepAnswer, type Episode, type EpisodeView, type StartedEpisode } from './episode-core';
+import { EpisodeRequestSchema, startEpisode } from './episode';
 import type { MarketAgentFactory } from '../games/market/tournament';
 import { makeMarketAgent } from '../games/market/specs';
 import { MarketEpisodeRequestSchema, startMarketEpisode } from './market-episode';
@@ -212,7 +214,7 @@ export async function startEnvServer(opts: EnvServerOptions): Promise<EnvServer>
       const refused = opts.checkOpponent?.(spec, game);
       if (refused) throw new HttpError(refused);
     };
-    let launch: (id: string) => Promise<{ episode: Episode; view: EpisodeView }>;
+    let launch: (id: string) => Promise<StartedEpisode>;
     if (game === 'market') {
       const req = parseBody(MarketEpisodeRequestSchema, body);
       check(req.opponent, 'market');
@@ -220,13 +222,13 @@ export async function startEnvServer(opts: EnvServerOptions): Promise<EnvServer>
     } else {
       const req = parseBody(EpisodeRequestSchema, body);
       check(req.opponent, 'bilateral');
-      launch = (id) => Episode.start(id, req, opts.makeAgent);
+      launch = (id) => startEpisode(id, req, opts.makeAgent);
     }
     // Episodes still starting (a model opponent may be answering its opening move) count too.
     if (episodes.size + starting >= maxEpisodes) expireIdle();
     if (episodes.size + starting >= maxEpisodes) throw refuse('full', { max: maxEpisodes });
     const id = randomUUID();
-    let started: Awaited<ReturnType<typeof Episode.start>>;
+    let started: StartedEpisode;
     starting++;
     try {
       started = await launch(id);
