@@ -6,8 +6,9 @@
  * an invalid move under the runner's own retry and forfeit rules.
  *
  * A game gives only what is its own (`EpisodeGame`: its request, scenario, seats, model seat and
- * reward). `playGameEpisode` runs one in-process with the answers from a function; `startGameEpisode`
- * runs one a step at a time for the environment server. Both make the same session from the same request.
+ * reward); `episodeDriver` makes from it the `play` that runs one in-process with the answers from
+ * a function and the `start` that runs one a step at a time for the environment server. Both make
+ * the same session from the same request.
  */
 import { z } from 'zod';
 import { DEFAULT_CONTEXT_WINDOW, type ChatBackend, type ChatMessage, type ChatRequest, type ChatResponse } from '../agents/backends/types';
@@ -17,7 +18,6 @@ import type { Protocol } from '../engine/protocol';
 import { SeedSchema } from '../engine/rng';
 import { Seat, type AgentFactory } from '../engine/seat';
 import { runSession, type Agent, type SessionRecord } from '../engine/session';
-import { deeperThan } from './json-depth';
 
 /** The fields of `POST /episodes` every game takes, after its own (game, seat, opponent, preset): which scenario, and how the policy is asked. */
 export const EPISODE_FIELDS = {
@@ -57,11 +57,6 @@ export interface EpisodeGame<Req extends EpisodeRequestBase, Input, Scn, State, 
   policyAgent(backend: ChatBackend, role: Role, options: LlmAgentOptions): Agent<Obs, Mv>;
   reward(req: Req, scenario: Scn, record: SessionRecord<Role, Mv, Out>): Rew;
 }
-
-/** A game's part as the driver takes it, its types inferred from its schema, protocol and reward. */
-export const episodeGame = <Req extends EpisodeRequestBase, Input, Scn, State, Role extends string, Obs, Mv, Out, Rew extends EpisodeReward>(
-  game: EpisodeGame<Req, Input, Scn, State, Role, Obs, Mv, Out, Rew>,
-): EpisodeGame<Req, Input, Scn, State, Role, Obs, Mv, Out, Rew> => game;
 
 export interface EpisodeReward {
   total: number;
@@ -178,30 +173,33 @@ function prepare<Req extends EpisodeRequestBase, Input, Scn, State, Role extends
   };
 }
 
-/**
- * One episode played in-process: the policy's answers come from `answer`. The same request gives
- * the same session as the environment server plays over HTTP, given the same answers.
- */
-export async function playGameEpisode<Req extends EpisodeRequestBase, Input, Scn, State, Role extends string, Obs, Mv, Out, Rew extends EpisodeReward>(
-  game: EpisodeGame<Req, Input, Scn, State, Role, Obs, Mv, Out, Rew>,
-  input: Input,
-  makeAgent: AgentFactory<Role, Agent<Obs, Mv>>,
-  answer: (request: ChatRequest) => ChatResponse | Promise<ChatResponse>,
-  signal?: AbortSignal,
-): Promise<EpisodeResult<SessionRecord<Role, Mv, Out>, Rew>> {
-  const req = game.schema.parse(input);
-  return prepare(game, req, makeAgent)(async (r) => answer(r), signal);
+/** A game's episodes, driven: `play` runs one in-process, `start` one a step at a time. */
+export interface EpisodeDriver<Req, Input, Role extends string, Obs, Mv, Out, Rew> {
+  /**
+   * One episode played in-process: the policy's answers come from `answer`. The same request gives
+   * the same session as the environment server plays over HTTP, given the same answers.
+   */
+  play(
+    input: Input,
+    makeAgent: AgentFactory<Role, Agent<Obs, Mv>>,
+    answer: (request: ChatRequest) => ChatResponse | Promise<ChatResponse>,
+    signal?: AbortSignal,
+  ): Promise<EpisodeResult<SessionRecord<Role, Mv, Out>, Rew>>;
+  /** Starts an episode played a step at a time, for the environment server, and returns it with its first view. Throws an OpponentError on an opponent the factory refuses. */
+  start(id: string, req: Req, makeAgent: AgentFactory<Role, Agent<Obs, Mv>>): Promise<StartedEpisode>;
 }
 
-/** Starts an episode of `req` played a step at a time, and returns it with its first view. Throws an OpponentError on an opponent the factory refuses. */
-export function startGameEpisode<Req extends EpisodeRequestBase, Input, Scn, State, Role extends string, Obs, Mv, Out, Rew extends EpisodeReward>(
+/** The driver of a game's episodes, from what is the game's own (its types inferred from its schema, protocol and reward). */
+export function episodeDriver<Req extends EpisodeRequestBase, Input, Scn, State, Role extends string, Obs, Mv, Out, Rew extends EpisodeReward>(
   game: EpisodeGame<Req, Input, Scn, State, Role, Obs, Mv, Out, Rew>,
-  id: string,
-  req: Req,
-  makeAgent: AgentFactory<Role, Agent<Obs, Mv>>,
-): Promise<StartedEpisode> {
-  const play = prepare(game, req, makeAgent);
-  return Episode.launch(id, async (ask, signal) => endView(await play(ask, signal)));
+): EpisodeDriver<Req, Input, Role, Obs, Mv, Out, Rew> {
+  return {
+    play: async (input, makeAgent, answer, signal) => prepare(game, game.schema.parse(input), makeAgent)(async (r) => answer(r), signal),
+    start: (id, req, makeAgent) => {
+      const play = prepare(game, req, makeAgent);
+      return Episode.launch(id, async (ask, signal) => endView(await play(ask, signal)));
+    },
+  };
 }
 
 type Turn = { kind: 'ask'; request: ChatRequest } | { kind: 'end'; view: EpisodeEnd } | { kind: 'crash'; message: string };
@@ -291,58 +289,4 @@ export class Episode {
     this.stateNow = 'done';
     return turn.view;
   }
-}
-
-/** A step's text, its completion or one tool call's arguments, is at most this many characters (the raw answer a log keeps). */
-export const MAX_ANSWER_CHARS = 200_000;
-/** Arguments sent as an object may nest this deep; a move's are one level. */
-const MAX_ARGUMENTS_DEPTH = 32;
-
-/** A tool call as the decoder reads it, from OpenAI's shape (`{id, type, function: {name, arguments}}`) or a bare `{name, arguments}`. */
-function toolCallOf(call: Record<string, unknown>): { name: string; arguments: unknown } {
-  const fn = typeof call.function === 'object' && call.function !== null ? (call.function as Record<string, unknown>) : call;
-  return { name: typeof fn.name === 'string' ? fn.name : '', arguments: fn.arguments };
-}
-
-/** Arguments as text: a string as it came, an object as JSON (checked for depth first by the schema). */
-const argumentsText = (args: unknown): string => (typeof args === 'string' ? args : JSON.stringify(args ?? {}));
-
-/** The policy's answer from a step's body: its raw text, its tool calls, or both. */
-export const StepRequestSchema = z
-  .strictObject({
-    completion: z.string().max(MAX_ANSWER_CHARS).optional(),
-    /** OpenAI's shape or a bare `{name, arguments}`. */
-    tool_calls: z
-      .array(z.record(z.string(), z.unknown()))
-      .max(32)
-      .superRefine((calls, ctx) =>
-        calls.forEach((call, i) => {
-          const args = toolCallOf(call).arguments;
-          if (typeof args === 'object' && args !== null && deeperThan(args, MAX_ARGUMENTS_DEPTH))
-            ctx.addIssue({
-              code: 'custom',
-              path: [i, 'arguments'],
-              message: `nested over ${MAX_ARGUMENTS_DEPTH} deep; send the model's arguments as the string it wrote`,
-            });
-          else if (argumentsText(args).length > MAX_ANSWER_CHARS)
-            ctx.addIssue({ code: 'custom', path: [i, 'arguments'], message: `over ${MAX_ANSWER_CHARS.toLocaleString('en-US')} characters` });
-        }),
-      )
-      .optional(),
-    /** `length` when the answer stopped at the token limit: an unfinished answer, refused like the LLM agent refuses one. */
-    finish_reason: z.string().max(100).optional(),
-  })
-  .refine((s) => s.completion !== undefined || s.tool_calls !== undefined, { message: 'a step needs "completion" or "tool_calls"' });
-export type StepRequest = z.infer<typeof StepRequestSchema>;
-
-/** The answer as a backend would have returned it. Whatever the tool calls hold is left to the decoder to refuse. */
-export function stepAnswer(step: StepRequest): ChatResponse {
-  const response: ChatResponse = { text: step.completion ?? '', tokensIn: 0, tokensOut: 0 };
-  if (step.tool_calls !== undefined)
-    response.toolCalls = step.tool_calls.map((call) => {
-      const { name, arguments: args } = toolCallOf(call);
-      return { name, arguments: argumentsText(args) };
-    });
-  if (step.finish_reason === 'length') response.truncated = true;
-  return response;
 }

@@ -4,14 +4,11 @@
  * in-process, `startEpisode` a step at a time for the environment server.
  */
 import { z } from 'zod';
-import type { ChatRequest, ChatResponse } from '../agents/backends/types';
-import type { BilateralRecord } from '../games/bilateral/events';
 import { llmAgent } from '../games/bilateral/llm/agent';
 import { bilateral } from '../games/bilateral/protocol';
-import { bilateralReward, RewardWeightsSchema, type Reward } from '../games/bilateral/reward';
+import { bilateralReward, RewardWeightsSchema } from '../games/bilateral/reward';
 import { FirstMoverSchema, opponentOf, PresetSchema, RoleSchema, scenarioAt, type Role } from '../games/bilateral/scenario';
-import type { BilateralAgentFactory } from '../games/bilateral/tournament';
-import { EPISODE_FIELDS, episodeGame, playGameEpisode, POLICY_FIELDS, startGameEpisode, type EpisodeResult, type StartedEpisode } from './episode-core';
+import { episodeDriver, EPISODE_FIELDS, POLICY_FIELDS } from './episode-core';
 
 /** `POST /episodes`: which game, which seat the policy plays, against whom, on which scenario. */
 export const EpisodeRequestSchema = z.strictObject({
@@ -32,7 +29,7 @@ export type EpisodeRequest = z.infer<typeof EpisodeRequestSchema>;
 export type EpisodeInput = z.input<typeof EpisodeRequestSchema>;
 
 /** What is the bilateral game's own in an episode. */
-const bilateralEpisodes = episodeGame({
+const bilateralEpisodes = episodeDriver({
   schema: EpisodeRequestSchema,
   protocol: bilateral,
   setup: (req) => {
@@ -45,17 +42,7 @@ const bilateralEpisodes = episodeGame({
   reward: (req, scenario, record) => bilateralReward(scenario, record.events, req.seat, req.weights ?? {}),
 });
 
-/**
- * One episode played in-process: the policy's answers come from `answer`. The same request gives
- * the same negotiation as the environment server plays over HTTP, given the same answers.
- */
-export const playEpisode = (
-  input: EpisodeInput,
-  makeAgent: BilateralAgentFactory,
-  answer: (request: ChatRequest) => ChatResponse | Promise<ChatResponse>,
-  signal?: AbortSignal,
-): Promise<EpisodeResult<BilateralRecord, Reward>> => playGameEpisode(bilateralEpisodes, input, makeAgent, answer, signal);
-
-/** An episode played a step at a time, for the environment server. Throws an OpponentError on an opponent the factory refuses. */
-export const startEpisode = (id: string, req: EpisodeRequest, makeAgent: BilateralAgentFactory): Promise<StartedEpisode> =>
-  startGameEpisode(bilateralEpisodes, id, req, makeAgent);
+/** One episode played in-process, the policy's answers from a function: the same negotiation as over HTTP, given the same answers. */
+export const playEpisode = bilateralEpisodes.play;
+/** An episode played a step at a time, for the environment server. */
+export const startEpisode = bilateralEpisodes.start;

@@ -5,14 +5,11 @@
  * allocation quality).
  */
 import { z } from 'zod';
-import type { ChatRequest, ChatResponse } from '../agents/backends/types';
-import type { MarketRecord } from '../games/market/events';
 import { marketLlmAgent } from '../games/market/llm/agent';
 import { market } from '../games/market/protocol';
-import { marketReward, MarketRewardWeightsSchema, type MarketReward } from '../games/market/reward';
+import { marketReward, MarketRewardWeightsSchema } from '../games/market/reward';
 import { generateMarket, marketConfigByName, ALL_MARKET_CONFIGS, type MarketScenario } from '../games/market/scenario';
-import type { MarketAgentFactory } from '../games/market/tournament';
-import { EPISODE_FIELDS, episodeGame, playGameEpisode, POLICY_FIELDS, startGameEpisode, type EpisodeResult, type StartedEpisode } from './episode-core';
+import { episodeDriver, EPISODE_FIELDS, POLICY_FIELDS } from './episode-core';
 
 const CONFIG_NAMES = ALL_MARKET_CONFIGS.map((c) => c.name);
 
@@ -44,7 +41,7 @@ export function marketEpisodeSetup(req: MarketEpisodeRequest): { scenario: Marke
 }
 
 /** What is the market's own in an episode. */
-const marketEpisodes = episodeGame({
+const marketEpisodes = episodeDriver({
   schema: MarketEpisodeRequestSchema,
   protocol: market,
   setup: marketEpisodeSetup,
@@ -53,14 +50,7 @@ const marketEpisodes = episodeGame({
   reward: (req, scenario, record) => marketReward(scenario, record.events, req.weights ?? {}),
 });
 
-/** One market episode in-process, the policy's answers from `answer`: the same as over HTTP, given the same answers. */
-export const playMarketEpisode = (
-  input: MarketEpisodeInput,
-  makeAgent: MarketAgentFactory,
-  answer: (request: ChatRequest) => ChatResponse | Promise<ChatResponse>,
-  signal?: AbortSignal,
-): Promise<EpisodeResult<MarketRecord, MarketReward>> => playGameEpisode(marketEpisodes, input, makeAgent, answer, signal);
-
-/** A market episode played a step at a time, for the environment server. Throws an OpponentError on buyers the factory refuses. */
-export const startMarketEpisode = (id: string, req: MarketEpisodeRequest, makeAgent: MarketAgentFactory): Promise<StartedEpisode> =>
-  startGameEpisode(marketEpisodes, id, req, makeAgent);
+/** One market episode in-process, the policy's answers from a function: the same as over HTTP, given the same answers. */
+export const playMarketEpisode = marketEpisodes.play;
+/** A market episode played a step at a time, for the environment server. */
+export const startMarketEpisode = marketEpisodes.start;
