@@ -13,6 +13,9 @@ export function quantile(sorted: ArrayLike<number>, q: number): number {
   return a + (b - a) * (pos - lo);
 }
 
+/** A ratio-of-sums statistic's value, Σa/Σb: null where no unit has a denominator (Σb is 0). */
+export const ratioOfSums = (a: number, b: number): number | null => (b > 0 ? a / b : null);
+
 /**
  * Several ratio-of-sums statistics over the same units, with percentile bootstrap intervals.
  * Unit i contributes num[k][i] / den[k][i] to statistic k; a unit with den 0 does not count
@@ -55,10 +58,7 @@ export function bootstrapInterleaved(
   const width = 2 * k;
   const totals = new Float64Array(width);
   for (let i = 0, base = 0; i < n; i++, base += width) for (let w = 0; w < width; w++) totals[w] = (totals[w] as number) + (data[base + w] as number);
-  const point = Array.from({ length: k }, (_, s) => {
-    const b = totals[2 * s + 1] as number;
-    return b > 0 ? (totals[2 * s] as number) / b : null;
-  });
+  const point = Array.from({ length: k }, (_, s) => ratioOfSums(totals[2 * s] as number, totals[2 * s + 1] as number));
   if (n === 0 || samples <= 0) return point.map((value) => ({ value, ci: null }));
   const draws = point.map(() => new Float64Array(samples));
   const filled = new Int32Array(k);

@@ -1,49 +1,17 @@
 import Dexie from 'dexie';
-import type { ParleyDb } from './db';
-import type { GameName, AnyGameStore } from './games';
+import type { AnyGameStore } from './games';
 import { negotiationId, type ExportedNegotiation, type NegotiationRow } from './schema';
+import type { BatchRow, BatchTables, DigestRow } from './tables';
 
 /**
  * How a run's lines lie in IndexedDB, whatever its game: batch records of a few hundred, each line
  * kept as its export JSON, and beside each batch its digest (same id), which names the batch's game,
- * says what the batch holds and is all that counting, filtering and finding one line read.
+ * says what the batch holds and is all that counting, filtering and finding one line read (the rows
+ * themselves are typed in tables.ts).
  */
 
 /** Lines per batch record, however they are written (the writer, an import, a migration). */
 export const BATCH_SIZE = 500;
-
-/**
- * A few hundred lines of one run in one record: IndexedDB costs per record, not per byte. Each line
- * is kept as its export JSON, so one can be read without parsing the others.
- */
-export interface BatchRow {
-  /** `${runId}:${first}`. */
-  id: string;
-  runId: string;
-  /** The batch's smallest plan index. */
-  first: number;
-  count: number;
-  /**
-   * Each line's JSON (a negotiation, a market: its game's `json`), in ascending plan index. The field
-   * keeps the first game's name, so that no batch stored before markets joined the table is rewritten.
-   */
-  negotiations: string[];
-}
-
-/**
- * One batch's digest: its game, where each of its lines is (the batch record with the same id holds
- * the line at the same position) and, per game, the columns its run's lists filter and count on.
- */
-export type DigestRow<Columns extends object = object> = {
-  /** `${runId}:${first}`, the id of its batch. */
-  id: string;
-  runId: string;
-  first: number;
-  game: GameName;
-  jobIds: string[];
-  /** Plan indexes (a batch holds them in ascending order). */
-  indexes: number[];
-} & Columns;
 
 /** A batch record of one run's lines, and its digest; both list the lines in plan order. */
 export function batchOf<Line>(store: AnyGameStore<Line>, runId: string, lines: readonly Line[]): { batch: BatchRow; digest: DigestRow } {
@@ -61,8 +29,6 @@ export function batchOf<Line>(store: AnyGameStore<Line>, runId: string, lines: r
   };
   return { batch: { id, runId, first, count: sorted.length, negotiations: sorted.map((l) => store.json(l)) }, digest };
 }
-
-export type BatchTables = Pick<ParleyDb, 'batches' | 'digests'>;
 
 /**
  * Stores lines of one run, none of them stored yet, in batches of BATCH_SIZE taken in plan order.
@@ -94,7 +60,7 @@ export interface Slot<Columns extends object = object> {
 const indexAt = (s: Slot): number => s.digest.indexes[s.at] as number;
 
 /** A run's stored lines in plan order, as slots, read from its digests alone. */
-export async function runSlots<Columns extends object = object>(db: ParleyDb, runId: string): Promise<Slot<Columns>[]> {
+export async function runSlots<Columns extends object = object>(db: BatchTables, runId: string): Promise<Slot<Columns>[]> {
   const slots: Slot<Columns>[] = [];
   for (const digest of (await runDigests(db, runId).toArray()) as DigestRow<Columns>[])
     for (let at = 0; at < digest.jobIds.length; at++) slots.push({ digest, at });
@@ -104,7 +70,7 @@ export async function runSlots<Columns extends object = object>(db: ParleyDb, ru
 }
 
 /** Each line's export JSON at `slots`, in that order; `cache` keeps the batches read. */
-export async function readJson(db: ParleyDb, slots: readonly Slot[], cache: Map<string, string[]> = new Map()): Promise<string[]> {
+export async function readJson(db: BatchTables, slots: readonly Slot[], cache: Map<string, string[]> = new Map()): Promise<string[]> {
   const missing = [...new Set(slots.map((s) => s.digest.id))].filter((id) => !cache.has(id));
   if (missing.length > 0) {
     const batches = await db.batches.bulkGet(missing);
@@ -126,7 +92,7 @@ export function decode(runId: string, json: string): NegotiationRow {
 }
 
 /** The negotiations at `slots`, in that order. */
-export async function readRows(db: ParleyDb, runId: string, slots: readonly Slot[]): Promise<NegotiationRow[]> {
+export async function readRows(db: BatchTables, runId: string, slots: readonly Slot[]): Promise<NegotiationRow[]> {
   return (await readJson(db, slots)).map((json) => decode(runId, json));
 }
 
@@ -137,7 +103,7 @@ export const SCAN_CHUNK = 500;
  * Hands `visit` a run's lines as export JSON, in plan order, a chunk at a time; each batch
  * is read once and dropped once its last slot has passed. `visit` returns false to stop early.
  */
-export async function scanJson(db: ParleyDb, runId: string, visit: (json: string[]) => boolean | void): Promise<void> {
+export async function scanJson(db: BatchTables, runId: string, visit: (json: string[]) => boolean | void): Promise<void> {
   const slots = await runSlots(db, runId);
   const lastUse = new Map<string, number>();
   slots.forEach((s, i) => lastUse.set(s.digest.id, i));

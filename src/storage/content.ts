@@ -6,9 +6,9 @@
  * a renamed copy and the result link of a game already imported are one game.
  */
 import { scanJson } from './batches';
-import type { ParleyDb } from './db';
 import { ExportedNegotiationSchema, type ExportedNegotiation, type RunRecord } from './schema';
 import { checkRunRow } from './stored-records';
+import type { RunTables } from './tables';
 
 /** JSON with every object's keys sorted, so that key order (the runner's or zod's) never matters. */
 export function canonicalJson(value: unknown): string {
@@ -40,7 +40,7 @@ export const contentKey = (run: Pick<RunRecord, 'createdAt' | 'config'>, rows: r
  * A stored run that cannot be read is never the same. Call it inside a transaction on runs and batches.
  */
 export async function sameStoredGame(
-  db: ParleyDb,
+  db: RunTables,
   run: Pick<RunRecord, 'createdAt' | 'config'>,
   rows: readonly Played[],
 ): Promise<{ id: string; name: string } | null> {

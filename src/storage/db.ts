@@ -1,8 +1,8 @@
 import Dexie, { type DexieOptions, type EntityTable } from 'dexie';
-import type { BatchRow, DigestRow } from './batches';
 import type { StoredRun } from './games';
 import { batchStoredRows, digestStoredRows, foldMarketTables, tablesOf } from './migrations';
 import type { NegotiationRow } from './schema';
+import type { BatchRow, DigestRow } from './tables';
 
 export interface SettingRow {
   key: string;

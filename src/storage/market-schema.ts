@@ -9,20 +9,21 @@ import { MarketEventSchema, MarketResultSchema, type MarketEvent } from '../game
 import { MarketConfigSchema, MarketScenarioSchema } from '../games/market/scenario';
 import type { MarketTournamentConfig, MarketTournamentResult } from '../games/market/tournament';
 import { LlmSettingsSchema } from '../agents/llm/settings';
-import { RunStatusSchema } from './schema';
+import { runRecordShape } from './schema';
 import { SeedSchema } from '../engine/rng';
 
-const id = z.string().min(1).max(200);
 const spec = z.string().min(1).max(500);
-const timestamp = z.number().finite().nonnegative();
 const count = z.int().nonnegative();
-
-export const NamedMarketConfigSchema = z.object({
-  name: z
+/** A configuration's name and a market's job id: both join other names with ':' in ids and keys. */
+const colonFree = (max: number) =>
+  z
     .string()
     .min(1)
-    .max(100)
-    .regex(/^[^:]*$/, { message: 'must not contain ":"' }),
+    .max(max)
+    .regex(/^[^:]*$/, { message: 'must not contain ":"' });
+
+export const NamedMarketConfigSchema = z.object({
+  name: colonFree(100),
   heldOut: z.boolean(),
   summary: z.string().max(500),
   config: MarketConfigSchema,
@@ -44,17 +45,11 @@ export const MarketRunConfigSchema = z.object({
 });
 export type MarketRunConfig = z.infer<typeof MarketRunConfigSchema>;
 
+const marketRecord = runRecordShape(MarketRunConfigSchema);
 export const MarketRunRecordSchema = z.object({
-  id,
-  name: z.string().max(200),
-  createdAt: timestamp,
-  updatedAt: timestamp,
-  status: RunStatusSchema,
-  config: MarketRunConfigSchema,
-  planned: count,
-  done: count,
-  // The CLI's market files before the run file named its game had none.
-  message: z.string().max(2000).nullable().default(null),
+  ...marketRecord,
+  // The CLI's market files before the run file named its game had none (the key keeps its place).
+  message: marketRecord.message.default(null),
 });
 export type MarketRunRecord = z.infer<typeof MarketRunRecordSchema>;
 
@@ -69,11 +64,7 @@ const MAX_EVENTS = 200_000;
 
 /** One market of a run, as it is stored and as a run file's line holds it; `id` is its job id. */
 export const MarketLineSchema = z.object({
-  id: z
-    .string()
-    .min(1)
-    .max(300)
-    .regex(/^[^:]*$/, { message: 'must not contain ":"' }),
+  id: colonFree(300),
   /** Its place in the run's plan. */
   index: count,
   config: z.string().min(1).max(100),

@@ -5,11 +5,12 @@
 import type { Collection, EntityTable, Table, Transaction } from 'dexie';
 import Dexie from 'dexie';
 import { randomId } from '../engine/id';
-import { addBatches, BATCH_SIZE, batchOf, type BatchRow, type BatchTables, type DigestRow } from './batches';
+import { addBatches, BATCH_SIZE, batchOf } from './batches';
 import { bilateralStore } from './games/bilateral';
 import { marketStore } from './games/market';
 import { MarketFileLineSchema, type MarketColumns, type MarketLine } from './market-schema';
 import type { NegotiationRow } from './schema';
+import type { BatchRow, BatchTables, DigestRow } from './tables';
 
 const DIGEST_SIZE = 500;
 

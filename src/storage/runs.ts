@@ -1,11 +1,12 @@
 import type { OutcomeKind } from '../games/bilateral/events';
 import { randomId } from '../engine/id';
-import { decode, readJson, readRows, runBatches, runDigests, runSlots, scanJson, type DigestRow, type Slot } from './batches';
+import { decode, readJson, readRows, runBatches, runDigests, runSlots, scanJson, type Slot } from './batches';
 import type { ParleyDb } from './db';
 import { gameOfRow, isKnownGame, storeOf, type Game, type GameName, type LineOf, type RunOf, type StoredRun } from './games';
 import { handInKey } from './hand-in-records';
 import type { NegotiationColumns, NegotiationRow } from './schema';
 import { issueText, salvageFile, sortChecked, unknownGame, type Checked, type DamagedRun } from './stored-records';
+import type { DigestRow } from './tables';
 
 /**
  * Hands `visit` a run's negotiations in plan order, a chunk at a time, inside the caller's

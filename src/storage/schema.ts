@@ -108,18 +108,24 @@ export const RUN_STATUSES = ['running', 'paused', 'interrupted', 'done', 'cancel
 export const RunStatusSchema = z.enum(RUN_STATUSES);
 export type RunStatus = z.infer<typeof RunStatusSchema>;
 
-/** A run as it is exported and imported: everything but the standings, which are recomputed. */
-export const RunRecordSchema = z.object({
+/**
+ * What a run record of any game holds, `config` being its game's: the fields in their stored order,
+ * for a game's schema to spread (market-schema.ts) and replace what it reads otherwise.
+ */
+export const runRecordShape = <Config extends z.ZodType>(config: Config) => ({
   id,
   name: z.string().max(200),
   createdAt: timestamp,
   updatedAt: timestamp,
   status: RunStatusSchema,
-  config: RunConfigSchema,
+  config,
   planned: count,
   done: count,
   message: z.string().max(2000).nullable(),
 });
+
+/** A run as it is exported and imported: everything but the standings, which are recomputed. */
+export const RunRecordSchema = z.object(runRecordShape(RunConfigSchema));
 export type RunRecord = z.infer<typeof RunRecordSchema>;
 
 /**

@@ -8,14 +8,13 @@ import { err, ok, type Result } from '../engine/result';
 import { MarketStandingRowSchema, type MarketStandingRow } from '../games/market/aggregate';
 import { RATE_NAMES } from '../games/bilateral/aggregate';
 import { RoleSchema } from '../games/bilateral/scenario';
-import type { GameName } from './games';
 import { MarketRunRecordSchema, type MarketRunRow } from './market-schema';
 import { NegotiationRowSchema, RunRecordSchema, type NegotiationRow, type RunRow, type StoredStandings } from './schema';
 
 /** A stored run that cannot be read: what can be told of it, and why it cannot be read. */
 export interface DamagedRun {
-  /** The game it says it is of, or null where it names none that this Parley knows. */
-  game: GameName | null;
+  /** The game it says it is of (a GameName, games/index.ts), or null where it names none that this Parley knows. */
+  game: string | null;
   id: string;
   /** Its name where that much is readable, else null. */
   name: string | null;
@@ -35,7 +34,7 @@ export function issueText(error: z.ZodError): string {
 }
 
 /** A row of `game` its schema refuses: what can be told of it, and why (a game's `checkRun` says so). */
-export const damaged = (game: GameName | null, raw: unknown, problem: string): DamagedRun => {
+export const damaged = (game: string | null, raw: unknown, problem: string): DamagedRun => {
   const fields = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
   return {
     game,
@@ -143,7 +142,7 @@ export const SALVAGE_VERSION = 2;
  * it keeps the data for whoever mends it.
  */
 export function salvageFile(
-  game: GameName | null,
+  game: string | null,
   record: unknown,
   problem: string,
   batches: readonly { id: unknown; items: unknown }[],

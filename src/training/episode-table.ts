@@ -9,7 +9,13 @@ import type { BilateralAgentFactory } from '../games/bilateral/tournament';
 import type { MarketAgentFactory } from '../games/market/tournament';
 import { makeMarketAgent } from '../games/market/specs';
 import { MAX_SEED } from '../engine/rng';
-import { Episode, EpisodeRequestSchema, OpponentError, StepRequestSchema, stepAnswer, type EpisodeEnd, type EpisodeView, type StepRequest } from './episode';
+import type { BilateralResult } from '../games/bilateral/events';
+import type { RewardTerms } from '../games/bilateral/reward';
+import type { MarketResult } from '../games/market/events';
+import type { MarketRewardTerms } from '../games/market/reward';
+import { Episode, OpponentError, type EpisodeEnd, type EpisodeTurn, type EpisodeView } from './episode-core';
+import { EpisodeRequestSchema, startEpisode } from './episode';
+import { StepRequestSchema, stepAnswer, type StepRequest } from './step-request';
 import { MarketEpisodeRequestSchema, startMarketEpisode } from './market-episode';
 import { endingOf, NOT_ENDED, type Ending } from './ending';
 import { EnvError, isRecord, parseBody, refuse, type OpponentRefusal } from './env-problems';
@@ -27,11 +33,17 @@ export const EpisodeIdSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,2
   message: 'an episode id is 1 to 255 letters, digits, "_", ".", ":" or "-", starting with a letter or digit',
 });
 
-/** A view with Gymnasium's end split: neither before the end, exactly one of the two at it. */
-export type GymView = EpisodeView & Ending;
+/** What the server answers: a turn, or the end of an episode of either game. */
+export type ServedEnd = EpisodeEnd<RewardTerms | MarketRewardTerms, BilateralResult | MarketResult>;
+export type ServedView = EpisodeTurn | ServedEnd;
 
-// `done`, then the split, then the rest of the view, in that order on the wire.
-export const withEnding = (view: EpisodeView): GymView => {
+/** A view with Gymnasium's end split: neither before the end, exactly one of the two at it. */
+export type GymView = ServedView & Ending;
+
+// `done`, then the split, then the rest of the view, in that order on the wire. The episodes the
+// server starts are the two games' (episode.ts, market-episode.ts), so an end's outcome is one of theirs.
+export const withEnding = (episodeView: EpisodeView): GymView => {
+  const view = episodeView as ServedView;
   const { done, ...rest } = view;
   return { done, ...(view.done ? endingOf(view.outcome) : NOT_ENDED), ...rest } as GymView;
 };
@@ -46,7 +58,7 @@ export interface Held {
   /** Steps answered so far (OpenEnv's `step_count`). */
   steps: number;
   /** The end, once it came. */
-  end: EpisodeEnd | null;
+  end: ServedEnd | null;
 }
 
 export interface Started {
@@ -107,7 +119,7 @@ export class EpisodeTable {
       const req = parseBody(EpisodeRequestSchema, { seat: EPISODE_DEFAULTS.seat, opponent: EPISODE_DEFAULTS.opponent, ...seeded });
       this.check(req.opponent, 'bilateral');
       ({ seat, seed } = req);
-      launch = () => Episode.start(id, req, this.opts.makeAgent);
+      launch = () => startEpisode(id, req, this.opts.makeAgent);
     }
     this.close(id);
     if (this.held.size + this.starting >= this.opts.maxEpisodes) this.expireIdle();
@@ -124,7 +136,16 @@ export class EpisodeTable {
     }
     // Two resets under one id at once: the later one stands, the other is closed.
     this.close(id);
-    const held: Held = { id, episode: started.episode, game, seat, seed, lastActive: this.opts.now(), steps: 0, end: started.view.done ? started.view : null };
+    const held: Held = {
+      id,
+      episode: started.episode,
+      game,
+      seat,
+      seed,
+      lastActive: this.opts.now(),
+      steps: 0,
+      end: started.view.done ? (started.view as ServedEnd) : null,
+    };
     this.held.set(id, held);
     return { held, view: withEnding(started.view) };
   }
@@ -140,7 +161,7 @@ export class EpisodeTable {
       const view = await h.episode.step(stepAnswer(step));
       h.steps++;
       if (view.done) {
-        h.end = view;
+        h.end = view as ServedEnd;
         return withEnding(view);
       }
       return withEnding({ done: false, messages: view.messages });

@@ -24,10 +24,10 @@ import { z } from 'zod';
 import { BilateralResultSchema } from '../games/bilateral/events';
 import { MarketResultSchema } from '../games/market/events';
 import { SeedSchema } from '../engine/rng';
-import { StepRequestSchema, type EpisodeView } from './episode';
+import { StepRequestSchema } from './step-request';
 import { deeperThan } from './json-depth';
-import { endingOf, NOT_ENDED, type Ending } from './ending';
-import { EpisodeIdSchema, type EpisodeTable, type Held } from './episode-table';
+import { endingOf, NOT_ENDED } from './ending';
+import { EpisodeIdSchema, type EpisodeTable, type GymView, type Held } from './episode-table';
 import { isRecord, parseBody, problemOf, refuse, type EnvCode, type EnvProblem } from './env-problems';
 
 /** OpenEnv's StepRequest `action` for Parley: the policy's answer, as the server's own step route takes it, and OpenEnv's `metadata`. */
@@ -112,7 +112,7 @@ export const METADATA = {
 } as const;
 
 /** The view as OpenEnv answers it. */
-export function observationOf(held: Held, view: EpisodeView & Ending, atReset: boolean): ObservationResponse {
+export function observationOf(held: Held, view: GymView, atReset: boolean): ObservationResponse {
   const { done, terminated, truncated } = view;
   const observation: Observation = {
     episode_id: held.id,

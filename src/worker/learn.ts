@@ -6,6 +6,7 @@
 import { Aggregator } from '../games/bilateral/aggregate';
 import { playNegotiation } from '../games/bilateral/tournament';
 import { createRng, deriveSeed } from '../engine/rng';
+import { ratioOfSums } from '../engine/stats';
 import { scenarioAt, type Role, type Scenario } from '../games/bilateral/scenario';
 import { addGains, emptyGains } from '../games/bilateral/theory';
 import { createAgentFactory } from '../games/bilateral/registry';
@@ -54,18 +55,17 @@ class CellTally {
   first: LearnCellResult['first'] = null;
 
   result(): LearnCellResult {
-    const over = (sum: number, n: number) => (n > 0 ? sum / n : null);
     return {
       n: this.n,
       errors: this.errors,
       gft: this.gft,
       gftDeals: this.gftDeals,
       lossDeals: this.lossDeals,
-      dealRate: over(this.gftDeals, this.gft),
-      buyerShare: over(this.buyerShare, this.gftDeals),
-      sellerShare: over(this.sellerShare, this.gftDeals),
-      buyerExpectedShare: over(this.buyerShare, this.gft),
-      sellerExpectedShare: over(this.sellerShare, this.gft),
+      dealRate: ratioOfSums(this.gftDeals, this.gft),
+      buyerShare: ratioOfSums(this.buyerShare, this.gftDeals),
+      sellerShare: ratioOfSums(this.sellerShare, this.gftDeals),
+      buyerExpectedShare: ratioOfSums(this.buyerShare, this.gft),
+      sellerExpectedShare: ratioOfSums(this.sellerShare, this.gft),
       gains: { ...this.gains },
       first: this.first,
     };

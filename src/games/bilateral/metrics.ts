@@ -1,6 +1,6 @@
 import { hasGainsFromTrade, type Role, type Scenario } from './scenario';
 import { roundCents } from '../../engine/money';
-import { countSeatEvent, type SeatTally } from '../../engine/seat-tally';
+import { countSeatEvent, emptySeatTally, type SeatTally } from '../../engine/seat-tally';
 import type { BilateralEvent, BilateralResult } from './events';
 import { turnsFor } from './protocol';
 
@@ -90,7 +90,7 @@ const gainDirection = (role: Role): number => (role === 'seller' ? 1 : -1);
  * last position, the own time at which its concession first passed the patience threshold, and
  * its counts.
  */
-class SideTally implements SeatTally {
+class SideTally {
   /** Own offers so far. */
   offers = 0;
   first = 0;
@@ -104,13 +104,8 @@ class SideTally implements SeatTally {
   crossedAt = -1;
   /** The turn it accepted the other side's offer, -1 if it did not. */
   accepted = -1;
-  moves = 0;
-  invalidMoves = 0;
-  forfeits = 0;
-  calls = 0;
-  tokensIn = 0;
-  tokensOut = 0;
-  latencyMs = 0;
+  /** Its moves, invalid answers, forfeits and model calls, as the engine counts every game's seats. */
+  seat: SeatTally = emptySeatTally();
 
   private reservation = 0;
 
@@ -124,13 +119,7 @@ class SideTally implements SeatTally {
     this.conceded = 0;
     this.crossedAt = -1;
     this.accepted = -1;
-    this.moves = 0;
-    this.invalidMoves = 0;
-    this.forfeits = 0;
-    this.calls = 0;
-    this.tokensIn = 0;
-    this.tokensOut = 0;
-    this.latencyMs = 0;
+    this.seat = emptySeatTally();
     return this;
   }
 
@@ -201,13 +190,7 @@ function sideMetrics(role: Role, t: SideTally, scenario: Scenario, result: Bilat
     totalConcession: null,
     concession: null,
     patience: null,
-    moves: t.moves,
-    invalidMoves: t.invalidMoves,
-    forfeits: t.forfeits,
-    calls: t.calls,
-    tokensIn: t.tokensIn,
-    tokensOut: t.tokensOut,
-    latencyMs: t.latencyMs,
+    ...t.seat,
   };
   // No offer, no opening to measure from (a side that accepted before offering has none either).
   if (t.offers === 0) return m;
@@ -253,7 +236,7 @@ export function computeMetrics(scenario: Scenario, events: readonly BilateralEve
       continue;
     }
     const side = e.actor === 'buyer' ? buyer : seller;
-    countSeatEvent(side, e);
+    countSeatEvent(side.seat, e);
     if (e.type !== 'move') continue;
     const action = e.move.action;
     if (action?.type === 'offer') {

@@ -1,16 +1,5 @@
-import { scenarioAt, type Scenario } from './scenario';
-import type { NegotiationJob, TournamentConfig } from './tournament';
-
-/** How many scenarios each ordered pair meets: the config's own list, or `scenariosPerPair` drawn ones. */
-export const scenarioCount = (config: TournamentConfig): number => config.scenarios?.length ?? config.scenariosPerPair;
-
-/** Scenario k of a tournament: the config's own, or drawn from its preset and seed. */
-export function scenarioOf(config: TournamentConfig, k: number): Scenario {
-  if (config.scenarios === undefined) return scenarioAt(config, k);
-  const scenario = config.scenarios[k];
-  if (scenario === undefined) throw new Error(`scenario ${k} is beyond the config's ${config.scenarios.length}`);
-  return scenario;
-}
+import type { Scenario } from './scenario';
+import { scenarioCount, scenarioOf, type NegotiationJob, type TournamentConfig } from './tournament';
 
 /** Buyer, seller and scenario indexes of a job id of this plan, or null when it names none. */
 export function jobPosition(config: TournamentConfig, jobId: string): { b: number; s: number; k: number } | null {

@@ -1,13 +1,12 @@
 import type { Clock } from '../../engine/clock';
 import type { AgentFactory, SeatInfo } from '../../engine/seat';
 import { createRng, deriveSeed, hashString } from '../../engine/rng';
-import type { Deadline, FirstMoverChoice, Preset, Role, Scenario } from './scenario';
+import { scenarioAt, type Deadline, type FirstMoverChoice, type Preset, type Role, type Scenario } from './scenario';
 import { playSession, type Agent, type RunOptions, type SessionRecord } from '../../engine/session';
 import type { Move } from './moves';
 import { bilateral, type BilateralObservation, type BilateralOutcome } from './protocol';
 import type { BilateralEvent, BilateralResult } from './events';
 import { computeMetrics, type NegotiationMetrics } from './metrics';
-import { scenarioCount, scenarioOf } from './plan-job';
 
 export type BilateralAgent = Agent<BilateralObservation, Move>;
 
@@ -67,6 +66,17 @@ const scored = (scenario: Scenario, { events, outcome }: SessionRecord<Role, Mov
 /** One negotiation: run it and score it. */
 export async function playNegotiation(scenario: Scenario, agents: Record<Role, BilateralAgent>, opts: PlayOptions = {}): Promise<Played> {
   return scored(scenario, await playSession(bilateral, scenario, agents, opts));
+}
+
+/** How many scenarios each ordered pair meets: the config's own list, or `scenariosPerPair` drawn ones. */
+export const scenarioCount = (config: TournamentConfig): number => config.scenarios?.length ?? config.scenariosPerPair;
+
+/** Scenario k of a tournament: the config's own, or drawn from its preset and seed. */
+export function scenarioOf(config: TournamentConfig, k: number): Scenario {
+  if (config.scenarios === undefined) return scenarioAt(config, k);
+  const scenario = config.scenarios[k];
+  if (scenario === undefined) throw new Error(`scenario ${k} is beyond the config's ${config.scenarios.length}`);
+  return scenario;
 }
 
 /** The ordered (buyer, seller) pairs, as indexes into the agent list. */

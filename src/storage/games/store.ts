@@ -6,10 +6,10 @@
  * compiler then asks files.ts for its file part).
  */
 import type { z } from 'zod';
-import type { ParleyDb } from '../db';
 import type { Located, Step } from '../file-format';
 import type { RunStatus } from '../schema';
 import type { Checked } from '../stored-records';
+import type { RunTables } from '../tables';
 
 /** What every stored run row holds, whatever its game. */
 export interface StoredRunBase<G extends string = string> {
@@ -86,7 +86,7 @@ export interface GameFiles<Run extends StoredRunBase, Line, FileLine> {
   /** The status an imported run is stored with (a run that cannot resume and never finished stays cut short). */
   importedStatus(run: FileRecordOf<Run>): RunStatus;
   /** The stored run that already holds this very game, where a game counts once; inside the import's transaction. */
-  sameStored?(db: ParleyDb, run: FileRecordOf<Run>, lines: readonly Line[]): Promise<{ id: string; name: string } | null>;
+  sameStored?(db: RunTables, run: FileRecordOf<Run>, lines: readonly Line[]): Promise<{ id: string; name: string } | null>;
   /** The formats this game's runs were written in before the run file named its game (still imported). */
   readonly legacyFormats?: { json: string; jsonl: string; version: number };
 }
