@@ -74,6 +74,7 @@ describe('geminiBackend', () => {
           { type: 'OBJECT', properties: { type: { type: 'STRING', enum: ['accept'] } } },
           {},
           {},
+          { type: 'NULL' },
         ],
       },
     });

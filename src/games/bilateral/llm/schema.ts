@@ -2,13 +2,19 @@
  * What the model is asked to produce, derived from the core's MoveSchema so there is one source:
  * a JSON Schema for constrained decoding (`response_format`) and four tools for providers that
  * prefer tool calls. Tool calls are turned back into a Move here, text by the decoder.
+ *
+ * Each schema is valid under OpenAI's strict mode (every field required, an optional one as null)
+ * and lets through no answer the decoder refuses: a price from the protocol's least to
+ * MAX_MODEL_PRICE, and a message that says something wherever the message is all the move holds
+ * (docs/models.md, "The move schema").
  */
 import { z } from 'zod';
 import { ActionSchema, MoveSchema, type ActionType, type Move } from '../moves';
 import { MAX_MESSAGE_LENGTH } from '../../../engine/message';
+import { MIN_OFFER_PRICE } from '../protocol';
 import type { ToolSpec } from '../../../agents/backends/types';
 import { parseLoose } from '../../../agents/llm/json-text';
-import { modelJsonSchema } from '../../../agents/llm/model-schema';
+import { modelJsonSchema, modelPrice, saysSomething, type Fits, type NullAsAbsent } from '../../../agents/llm/model-schema';
 import { err } from '../../../engine/result';
 import { moveProblem } from './problems';
 import { fieldsOf, first, isPlainObject, kindOf, readMessage, readPrice, show } from '../../../agents/llm/fields';
@@ -17,21 +23,34 @@ import type { Same } from '../../../engine/types';
 
 /** The message's limit as the model reads it: its JSON Schema leaves the length out (modelJsonSchema). */
 const LENGTH_NOTE = `at most ${MAX_MESSAGE_LENGTH} characters`;
-const messageField = MoveSchema.shape.message.describe(`What you say to the other side (optional, ${LENGTH_NOTE}). A price named here is not an offer.`);
-const priceField = ActionSchema.options[0].shape.price.describe('Your price in dollars.');
+const text = MoveSchema.shape.message.unwrap();
+/** A message beside an action: it may be null, or blank (the decoder then leaves it out). */
+const optionalMessage = text.nullable().describe(`What you say to the other side (${LENGTH_NOTE}). A price named here is not an offer.`);
+/** A message that may be all the move holds: one line that says something, without double quotes. */
+const spokenMessage = saysSomething(text);
+const priceField = modelPrice(MIN_OFFER_PRICE).describe('Your price in dollars.');
+
+const [offerAction, ...otherActions] = ActionSchema.options;
+/** The core's actions, the offer's price bounded. */
+const MODEL_ACTIONS = [offerAction.extend({ price: priceField }), ...otherActions] as const;
 
 /**
- * The move as the model sees it. The action is a plain union (`anyOf`) rather than the core's
- * discriminated union, which becomes `oneOf`: OpenAI's strict mode and Anthropic refuse `oneOf`.
+ * The move as the model sees it: a message always (strict mode has no way to require "a message
+ * or an action", so the message is the part every move has), and one action or null. The action
+ * is a plain union (`anyOf`) rather than the core's discriminated union, which becomes `oneOf`:
+ * OpenAI's strict mode and Anthropic refuse `oneOf`.
  */
 export const MODEL_MOVE_SCHEMA = z.object({
-  message: messageField,
-  action: z.union(ActionSchema.options).optional().describe('At most one binding action; leave it out to only talk.'),
+  message: spokenMessage.describe(`What you say to the other side (${LENGTH_NOTE}, one line, no double quotes). A price named here is not an offer.`),
+  action: z.union([...MODEL_ACTIONS, z.null()]).describe('At most one binding action, or null to only talk.'),
 });
 
-// The model's schema and the core's must describe the same values.
-const sameMove: Same<z.infer<typeof MODEL_MOVE_SCHEMA>, Move> = true;
-void sameMove;
+// Every value of the model's schema is a move of the core's.
+const fitsMove: Fits<NullAsAbsent<z.infer<typeof MODEL_MOVE_SCHEMA>>, Move> = true;
+// ...and the model can make every action.
+const everyAction: Same<NonNullable<z.infer<typeof MODEL_MOVE_SCHEMA>['action']>, NonNullable<Move['action']>> = true;
+void fitsMove;
+void everyAction;
 
 const MOVE_JSON_SCHEMA = JSON.stringify(modelJsonSchema(MODEL_MOVE_SCHEMA));
 
@@ -44,13 +63,13 @@ const decisions = ['accept', 'reject'] as const satisfies readonly ActionType[];
 
 /** One zod schema per tool; the tools' JSON Schemas are made from these. */
 export const TOOL_SCHEMAS = {
-  make_offer: z.object({ price: priceField, message: messageField }),
+  make_offer: z.object({ price: priceField, message: optionalMessage }),
   respond_to_offer: z.object({
     decision: z.enum(decisions).describe("accept closes the deal at the other side's price; reject turns it down"),
-    message: messageField,
+    message: optionalMessage,
   }),
-  send_message: z.object({ message: MoveSchema.shape.message.unwrap().describe(`What you say to the other side (${LENGTH_NOTE}).`) }),
-  walk_away: z.object({ message: messageField }),
+  send_message: z.object({ message: spokenMessage.describe(`What you say to the other side (${LENGTH_NOTE}, one line, no double quotes).`) }),
+  walk_away: z.object({ message: optionalMessage }),
 } as const;
 
 export type MoveToolName = keyof typeof TOOL_SCHEMAS;

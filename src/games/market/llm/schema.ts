@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { BuyerMoveSchema, ResponseSchema, SellerMoveSchema, type BuyerMove, type MarketRole, type SellerMove } from '../moves';
+import { MIN_PRICE } from '../protocol';
 import type { ToolSpec } from '../../../agents/backends/types';
 import { problems, type CodeOf, type DataArgs, type ProblemOf } from '../../../engine/errors';
 import { err, ok, type Result } from '../../../engine/result';
@@ -13,30 +14,41 @@ import { withThinking, type Decoding } from '../../../agents/llm/answer';
 import { clip, eachBalancedObject, fencedBlocks, MAX_SCAN, parseLoose, splitThinking } from '../../../agents/llm/json-text';
 import { fieldsOf, first, isPlainObject, kindOf, parsePrice, show, type Fields } from '../../../agents/llm/fields';
 import { ANSWER_PROBLEMS } from '../../../agents/llm/problems';
-import { modelJsonSchema } from '../../../agents/llm/model-schema';
+import { modelJsonSchema, modelPrice, saysSomething, type NullAsAbsent } from '../../../agents/llm/model-schema';
 import type { Same } from '../../../engine/types';
 
+/**
+ * Each schema here is valid under OpenAI's strict mode (every field required, an optional one as
+ * null) and lets through no answer the decoder refuses: ids that say something, prices from the
+ * protocol's least to MAX_MODEL_PRICE (docs/models.md, "The move schema").
+ */
 const message = SellerMoveSchema.shape.message;
+const price = (what: string) => modelPrice(MIN_PRICE).describe(what);
 
 export const MODEL_SELLER_SCHEMA = z.object({
-  buyer: SellerMoveSchema.shape.buyer.describe('The id of the buyer you make the offer to, e.g. "b3": one who has not bought yet.'),
-  product: SellerMoveSchema.shape.product.describe('The id of the product you offer, e.g. "p2": one still in stock.'),
-  price: SellerMoveSchema.shape.price.describe("Your price in dollars, not below the product's cost."),
+  buyer: saysSomething(SellerMoveSchema.shape.buyer).describe('The id of the buyer you make the offer to, e.g. "b3": one who has not bought yet.'),
+  product: saysSomething(SellerMoveSchema.shape.product).describe('The id of the product you offer, e.g. "p2": one still in stock.'),
+  price: price("Your price in dollars, not below the product's cost."),
   message: message.describe('Your pitch to this buyer (it may be empty). Only the price binds.'),
 });
+
+const [acceptResponse, rejectResponse, counterResponse] = ResponseSchema.options;
+const optionalMessage = BuyerMoveSchema.shape.message.unwrap().nullable().describe('What you say to the seller, or null.');
 
 /**
  * The buyer's answer as the model sees it: the response a plain union (`anyOf`), not the core's
  * discriminated union (`oneOf`), which OpenAI's strict mode and Anthropic refuse.
  */
 export const MODEL_BUYER_SCHEMA = z.object({
-  response: z.union(ResponseSchema.options).describe('accept buys at the offered price; reject turns it down; counter names a lower price you would pay.'),
-  message: BuyerMoveSchema.shape.message.describe('What you say to the seller (optional).'),
+  response: z
+    .union([acceptResponse, rejectResponse, counterResponse.extend({ price: price('The lower price you would pay, in dollars.') })])
+    .describe('accept buys at the offered price; reject turns it down; counter names a lower price you would pay.'),
+  message: optionalMessage,
 });
 
-// The model's schemas and the core's must describe the same values.
-const sameSeller: Same<z.infer<typeof MODEL_SELLER_SCHEMA>, SellerMove> = true;
-const sameBuyer: Same<z.infer<typeof MODEL_BUYER_SCHEMA>, BuyerMove> = true;
+// The model's schemas and the core's must describe the same values (a null message is an absent one).
+const sameSeller: Same<NullAsAbsent<z.infer<typeof MODEL_SELLER_SCHEMA>>, SellerMove> = true;
+const sameBuyer: Same<NullAsAbsent<z.infer<typeof MODEL_BUYER_SCHEMA>>, BuyerMove> = true;
 void sameSeller;
 void sameBuyer;
 
@@ -55,7 +67,6 @@ const JSON_SCHEMAS: Record<MarketRole, string> = {
 /** The seat's JSON Schema for `responseFormat`; a fresh copy each call. */
 export const marketJsonSchema = (role: MarketRole): Record<string, unknown> => JSON.parse(JSON_SCHEMAS[role]) as Record<string, unknown>;
 
-const optionalMessage = BuyerMoveSchema.shape.message.describe('What you say to the seller (optional).');
 export const MARKET_TOOL_SCHEMAS = {
   seller: {
     offer_product: MODEL_SELLER_SCHEMA,
@@ -63,7 +74,7 @@ export const MARKET_TOOL_SCHEMAS = {
   buyer: {
     accept_offer: z.object({ message: optionalMessage }),
     reject_offer: z.object({ message: optionalMessage }),
-    counter_offer: z.object({ price: z.number().describe('The lower price you would pay, in dollars.'), message: optionalMessage }),
+    counter_offer: z.object({ price: price('The lower price you would pay, in dollars.'), message: optionalMessage }),
   },
 } as const;
 

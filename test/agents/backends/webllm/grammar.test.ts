@@ -161,10 +161,15 @@ describe('JSON moves', () => {
     const format = sent(jsonRequest(false));
     expect(format?.type).toBe('json_object');
     expect(await accepts(format, OFFER)).toBe(true);
-    expect(await accepts(format, '{"action": {"type": "accept"}}')).toBe(true);
-    expect(await accepts(format, '{"message": "Deal at €60? 👍"}')).toBe(true);
+    expect(await accepts(format, '{"message": "Deal.", "action": {"type": "accept"}}')).toBe(true);
+    expect(await accepts(format, '{"message": "Deal at €60? 👍", "action": null}')).toBe(true);
     expect(await accepts(format, 'I offer 60.')).toBe(false);
-    expect(await accepts(format, '{"action": {"type": "bribe"}}')).toBe(false);
+    expect(await accepts(format, '{"message": "Deal.", "action": {"type": "bribe"}}')).toBe(false);
+    // Strict: both fields, always; and what the decoder would refuse is not written at all.
+    expect(await accepts(format, '{"action": {"type": "accept"}}')).toBe(false);
+    expect(await accepts(format, '{}')).toBe(false);
+    expect(await accepts(format, '{"message": "", "action": null}')).toBe(false);
+    expect(await accepts(format, '{"message": "Pay me.", "action": {"type": "offer", "price": -5}}')).toBe(false);
   });
 
   it('with thinking: a structural tag that takes a Qwen3 think block, then only the move', async () => {
@@ -172,8 +177,8 @@ describe('JSON moves', () => {
     expect(format?.type).toBe('structural_tag');
     expect(format).toEqual(moveResponseFormat({ interface: 'json', thinking: true, schema: moveJsonSchema() }));
     expect(await accepts(format, THOUGHT + OFFER)).toBe(true);
-    expect(await accepts(format, '<think>\n\n</think>\n\n{"action": {"type": "walk_away"}}')).toBe(true);
-    expect(await accepts(format, '<think>Accept.</think>{"action":{"type":"accept"}}')).toBe(true);
+    expect(await accepts(format, '<think>\n\n</think>\n\n{"message": "Bye.", "action": {"type": "walk_away"}}')).toBe(true);
+    expect(await accepts(format, '<think>Accept.</think>{"message":"Deal.","action":{"type":"accept"}}')).toBe(true);
   });
 
   it('with thinking: refuses anything but JSON after the think block, and a move without one', async () => {
@@ -181,7 +186,7 @@ describe('JSON moves', () => {
     expect(await accepts(format, `${THOUGHT}I offer 60.`)).toBe(false);
     expect(await accepts(format, `${THOUGHT}Sure! ${OFFER}`)).toBe(false);
     expect(await accepts(format, `${THOUGHT}${OFFER} Deal?`)).toBe(false);
-    expect(await accepts(format, `${THOUGHT}{"action": {"type": "offer", "price": "sixty"}}`)).toBe(false);
+    expect(await accepts(format, `${THOUGHT}{"message": "Sixty.", "action": {"type": "offer", "price": "sixty"}}`)).toBe(false);
     expect(await accepts(format, OFFER)).toBe(false);
     expect(await accepts(format, '<think>never closed')).toBe(false);
   });
@@ -192,9 +197,10 @@ describe('tool calls in Qwen3’s own format', () => {
     const format = sent(toolsRequest(false));
     expect(format?.type).toBe('structural_tag');
     expect(await accepts(format, CALL)).toBe(true);
-    expect(await accepts(format, '<tool_call>\n{"name": "respond_to_offer", "arguments": {"decision": "accept"}}\n</tool_call>')).toBe(true);
-    expect(await accepts(format, '<tool_call>\n{"name": "walk_away", "arguments": {}}\n</tool_call>')).toBe(true);
-    expect(await accepts(format, '<tool_call>\n{"name": "fly_away", "arguments": {}}\n</tool_call>')).toBe(false);
+    expect(await accepts(format, '<tool_call>\n{"name": "respond_to_offer", "arguments": {"decision": "accept", "message": null}}\n</tool_call>')).toBe(true);
+    expect(await accepts(format, '<tool_call>\n{"name": "walk_away", "arguments": {"message": null}}\n</tool_call>')).toBe(true);
+    expect(await accepts(format, '<tool_call>\n{"name": "walk_away", "arguments": {}}\n</tool_call>')).toBe(false);
+    expect(await accepts(format, '<tool_call>\n{"name": "fly_away", "arguments": {"message": null}}\n</tool_call>')).toBe(false);
     expect(await accepts(format, '<tool_call>\n{"name": "make_offer", "arguments": {"decision": "accept"}}\n</tool_call>')).toBe(false);
     expect(await accepts(format, `${CALL}\n${CALL}`)).toBe(false);
     expect(await accepts(format, OFFER)).toBe(false);
@@ -213,7 +219,7 @@ describe('the message length is the decoder’s: what the grammar lets through i
 
   it.each([
     ['json', jsonRequest(false), JSON.stringify({ message: long, action: { type: 'offer', price: 60 } })],
-    ['json, thinking', jsonRequest(true), `${THOUGHT}${JSON.stringify({ message: long })}`],
+    ['json, thinking', jsonRequest(true), `${THOUGHT}${JSON.stringify({ message: long, action: null })}`],
     ['tools', toolsRequest(false), `<tool_call>\n${JSON.stringify({ name: 'send_message', arguments: { message: long } })}\n</tool_call>`],
   ])('%s: a message over the limit passes the grammar, and the decoder cuts it to the limit, saying so', async (_, request, text) => {
     expect(long.length).toBeGreaterThan(MAX_MESSAGE_LENGTH);
