@@ -64,7 +64,9 @@ export function withMessageLimit(format: ResponseFormat): ResponseFormat {
     if (typeof x !== 'object' || x === null) return x;
     const out = Object.fromEntries(Object.entries(x).map(([k, v]) => [k, walk(v)]));
     const message = (out.properties as Record<string, Record<string, unknown>> | undefined)?.message;
-    if (message?.type === 'string') message.maxLength = MAX_MESSAGE_LENGTH;
+    // A message is a string, or (where it may be left out) a string or null.
+    const type = message?.type;
+    if (message && (type === 'string' || (Array.isArray(type) && type.includes('string')))) message.maxLength = MAX_MESSAGE_LENGTH;
     return out;
   };
   if (format.type === 'json_object') return { ...format, schema: JSON.stringify(walk(JSON.parse(format.schema ?? '{}'))) };

@@ -40,8 +40,6 @@ export type NullAsAbsent<T> = T extends readonly unknown[]
 /** Whether every value of A is a value of B: a model's schema may ask for less freedom than the core allows, never more. */
 export type Fits<A, B> = [A] extends [B] ? true : false;
 
-const PRIMITIVES = new Set(['string', 'number', 'integer', 'boolean']);
-
 /**
  * A zod schema as the JSON Schema a model is given, the same for every backend: without the
  * `$schema` tag, which some providers refuse inside a request, and without string lengths.
@@ -51,25 +49,31 @@ const PRIMITIVES = new Set(['string', 'number', 'integer', 'boolean']);
  * longer message is cut to it (finishMove), so nothing the grammar lets through is refused for
  * its length. The zod schema keeps the limit, for every other reader.
  *
- * A nullable primitive is written `type: [T, "null"]`, as OpenAI's strict mode documents it and
- * Gemini's `nullable` reads it. The schemas given to it are written for OpenAI's strict mode
+ * A nullable field is zod's `anyOf: [T, {"type": "null"}]`, which OpenAI's strict mode takes as
+ * it takes `type: [T, "null"]`; unlike that form it keeps `type` one string everywhere, which a
+ * dataset loader reading a file's tools as columns needs (pyarrow cannot read a column that is a
+ * string in one row and a list in another; test/training/sft-qwen3.test.ts). The schemas given to it are written for OpenAI's strict mode
  * (every field required, an optional one nullable; test/agents/llm/strict-schema.ts checks).
  */
 export function modelJsonSchema(schema: z.ZodType): Record<string, unknown> {
   const json = z.toJSONSchema(schema, {
     override: ({ jsonSchema }) => {
       if (jsonSchema.type === 'string') delete jsonSchema.maxLength;
-      const options = jsonSchema.anyOf;
-      if (options?.length !== 2) return;
-      const [value, nothing] = options as [Record<string, unknown>, Record<string, unknown>];
-      if (nothing.type !== 'null' || Object.keys(nothing).length !== 1 || typeof value.type !== 'string' || !PRIMITIVES.has(value.type)) return;
-      const { anyOf: _, ...outer } = jsonSchema;
-      for (const key of Object.keys(jsonSchema)) delete (jsonSchema as Record<string, unknown>)[key];
-      Object.assign(jsonSchema, { ...value, type: [value.type, 'null'], ...outer });
     },
   }) as Record<string, unknown>;
   const { $schema: _, ...rest } = json;
-  return rest;
+  return nullAsAnyOf(rest) as Record<string, unknown>;
+}
+
+/** zod writes a nullable primitive as `type: [T, "null"]`: written as `anyOf` instead, as its other nullables are. */
+function nullAsAnyOf(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(nullAsAnyOf);
+  if (typeof node !== 'object' || node === null) return node;
+  const out = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, k === 'type' || k === 'enum' || k === 'required' ? v : nullAsAnyOf(v)]));
+  const type: unknown = out.type;
+  if (!Array.isArray(type) || type.length !== 2 || !type.includes('null')) return out;
+  const { type: _, description, ...value } = out;
+  return { anyOf: [{ type: type.find((t) => t !== 'null'), ...value }, { type: 'null' }], ...(description !== undefined && { description }) };
 }
 
 /** Keywords that bound a value rather than shape it. */

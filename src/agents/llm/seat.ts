@@ -54,11 +54,12 @@ const reasonOf = (problem: Problem): string => clip(problem.message, MAX_REASON_
 /** What the chat template adds around the two messages (Qwen3's ChatML markers and empty think block), with room to spare. */
 const TEMPLATE_TOKENS = 32;
 /**
- * Tokens the four move tools take once a chat template writes them into the prompt: Qwen3's
- * template makes 517 of them with its "# Tools" preamble (the context-budget test counts them
- * with Qwen3's tokenizer and keeps this above), with room for another server's wording.
+ * Tokens the move tools take once a chat template writes them into the prompt: Qwen3's template
+ * makes 599 of them for the bilateral game's four, with its "# Tools" preamble (the context-budget
+ * test counts them with Qwen3's tokenizer and keeps this above), with room for another server's
+ * wording. The strict schemas (null for an absent field, price bounds) took it from 517.
  */
-export const MOVE_TOOLS_TOKENS = 600;
+export const MOVE_TOOLS_TOKENS = 640;
 
 /** Tokens the prompt may take: what the window leaves after the answer, the chat template and the tools. */
 export const promptTokenBudget = (contextWindow: number, maxTokens: number, tools: boolean): number =>

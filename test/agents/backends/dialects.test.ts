@@ -214,6 +214,13 @@ describe.each(REMOTE_PROVIDERS)('%s, in its own dialect', (provider) => {
               ? { type: 'json_object' }
               : undefined;
     for (const r of json) expect(asked(provider, r)).toEqual({ tools: [], json: format });
+    // The move schemas are strict-ready, so a provider the table marks strict gets `strict: true`
+    // on its JSON-schema format and every tool (OpenAI's wire; Anthropic's strict tools are its own).
+    if (info.wire === 'openai') {
+      const strict = info.strict ? true : undefined;
+      for (const r of json) if (info.json === 'json_schema') expect((bodyOf(r).response_format as { json_schema: Body }).json_schema.strict).toBe(strict);
+      for (const r of tools) for (const t of bodyOf(r).tools as { function: Body }[]) expect(t.function.strict).toBe(strict);
+    }
     // Both interfaces played whole negotiations from what the server answered.
     expect(tools.length).toBeGreaterThan(1);
     expect(json.length).toBeGreaterThan(1);

@@ -158,8 +158,14 @@ describe('Anthropic’s schema subset', () => {
       required: ['price'],
       additionalProperties: false,
     });
-    // The move's own schema needs no change but for being closed already.
-    expect(toAnthropicSchema(moveJsonSchema())).toEqual(moveJsonSchema());
+    // The move's own schema is closed already; only its price bounds move into the description
+    // (the protocol still refuses a price outside them, and the decoder reads the answer as before).
+    const move = moveJsonSchema();
+    const price = (s: Record<string, unknown>) =>
+      (s.properties as { action: { anyOf: { properties: { price?: Record<string, unknown> } }[] } }).action.anyOf[0]?.properties.price ?? {};
+    const sent = toAnthropicSchema(move) as Record<string, unknown>;
+    expect(price(sent)).toEqual({ type: 'number', description: `${price(move).description as string}\n\n{minimum: 0.01, maximum: 1000000000}` });
+    expect(JSON.stringify(sent)).not.toMatch(/"(minimum|maximum|minLength|maxLength)"/);
   });
 });
 

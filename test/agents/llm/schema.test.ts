@@ -104,7 +104,7 @@ describe('the move tools', () => {
       expect(keysIn(tool.parameters)).not.toContain('$schema');
       expect(keysIn(tool.parameters)).not.toContain('maxLength');
     }
-    const nullable = { type: ['string', 'null'] };
+    const nullable = { anyOf: [{ type: 'string' }, { type: 'null' }] };
     expect(MOVE_TOOLS[0]?.parameters).toMatchObject({
       properties: { price: { minimum: MIN_OFFER_PRICE, maximum: MAX_MODEL_PRICE }, message: nullable },
       required: ['price', 'message'],

@@ -100,7 +100,7 @@ describe('the buyer’s answer', () => {
     expect(marketJsonSchema('buyer')).toMatchObject({
       required: ['response', 'message'],
       properties: {
-        message: { type: ['string', 'null'] },
+        message: { anyOf: [{ type: 'string' }, { type: 'null' }] },
         response: { anyOf: [{}, {}, { properties: { price: { minimum: MIN_PRICE, maximum: MAX_MODEL_PRICE } } }] },
       },
     });

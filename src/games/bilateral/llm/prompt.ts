@@ -29,7 +29,7 @@ export const money = (price: number): string => `$${price.toFixed(2)}`;
 const FORMAT: Record<PromptStyle, string> = {
   json:
     'Answer with one JSON object and nothing else: {"message": "<what you say>", "action": {"type": "offer", "price": <number>}}. ' +
-    'action.type is offer, accept, reject or walk_away; only an offer has a "price", in dollars. Leave out "action" to only talk.',
+    'action.type is offer, accept, reject or walk_away; only an offer has a "price", in dollars. Set "action" to null to only talk.',
   tools:
     'Make your move by calling exactly one tool: make_offer, respond_to_offer (accept or reject their pending offer), ' +
     'send_message (talk only) or walk_away.',

@@ -30,7 +30,7 @@ const FORMAT: Record<MarketRole, Record<MoveInterface, string>> = {
   buyer: {
     json:
       'Answer with one JSON object and nothing else: {"response": {"type": "accept"}, "message": "<what you say>"}. ' +
-      'response.type is accept, reject or counter; a counter also has "price", in dollars. "message" is optional.',
+      'response.type is accept, reject or counter; a counter also has "price", in dollars. "message" may be null.',
     tools: 'Make your move by calling exactly one tool: accept_offer, reject_offer or counter_offer.',
   },
 };
