@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, test, vi } from 'vitest';
+import { afterEach, describe, expect, onTestFinished, test, vi } from 'vitest';
 import { userEvent } from 'vitest/browser';
 import ArenaPage from '../../src/ui/pages/ArenaPage.svelte';
 import Debrief from '../../src/ui/components/Debrief.svelte';
@@ -11,6 +11,8 @@ import { computeMetrics } from '../../src/games/bilateral/metrics';
 import { generateScenarios, type Role, type Scenario } from '../../src/games/bilateral/scenario';
 import { roundCents } from '../../src/engine/money';
 import type { Move } from '../../src/games/bilateral/moves';
+import { deleteRun } from '../../src/storage/runs';
+import { database } from '../../src/ui/state/sim';
 import { agent, cleanup, control, must, render, text } from './helpers.svelte';
 
 afterEach(cleanup);
@@ -44,6 +46,10 @@ async function strategyResults(scenario: Scenario, role: Role, opponent: string)
 /** Renders the Arena on `scenario` with the opponent chosen, picks "You play: <role>" and presses Play, all from the keyboard. */
 async function startAs(role: Role, scenario: Scenario, agents: { buyer: string; seller: string }, button = 'Play') {
   const session = new ArenaSession();
+  // The game the worker stores when it ends is deleted with the test: a Class page opened later in this browser would list it.
+  onTestFinished(async () => {
+    if (session.runId) await deleteRun(database(), session.runId);
+  });
   session.scenario = scenario; // the form starts from the game on screen
   session.agents = agents;
   session.delayMs = 0;

@@ -15,7 +15,8 @@ import { database, useSim } from '../../src/ui/state/sim';
 import { SimClient } from '../../src/worker/client';
 import type { ToWorker } from '../../src/worker/messages';
 import { classExport } from '../../src/ui/class-export';
-import { dayOf } from '../../src/ui/class-set';
+import { CLASS_SETTINGS_KEY, dayOf } from '../../src/ui/class-set';
+import type { SettingRow } from '../../src/storage/db';
 import { pct } from '../../src/ui/components/format';
 import type { RankingRow } from '../../src/ui/class-export';
 import { deleteRun } from '../../src/storage/runs';
@@ -36,9 +37,21 @@ const mine = (createdAt: number) => createdAt >= DAY && createdAt < DAY + 3 * 3_
 async function clearMine(): Promise<void> {
   for (const run of await database().runs.toArray()) if (mine(run.createdAt)) await deleteRun(database(), run.id);
 }
-beforeAll(clearMine);
+/**
+ * The class's settings as they were before this file (the day, the ticks and the roster its tests
+ * choose are saved, and read by the next Class page opened in this browser), put back afterwards.
+ */
+let settingsBefore: SettingRow | undefined;
+beforeAll(async () => {
+  await clearMine();
+  settingsBefore = await database().settings.get(CLASS_SETTINGS_KEY);
+});
 afterEach(cleanup);
-afterAll(clearMine);
+afterAll(async () => {
+  await clearMine();
+  if (settingsBefore) await database().settings.put(settingsBefore);
+  else await database().settings.delete(CLASS_SETTINGS_KEY);
+});
 
 async function linkOf(g: StudentGame): Promise<string> {
   const game = linkGame(g.run, g.row);

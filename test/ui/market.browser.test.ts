@@ -4,7 +4,7 @@
  * kept; a market tournament is stored, reopened on a fresh connection, listed with a market label,
  * and exported and imported back with the same results.
  */
-import { afterEach, describe, expect, test, vi } from 'vitest';
+import { afterEach, describe, expect, onTestFinished, test, vi } from 'vitest';
 import { userEvent } from 'vitest/browser';
 import { createMarketAgentFactory } from '../../src/games/market';
 import { MARKET_METRIC_NAMES, salesOf } from '../../src/games/market/metrics';
@@ -13,7 +13,7 @@ import { generateMarket, marketConfigByName } from '../../src/games/market/scena
 import { playMarket } from '../../src/games/market/tournament';
 import { Seat } from '../../src/engine/seat';
 import { openDb } from '../../src/storage/db';
-import { createRun, getRun, loadLines } from '../../src/storage/runs';
+import { createRun, deleteRun, getRun, loadLines } from '../../src/storage/runs';
 import { RunWriter } from '../../src/storage/writer';
 import { marketStandings } from '../../src/storage/market-file';
 import { marketLine, tournamentOf, type MarketLine, type MarketRunConfig } from '../../src/storage/market-schema';
@@ -78,6 +78,7 @@ describe('Market page', () => {
     }
     // Saved as a run of one market, with the same events.
     const runId = marketSessions().game.runId;
+    if (runId) onTestFinished(() => deleteRun(database(), runId));
     expect(runId).not.toBeNull();
     expect((await loadLines(database(), runId as string, 'market')).lines[0]?.events).toEqual(played.events);
   });
@@ -149,6 +150,7 @@ describe('market tournaments', () => {
     const { tournament } = marketSessions();
     await vi.waitFor(() => expect(tournament.status).toBe('done'), WAIT);
     const runId = tournament.runId as string;
+    onTestFinished(() => deleteRun(database(), runId));
     expect(tournament.done).toBe(12);
     expect(text(target.querySelector('.market-standings'))).toContain('held-out-7x5-segmented (held out)');
     const live = text(target.querySelector('.market-standings'));
@@ -168,6 +170,7 @@ describe('market tournaments', () => {
       const file = new File([await exported.blob.text()], exported.fileName);
       const imported = await sim().request({ type: 'import', requestId: newId(), file });
       if (imported.type !== 'imported') throw new Error(imported.message);
+      onTestFinished(() => deleteRun(db, imported.runId));
       expect(imported.runId).not.toBe(runId);
       expect((await getRun(db, imported.runId, 'market'))?.standings).toEqual((await getRun(db, runId, 'market'))?.standings);
       expect(await loadLines(db, imported.runId, 'market')).toEqual(await loadLines(db, runId, 'market'));
@@ -194,6 +197,7 @@ describe('market tournaments', () => {
     // The worker's database, as a tab closed after five markets left it.
     const db = database();
     const runId = newId();
+    onTestFinished(() => deleteRun(db, runId));
     await createRun(db, { game: 'market', id: runId, name: 'stopped after five', config, planned: 8, createdAt: Date.now() });
     const writer = new RunWriter(db, runId, { game: 'market', now: () => 0 });
     for (const line of whole.slice(0, 5)) await writer.add(line);

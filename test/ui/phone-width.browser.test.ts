@@ -20,7 +20,7 @@ import { page, userEvent } from 'vitest/browser';
 import '../../src/ui/theme.css';
 import App from '../../src/ui/App.svelte';
 import { createRun, deleteRun, listRuns } from '../../src/storage/runs';
-import { getCustomModels, putCustomModels } from '../../src/storage/custom-models';
+import { customModels } from '../../src/ui/state/custom-models.svelte';
 import { deletePrice, putPrice } from '../../src/storage/prices';
 import type { CustomModel } from '../../src/agents/backends/webllm/custom';
 import { marketSessions } from '../../src/ui/state/market.svelte';
@@ -48,7 +48,8 @@ const CUSTOM: CustomModel = {
   contextWindow: 4096,
 };
 const PRICED = 'openrouter:meta-llama/llama-3.3-70b-instruct-with-a-long-name';
-let customBefore: CustomModel[] = [];
+/** A model of that name the user had before this file, put back afterwards. */
+let customBefore: CustomModel | undefined;
 /** The hour this file's handed-in class games start in (a day no other file uses), so they are deleted afterwards by time. */
 const CLASS_HOUR = new Date(2031, 4, 21, 10).getTime();
 const classGame = (createdAt: number) => createdAt >= CLASS_HOUR && createdAt < CLASS_HOUR + 3_600_000;
@@ -75,8 +76,10 @@ beforeAll(async () => {
     planned: 16,
     createdAt: 6_000,
   });
-  customBefore = await getCustomModels(database());
-  await putCustomModels(database(), [...customBefore.filter((m) => m.name !== CUSTOM.name), CUSTOM]);
+  // Through the page's own list, which reads the stored one once a page: a file before this one in the same page may have read it.
+  await customModels.load();
+  customBefore = customModels.list.find((m) => m.name === CUSTOM.name);
+  if (!(await customModels.add(CUSTOM))) throw new Error(`custom model not added: ${customModels.error}`);
   await putPrice(database(), PRICED, { inputPerMTok: 0.13, outputPerMTok: 0.4 });
 });
 afterEach(cleanup);
@@ -90,7 +93,7 @@ afterAll(async () => {
   for (const id of [...RUNS, ...played.bilateral]) await deleteRun(database(), id);
   for (const id of [MARKET_RUN, ...played.market]) await deleteRun(database(), id);
   for (const run of await database().runs.toArray()) if (classGame(run.createdAt)) await deleteRun(database(), run.id);
-  await putCustomModels(database(), customBefore);
+  await (customBefore ? customModels.add(customBefore) : customModels.remove(CUSTOM.name));
   await deletePrice(database(), PRICED);
 });
 

@@ -2,7 +2,7 @@
  * Presentation mode on a projector's 1366 × 768: the setup folded away, large type, and the
  * transcript's last turn, the chart and the outcome all on the one screen, no scrolling.
  */
-import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
 import { page, userEvent } from 'vitest/browser';
 import '../../src/ui/theme.css';
 import App from '../../src/ui/App.svelte';
@@ -18,8 +18,12 @@ beforeAll(async () => {
   await page.viewport(1366, 768);
   before = new Set((await database().runs.toArray()).map((r) => r.id));
 });
-afterAll(async () => {
+// Each test opens the app afresh, in either order: the app before it unmounted, presentation mode off (one test leaves it on).
+afterEach(() => {
   cleanup();
+  presentation.set(false);
+});
+afterAll(async () => {
   // Only this file's own game: other files may be storing runs in the same database meanwhile.
   for (const run of await listRuns(database()))
     if (!before.has(run.id) && run.config.kind === 'arena' && run.config.scenario.id === 'standard-2-0' && run.config.buyer === 'boulware')

@@ -11,7 +11,7 @@ import { deleteRun, getRun, loadNegotiations } from '../../src/storage/runs';
 import { DEFAULT_LLM_SETTINGS } from '../../src/agents/llm/settings';
 import { TournamentSession } from '../../src/ui/state/tournament.svelte';
 import { RunsStore } from '../../src/ui/state/runs.svelte';
-import { database, useSim } from '../../src/ui/state/sim';
+import { database, sim, useSim } from '../../src/ui/state/sim';
 import RunsPage from '../../src/ui/pages/RunsPage.svelte';
 import { cleanup, must, render, text } from '../ui/helpers.svelte';
 
@@ -93,7 +93,11 @@ describe('the heartbeat', () => {
   test('finds a worker killed without a word: its run is interrupted, what it stored is kept, and it resumes to the end', async () => {
     // Only the life lock can tell it dead here: silence alone never counts.
     const { c, clock, workers } = client(simWorker, { giveUpMs: Infinity });
+    // The page's own client is put back afterwards (its worker ended, to start again when next asked):
+    // the files after this one share the page, and what follows the worker (the engines' view) follows that client.
+    const pageClient = sim();
     useSim(c);
+    onTestFinished(() => useSim(pageClient));
     // A remote model that answers nothing until allowed holds the run mid-way, however fast the machine.
     const paced = await commands.pacedModelStart({ allowance: 0 });
     onTestFinished(() => commands.pacedModelClose(paced.id));
