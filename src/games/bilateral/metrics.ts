@@ -1,6 +1,6 @@
 import { hasGainsFromTrade, type Role, type Scenario } from './scenario';
 import { roundCents } from '../../engine/money';
-import { countSeatEvent, emptySeatTally, type SeatTally } from '../../engine/seat-tally';
+import { countSeatEvent, type SeatTally } from '../../engine/seat-tally';
 import type { BilateralEvent, BilateralResult } from './events';
 import { turnsFor } from './protocol';
 
@@ -90,7 +90,7 @@ const gainDirection = (role: Role): number => (role === 'seller' ? 1 : -1);
  * last position, the own time at which its concession first passed the patience threshold, and
  * its counts.
  */
-class SideTally {
+class SideTally implements SeatTally {
   /** Own offers so far. */
   offers = 0;
   first = 0;
@@ -104,8 +104,13 @@ class SideTally {
   crossedAt = -1;
   /** The turn it accepted the other side's offer, -1 if it did not. */
   accepted = -1;
-  /** Its moves, invalid answers, forfeits and model calls, as the engine counts every game's seats. */
-  seat: SeatTally = emptySeatTally();
+  moves = 0;
+  invalidMoves = 0;
+  forfeits = 0;
+  calls = 0;
+  tokensIn = 0;
+  tokensOut = 0;
+  latencyMs = 0;
 
   private reservation = 0;
 
@@ -119,7 +124,13 @@ class SideTally {
     this.conceded = 0;
     this.crossedAt = -1;
     this.accepted = -1;
-    this.seat = emptySeatTally();
+    this.moves = 0;
+    this.invalidMoves = 0;
+    this.forfeits = 0;
+    this.calls = 0;
+    this.tokensIn = 0;
+    this.tokensOut = 0;
+    this.latencyMs = 0;
     return this;
   }
 
@@ -190,7 +201,13 @@ function sideMetrics(role: Role, t: SideTally, scenario: Scenario, result: Bilat
     totalConcession: null,
     concession: null,
     patience: null,
-    ...t.seat,
+    moves: t.moves,
+    invalidMoves: t.invalidMoves,
+    forfeits: t.forfeits,
+    calls: t.calls,
+    tokensIn: t.tokensIn,
+    tokensOut: t.tokensOut,
+    latencyMs: t.latencyMs,
   };
   // No offer, no opening to measure from (a side that accepted before offering has none either).
   if (t.offers === 0) return m;
@@ -236,7 +253,7 @@ export function computeMetrics(scenario: Scenario, events: readonly BilateralEve
       continue;
     }
     const side = e.actor === 'buyer' ? buyer : seller;
-    countSeatEvent(side.seat, e);
+    countSeatEvent(side, e);
     if (e.type !== 'move') continue;
     const action = e.move.action;
     if (action?.type === 'offer') {
