@@ -8,7 +8,21 @@ import { surplusShare } from '../games/bilateral/metrics';
 import { hashString } from '../engine/rng';
 import { TIERS } from '../games/bilateral/catalog';
 import { hasGainsFromTrade, ROLES, ZoneBinSchema, zoneBinOf, type Role } from '../games/bilateral/scenario';
-import type { SftFormat, SftSource } from './sft';
+import type { BilateralEvent } from '../games/bilateral/events';
+import type { Scenario } from '../games/bilateral/scenario';
+
+/** A negotiation as a run file holds it (the fields the export reads). */
+export interface SftSource {
+  jobId: string;
+  buyer: string;
+  seller: string;
+  scenario: Scenario;
+  events: readonly BilateralEvent[];
+}
+
+/** One example per move (what the agent is sent at each move), or one per seat per negotiation. */
+export const SFT_FORMATS = ['per-move', 'multi-turn'] as const;
+export type SftFormat = (typeof SFT_FORMATS)[number];
 
 export interface SftFilter {
   seat: Role | 'both';

@@ -10,11 +10,10 @@
  * negotiation. Pure: usable from the command line and from the app.
  */
 import { z } from 'zod';
-import type { BilateralEvent } from '../games/bilateral/events';
 import type { Move } from '../games/bilateral/moves';
 import { bilateral, type BilateralObservation } from '../games/bilateral/protocol';
 import { hashString } from '../engine/rng';
-import type { Role, Scenario } from '../games/bilateral/scenario';
+import type { Role } from '../games/bilateral/scenario';
 import type { Retry } from '../engine/session';
 import { DEFAULT_CONTEXT_WINDOW, MOVE_TOKENS, type ChatMessage } from '../agents/backends/types';
 import { promptTokenBudget } from '../agents/llm/seat';
@@ -27,19 +26,7 @@ import { parseAgentSpec } from '../games/bilateral/specs';
 import { isPlainObject } from '../agents/llm/fields';
 
 export * from './sft-select';
-
-/** A negotiation as a run file holds it (the fields the export reads). */
-export interface SftSource {
-  jobId: string;
-  buyer: string;
-  seller: string;
-  scenario: Scenario;
-  events: readonly BilateralEvent[];
-}
-
-/** One example per move (what the agent is sent at each move), or one per seat per negotiation. */
-export const SFT_FORMATS = ['per-move', 'multi-turn'] as const;
-export type SftFormat = (typeof SFT_FORMATS)[number];
+import type { SftFormat, SftSource } from './sft-select';
 
 /** Whether a text is a JSON object with no null anywhere: a tool call's arguments as the model is taught to write them. */
 const isArgumentsObject = (text: string): boolean => {
