@@ -79,7 +79,7 @@ const describeParams = (params: ParamRanges): string =>
   params.length === 0 ? 'no parameters' : params.map((p) => `${p.key} (${p.min} to ${p.max})`).join(', ');
 
 /** Why a spec is refused, for any game's specs: the strategy grammar and its parameters. */
-export const STRATEGY_SPEC_PROBLEMS = {
+const STRATEGY_SPEC_PROBLEMS = {
   'not-a-model': (d: { spec: string }) => `"${THINK_SUFFIX}" asks a language model to think; ${show(d.spec)} is not one`,
   'not-key-value': (d: { part: string; spec: string; strategy: string; params: ParamRanges }) =>
     `${show(d.part)} in ${show(d.spec)} is not key=value; ${d.strategy} takes: ${describeParams(d.params)}`,
@@ -93,7 +93,7 @@ export const STRATEGY_SPEC_PROBLEMS = {
 } as const;
 
 /** Why a model's spec is refused, in any game. */
-export const MODEL_SPEC_PROBLEMS = {
+const MODEL_SPEC_PROBLEMS = {
   /** `choices`: the built-in builds and the user's own models when the spec was read. */
   'unknown-webllm-model': (d: { model: string; choices: readonly string[] }) =>
     `unknown WebLLM model ${show(d.model)}; choose one of: ${d.choices.join(', ')} (your own are added on the Models page)`,
@@ -113,7 +113,7 @@ const refuse = <C extends CodeOf<typeof SEAT_SPEC_PROBLEMS>>(code: C, ...data: D
  * `key` must be one of the strategy's own parameters (never an inherited name such as
  * `__proto__` or `toString`); the problem names every parameter the strategy takes.
  */
-export function parseParamValue(def: ParamOwner, key: string, raw: string): Result<number, StrategySpecProblem> {
+function parseParamValue(def: ParamOwner, key: string, raw: string): Result<number, StrategySpecProblem> {
   const strategy = def.name;
   const params = rangesOf(def);
   const info = Object.hasOwn(def.params, key) ? def.params[key] : undefined;
@@ -128,7 +128,7 @@ export function parseParamValue(def: ParamOwner, key: string, raw: string): Resu
  * The parameters of `parts` (`key=value` each) for a strategy, in a spec: each checked, none twice.
  * Both games' specs read their parameters so.
  */
-export function parseParams(def: ParamOwner, parts: readonly string[], spec: string): Result<Map<string, number>, StrategySpecProblem> {
+function parseParams(def: ParamOwner, parts: readonly string[], spec: string): Result<Map<string, number>, StrategySpecProblem> {
   const given = new Map<string, number>();
   for (const part of parts) {
     const eq = part.indexOf('=');

@@ -32,7 +32,11 @@ export function strictReady(schema: unknown): boolean {
   return walk(schema);
 }
 
-/** Keywords Anthropic's structured outputs take (its JSON Schema limits); `minItems` only as 0 or 1, `format` only from its list. */
+/**
+ * Keywords Anthropic's structured outputs take (its JSON Schema limits); `minItems` only as 0 or 1,
+ * `format` only from its list. `pattern` is not among them: Anthropic's own SDK moves it into the
+ * description (`transformJSONSchema` in anthropic-sdk-typescript), as it does the value bounds.
+ */
 const ANTHROPIC_KEYWORDS = new Set([
   'type',
   'description',
@@ -46,7 +50,6 @@ const ANTHROPIC_KEYWORDS = new Set([
   'allOf',
   'items',
   'default',
-  'pattern',
   '$ref',
   '$defs',
   'definitions',

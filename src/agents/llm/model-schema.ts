@@ -75,21 +75,3 @@ function nullAsAnyOf(node: unknown): unknown {
   const { type: _, description, ...value } = out;
   return { anyOf: [{ type: type.find((t) => t !== 'null'), ...value }, { type: 'null' }], ...(description !== undefined && { description }) };
 }
-
-/** Keywords that bound a value rather than shape it. */
-const VALUE_BOUNDS = new Set(['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minLength', 'maxLength', 'pattern']);
-
-/**
- * A model's JSON Schema without its value bounds, for a provider whose strict decoding refuses
- * them (Anthropic's strict tools and JSON outputs answer 400 to a `minimum`): the shape stays
- * constrained, and the decoder and the protocol judge the values, as they do for every backend.
- */
-export function withoutValueBounds(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(withoutValueBounds);
-  if (typeof schema !== 'object' || schema === null) return schema;
-  return Object.fromEntries(
-    Object.entries(schema)
-      .filter(([key, value]) => !(VALUE_BOUNDS.has(key) && typeof value !== 'object'))
-      .map(([key, value]) => [key, withoutValueBounds(value)]),
-  );
-}

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { MAX_MODEL_PRICE, modelJsonSchema, withoutValueBounds } from '../../../src/agents/llm/model-schema';
+import { MAX_MODEL_PRICE, modelJsonSchema } from '../../../src/agents/llm/model-schema';
+import { toAnthropicSchema } from '../../../src/agents/backends/json-schema';
 import { moveJsonSchema, moveTools } from '../../../src/games/bilateral/llm/schema';
 import { marketJsonSchema, marketTools } from '../../../src/games/market/llm/schema';
 import { MoveSchema } from '../../../src/games/bilateral/moves';
@@ -77,18 +78,18 @@ describe('every schema a model is given keeps strict mode’s rules', () => {
   });
 });
 
-describe('a schema without its value bounds, for a provider whose strict mode refuses them', () => {
-  it('keeps the shape and drops every bound, wherever it is', () => {
-    const bare = JSON.stringify(SCHEMAS.map(([, s]) => withoutValueBounds(s)));
-    expect(bare).not.toMatch(/"(minimum|maximum|pattern|minLength|maxLength|multipleOf)"/);
-    for (const [, schema] of SCHEMAS) expect(strictModeProblems(withoutValueBounds(schema))).toEqual([]);
+describe('a schema in the subset Anthropic takes, whose strict decoding refuses value bounds', () => {
+  it('keeps the shape and moves every bound it refuses into the description, wherever it is', () => {
+    const sent = SCHEMAS.map(([, s]) => toAnthropicSchema(s));
+    expect(JSON.stringify(sent)).not.toMatch(/"(minimum|maximum|pattern|minLength|maxLength|multipleOf)"/);
+    for (const schema of sent) expect(strictModeProblems(schema)).toEqual([]);
   });
 
   it('keeps a property whose name is a keyword', () => {
     const schema = modelJsonSchema(z.object({ minimum: z.number().min(1), pattern: z.string() }));
-    expect(withoutValueBounds(schema)).toEqual({
+    expect(toAnthropicSchema(schema)).toEqual({
       type: 'object',
-      properties: { minimum: { type: 'number' }, pattern: { type: 'string' } },
+      properties: { minimum: { type: 'number', description: '{minimum: 1}' }, pattern: { type: 'string' } },
       required: ['minimum', 'pattern'],
       additionalProperties: false,
     });
